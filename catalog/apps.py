@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class CatalogConfig(AppConfig):
+    name = "catalog"
+    verbose_name = "Catalog (DynamoDB)"
+
+    def ready(self):
+        from django.core.signals import setting_changed
+
+        from . import dynamo
+
+        setting_changed.connect(dynamo.on_setting_changed)

@@ -1,0 +1,157 @@
+"""The boto3 client, built lazily once per process from settings, and the error boundary.
+
+Everything that talks to DynamoDB goes through `client()` and `translate_errors()`; nothing
+outside the gateway sees a botocore exception.
+"""
+import contextlib
+import logging
+import os
+import threading
+
+import boto3
+from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from botocore.config import Config
+from botocore.exceptions import BotoCoreError, ClientError
+from django.conf import settings
+
+from .errors import CatalogUnavailable
+
+log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_client = None
+
+_serializer = TypeSerializer()
+_deserializer = TypeDeserializer()
+
+CLIENT_SETTINGS = {
+    "DYNAMODB_TABLE",
+    "DYNAMODB_ENDPOINT_URL",
+    "AWS_REGION",
+    "DYNAMODB_CONNECT_TIMEOUT",
+    "DYNAMODB_READ_TIMEOUT",
+    "DYNAMODB_MAX_ATTEMPTS",
+    "DYNAMODB_MAX_POOL_CONNECTIONS",
+}
+
+# Error codes that mean "DynamoDB is not able to serve us now" rather than "your request is wrong".
+UNAVAILABLE_CODES = {
+    "ProvisionedThroughputExceededException",
+    "ThrottlingException",
+    "RequestLimitExceeded",
+    "InternalServerError",
+    "ServiceUnavailable",
+    "ResourceNotFoundException",  # the table is missing: an operator problem, not a shopper's
+    "UnrecognizedClientException",
+    "InvalidSignatureException",
+    "AccessDeniedException",
+    "ExpiredTokenException",
+}
+
+
+def table_name():
+    return settings.DYNAMODB_TABLE
+
+
+def client():
+    """The process's DynamoDB client (thread-safe; built on first use)."""
+    global _client
+    if _client is None:
+        with _lock:
+            if _client is None:
+                _client = _build_client()
+    return _client
+
+
+def reset_client():
+    """Forget the client, so the next call builds one from the current settings."""
+    global _client
+    with _lock:
+        _client = None
+
+
+def on_setting_changed(*, setting, **kwargs):
+    if setting in CLIENT_SETTINGS:
+        reset_client()
+
+
+def _build_client():
+    endpoint = settings.DYNAMODB_ENDPOINT_URL or None
+    config = Config(
+        region_name=settings.AWS_REGION,
+        connect_timeout=settings.DYNAMODB_CONNECT_TIMEOUT,
+        read_timeout=settings.DYNAMODB_READ_TIMEOUT,
+        retries={"mode": "standard", "max_attempts": settings.DYNAMODB_MAX_ATTEMPTS},
+        max_pool_connections=settings.DYNAMODB_MAX_POOL_CONNECTIONS,
+        tcp_keepalive=True,
+    )
+    kwargs = {}
+    if endpoint and not (os.environ.get("AWS_ACCESS_KEY_ID") or os.environ.get("AWS_PROFILE")):
+        # DynamoDB Local accepts any credentials; spare the operator from inventing some.
+        kwargs = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
+    log.debug("building DynamoDB client for %s", endpoint or f"AWS {settings.AWS_REGION}")
+    return boto3.session.Session().client("dynamodb", endpoint_url=endpoint, config=config, **kwargs)
+
+
+def error_code(exc):
+    return exc.response.get("Error", {}).get("Code", "") if isinstance(exc, ClientError) else ""
+
+
+@contextlib.contextmanager
+def translate_errors():
+    """Turn transport failures and DynamoDB's service-side failures into CatalogUnavailable.
+
+    ClientErrors that the caller understands (conditional check failures, cancelled
+    transactions) pass through for the caller to interpret.
+    """
+    try:
+        yield
+    except ClientError as exc:
+        code = error_code(exc)
+        if code in UNAVAILABLE_CODES or exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode", 0) >= 500:
+            log.warning("DynamoDB unavailable: %s", code)
+            raise CatalogUnavailable(f"DynamoDB is unavailable ({code})") from exc
+        raise
+    except BotoCoreError as exc:
+        log.warning("DynamoDB unreachable: %s", exc)
+        raise CatalogUnavailable("DynamoDB cannot be reached") from exc
+
+
+def serialize(item):
+    return {k: _serializer.serialize(v) for k, v in item.items()}
+
+
+def deserialize(item):
+    return {k: _deserializer.deserialize(v) for k, v in item.items()}
+
+
+class RequestCounter:
+    """Counts the DynamoDB requests made while it is active, by operation name.
+
+    Counting hooks the client's own event system, so it sees each API call once
+    (botocore's retries of a call are not counted again).
+    """
+
+    def __init__(self):
+        self.operations = []
+        self._lock = threading.Lock()
+
+    def _count(self, model, **kwargs):
+        with self._lock:
+            self.operations.append(model.name)
+
+    @property
+    def total(self):
+        return len(self.operations)
+
+    def __enter__(self):
+        client().meta.events.register("before-call.dynamodb", self._count)
+        return self
+
+    def __exit__(self, *exc):
+        client().meta.events.unregister("before-call.dynamodb", self._count)
+        return False
+
+
+def count_requests():
+    return RequestCounter()

@@ -1,0 +1,156 @@
+"""Typed results of the gateway: nothing outside it sees a raw DynamoDB item."""
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Generic, Mapping, Optional, Sequence, TypeVar
+
+from . import keys
+
+CENT = Decimal("0.01")
+
+T = TypeVar("T")
+
+
+def _price(value):
+    return Decimal(str(value if value is not None else 0)).quantize(CENT)
+
+
+def _int(value, default=0):
+    return int(value) if value is not None else default
+
+
+def _plain(value):
+    """DynamoDB numbers arrive as Decimal; give attributes back as int or float."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    return value
+
+
+@dataclass(frozen=True)
+class Brand:
+    brand_id: str
+    name: str
+
+    @classmethod
+    def from_item(cls, item):
+        return cls(brand_id=item["brandId"], name=item["name"])
+
+    def to_item(self):
+        return {**keys.brand_key(self.brand_id), "type": "BRAND", "brandId": self.brand_id, "name": self.name}
+
+
+@dataclass(frozen=True)
+class Category:
+    category_id: str
+    name: str
+
+    @classmethod
+    def from_item(cls, item):
+        return cls(category_id=item["categoryId"], name=item["name"])
+
+    def to_item(self):
+        return {
+            **keys.category_key(self.category_id),
+            "type": "CATEGORY",
+            "categoryId": self.category_id,
+            "name": self.name,
+        }
+
+
+@dataclass(frozen=True)
+class Product:
+    """A product. From a list (GSI1/GSI2) `attributes` is empty: the indexes project only
+    what a list shows; `product_get` returns them all."""
+
+    product_id: str
+    name: str
+    brand_id: str
+    category_id: str
+    price: Decimal
+    stock_level: int
+    description: str = ""
+    attributes: Mapping[str, object] = field(default_factory=dict, hash=False)
+
+    @classmethod
+    def from_item(cls, item):
+        return cls(
+            product_id=item["productId"],
+            name=item.get("name", ""),
+            brand_id=item.get("brandId", ""),
+            category_id=item.get("categoryId", ""),
+            price=_price(item.get("price")),
+            stock_level=_int(item.get("stockLevel")),
+            description=item.get("description", ""),
+            attributes={k: _plain(v) for k, v in (item.get("attributes") or {}).items()},
+        )
+
+    def to_item(self):
+        return {
+            **keys.product_key(self.product_id),
+            **keys.product_index_keys(
+                product_id=self.product_id, brand_id=self.brand_id, category_id=self.category_id
+            ),
+            "type": "PRODUCT",
+            "productId": self.product_id,
+            "name": self.name,
+            "brandId": self.brand_id,
+            "categoryId": self.category_id,
+            "price": self.price,
+            "stockLevel": self.stock_level,
+            "description": self.description,
+            "attributes": dict(self.attributes),
+        }
+
+    @property
+    def in_stock(self):
+        return self.stock_level > 0
+
+
+@dataclass(frozen=True)
+class StockAdjustment:
+    """One change of a product's stock, kept in the product's own partition."""
+
+    product_id: str
+    adjustment_id: str
+    at: datetime
+    delta: int
+    resulting_level: int
+    reason: str = ""
+    who: str = ""
+    order_id: Optional[str] = None
+
+    @classmethod
+    def from_item(cls, item):
+        return cls(
+            product_id=item["productId"],
+            adjustment_id=item["adjustmentId"],
+            at=datetime.fromisoformat(item["at"]),
+            delta=_int(item["delta"]),
+            resulting_level=_int(item["resultingLevel"]),
+            reason=item.get("reason", ""),
+            who=item.get("who", ""),
+            order_id=item.get("orderId"),
+        )
+
+
+@dataclass(frozen=True)
+class StockChange:
+    """The result of a stock write. `replayed` is true when the idempotency key had
+    already been applied: nothing changed this time and this is the first answer again."""
+
+    product_id: str
+    level: int
+    adjustment: StockAdjustment
+    replayed: bool = False
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    items: Sequence[T]
+    next_cursor: Optional[str] = None
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __len__(self):
+        return len(self.items)

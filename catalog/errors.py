@@ -1,0 +1,52 @@
+"""The catalog's own exceptions: the gateway turns DynamoDB's errors into these."""
+
+
+class CatalogError(Exception):
+    """Base of every catalog error."""
+
+
+class InvalidInput(CatalogError, ValueError):
+    """Bad input, rejected before any request is sent (HTTP 400)."""
+
+
+class InvalidId(InvalidInput):
+    def __init__(self, what, value):
+        self.what = what
+        self.value = value
+        super().__init__(f"{what} ID must be 1 to 64 letters, digits, '-' or '_'")
+
+
+class InvalidCursor(InvalidInput):
+    def __init__(self):
+        super().__init__("This page link is invalid or has expired; start again from the first page.")
+
+
+class InvalidQuantity(InvalidInput):
+    pass
+
+
+class NotFound(CatalogError):
+    def __init__(self, what, identifier):
+        self.what = what
+        self.identifier = identifier
+        super().__init__(f"No {what.lower()} with ID {identifier!r}")
+
+
+class InsufficientStock(CatalogError):
+    """A decrease would take stock below zero; nothing was changed."""
+
+    def __init__(self, product_id, available, requested):
+        self.product_id = product_id
+        self.available = available
+        self.requested = requested
+        super().__init__(
+            f"Only {available} in stock for product {product_id}; cannot take {requested}."
+        )
+
+
+class CatalogUnavailable(CatalogError):
+    """DynamoDB cannot be reached, is throttling, or failed (HTTP 503)."""
+
+
+class StockBusy(CatalogUnavailable):
+    """Too many concurrent changes to one product; the caller may try again."""

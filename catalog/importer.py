@@ -1,0 +1,300 @@
+"""Bulk catalog import: validate the whole file first, then write in batches.
+
+Importing again updates a product's names, price, description, attributes, brand and category
+(and its index keys) but keeps its stock level: stock only changes through stock writes,
+unless `reset_stock` says otherwise.
+"""
+import json
+import math
+import random
+import re
+import time
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from . import keys
+from .dynamo import client, deserialize, serialize, table_name, translate_errors
+from .entities import Brand, Category, Product
+from .errors import CatalogUnavailable
+
+DEMO_CATALOG = Path(__file__).resolve().parent / "demo" / "demo_catalog.json"
+
+BATCH_WRITE_SIZE = 25
+BATCH_GET_SIZE = 100
+MAX_NAME = 200
+MAX_DESCRIPTION = 2000
+MAX_ATTRIBUTES = 50
+PRICE = re.compile(r"\d{1,9}(\.\d{1,2})?")
+
+
+class ImportInvalid(Exception):
+    """The file has problems; nothing was written. `problems` lists them with their paths."""
+
+    def __init__(self, problems):
+        self.problems = problems
+        super().__init__(f"{len(problems)} problem(s) in the catalog file")
+
+
+@dataclass
+class ImportResult:
+    brands: int = 0
+    categories: int = 0
+    products_created: int = 0
+    products_updated: int = 0
+    requests: dict = field(default_factory=dict)
+
+    def count(self, operation, n=1):
+        self.requests[operation] = self.requests.get(operation, 0) + n
+
+
+def load(path):
+    """Read a catalog file; numbers are read exactly (Decimal), never as floats."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f, parse_float=Decimal)
+    except OSError as exc:
+        raise ImportInvalid([f"{path}: cannot read: {exc.strerror}"]) from None
+    except json.JSONDecodeError as exc:
+        raise ImportInvalid([f"{path}: not valid JSON: {exc.msg} at line {exc.lineno}"]) from None
+
+
+# --- validation -------------------------------------------------------------------------
+
+def _name(value, path, problems):
+    if not isinstance(value, str) or not 1 <= len(value.strip()) <= MAX_NAME:
+        problems.append(f"{path}: must be text of 1 to {MAX_NAME} characters")
+        return None
+    return value.strip()
+
+
+def _id(value, path, problems):
+    if not keys.valid_id(value):
+        problems.append(f"{path}: {value!r} is not a valid ID (1 to 64 letters, digits, '-' or '_')")
+        return None
+    return value
+
+
+def _price(value, path, problems):
+    text = str(value) if isinstance(value, (str, int, Decimal)) and not isinstance(value, bool) else None
+    if text is None or not PRICE.fullmatch(text):
+        problems.append(f"{path}: {value!r} is not a price (a non-negative amount with at most 2 decimals)")
+        return None
+    try:
+        return Decimal(text).quantize(Decimal("0.01"))
+    except InvalidOperation:
+        problems.append(f"{path}: {value!r} is not a price")
+        return None
+
+
+def _stock(value, path, problems):
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        problems.append(f"{path}: {value!r} is not a stock level (a whole number >= 0)")
+        return None
+    return value
+
+
+def _attributes(value, path, problems):
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        problems.append(f"{path}: must be an object of names to strings, numbers or booleans")
+        return None
+    if len(value) > MAX_ATTRIBUTES:
+        problems.append(f"{path}: at most {MAX_ATTRIBUTES} attributes")
+        return None
+    clean = {}
+    for name, v in value.items():
+        if not 1 <= len(name) <= 64:
+            problems.append(f"{path}: attribute names must be 1 to 64 characters")
+        elif isinstance(v, (str, bool, int)) or (isinstance(v, Decimal) and v.is_finite()):
+            clean[name] = v
+        elif isinstance(v, float) and math.isfinite(v):
+            clean[name] = Decimal(str(v))  # DynamoDB numbers are exact; so are ours
+        else:
+            problems.append(f"{path}.{name}: must be a string, number or boolean, not {type(v).__name__}")
+    return clean
+
+
+def _list(data, name, problems):
+    value = data.get(name, [])
+    if not isinstance(value, list):
+        problems.append(f"{name}: must be a list")
+        return []
+    return value
+
+
+def validate(data, *, known_brand_ids=frozenset(), known_category_ids=frozenset()):
+    """Check the whole file; return (brands, categories, products) or raise ImportInvalid
+    listing every problem. `known_*` are the IDs already in the table."""
+    problems = []
+    if not isinstance(data, dict):
+        raise ImportInvalid(["(top level): must be an object with brands, categories and products"])
+    unknown = set(data) - {"brands", "categories", "products"}
+    if unknown:
+        problems.append(f"(top level): unknown key(s) {', '.join(sorted(unknown))}")
+
+    def entities(name, id_key, build):
+        found, seen = [], set()
+        for i, raw in enumerate(_list(data, name, problems)):
+            path = f"{name}[{i}]"
+            if not isinstance(raw, dict):
+                problems.append(f"{path}: must be an object")
+                continue
+            entity_id = _id(raw.get(id_key), f"{path}.{id_key}", problems)
+            if entity_id in seen:
+                problems.append(f"{path}.{id_key}: duplicate ID {entity_id!r}")
+            seen.add(entity_id)
+            entity = build(raw, path, entity_id)
+            if entity is not None and entity_id is not None:
+                found.append(entity)
+        return found, seen
+
+    def brand(raw, path, brand_id):
+        name = _name(raw.get("name"), f"{path}.name", problems)
+        return Brand(brand_id=brand_id, name=name) if name else None
+
+    def category(raw, path, category_id):
+        name = _name(raw.get("name"), f"{path}.name", problems)
+        return Category(category_id=category_id, name=name) if name else None
+
+    brands, brand_ids = entities("brands", "brandId", brand)
+    categories, category_ids = entities("categories", "categoryId", category)
+    all_brands = brand_ids | set(known_brand_ids)
+    all_categories = category_ids | set(known_category_ids)
+
+    def product(raw, path, product_id):
+        before = len(problems)
+        name = _name(raw.get("name"), f"{path}.name", problems)
+        brand_id = _id(raw.get("brandId"), f"{path}.brandId", problems)
+        if brand_id is not None and brand_id not in all_brands:
+            problems.append(f'{path}.brandId: unknown brand "{brand_id}"')
+        category_id = _id(raw.get("categoryId"), f"{path}.categoryId", problems)
+        if category_id is not None and category_id not in all_categories:
+            problems.append(f'{path}.categoryId: unknown category "{category_id}"')
+        price = _price(raw.get("price"), f"{path}.price", problems)
+        stock = _stock(raw.get("stockLevel", 0), f"{path}.stockLevel", problems)
+        description = raw.get("description", "")
+        if not isinstance(description, str) or len(description) > MAX_DESCRIPTION:
+            problems.append(f"{path}.description: must be text of at most {MAX_DESCRIPTION} characters")
+        attributes = _attributes(raw.get("attributes"), f"{path}.attributes", problems)
+        if len(problems) > before:
+            return None
+        return Product(
+            product_id=product_id, name=name, brand_id=brand_id, category_id=category_id,
+            price=price, stock_level=stock, description=description.strip(), attributes=attributes,
+        )
+
+    products, _ = entities("products", "productId", product)
+    if problems:
+        raise ImportInvalid(problems)
+    return brands, categories, products
+
+
+def referenced_ids(data, entity, id_key):
+    """IDs that products reference but the file does not define (these must be in the table)."""
+    if not isinstance(data, dict) or not isinstance(data.get("products"), list):
+        return set()
+    defined = {b.get(id_key) for b in data.get(entity, []) if isinstance(b, dict)} if isinstance(data.get(entity), list) else set()
+    return {p.get(id_key) for p in data["products"] if isinstance(p, dict)} - defined
+
+
+# --- writing ----------------------------------------------------------------------------
+
+def _batch_write(items, result, progress=None):
+    """BatchWriteItem, 25 a request, retrying UnprocessedItems with backoff."""
+    table = table_name()
+    for start in range(0, len(items), BATCH_WRITE_SIZE):
+        chunk = items[start : start + BATCH_WRITE_SIZE]
+        pending = {table: [{"PutRequest": {"Item": serialize(i)}} for i in chunk]}
+        for attempt in range(10):
+            with translate_errors():
+                response = client().batch_write_item(RequestItems=pending)
+            result.count("BatchWriteItem")
+            pending = response.get("UnprocessedItems") or {}
+            if not pending:
+                break
+            time.sleep(random.uniform(0, min(2.0, 0.05 * 2**attempt)))
+        else:
+            raise CatalogUnavailable("DynamoDB kept items unprocessed; the import stopped part way.")
+        if progress:
+            progress(len(chunk))
+
+
+def _existing_product_ids(product_ids, result):
+    """Which of these products are already in the table (BatchGetItem, 100 a request)."""
+    table = table_name()
+    existing = set()
+    for start in range(0, len(product_ids), BATCH_GET_SIZE):
+        request = {
+            table: {
+                "Keys": [serialize(keys.product_key(pid)) for pid in product_ids[start : start + BATCH_GET_SIZE]],
+                "ProjectionExpression": "productId",
+                "ConsistentRead": True,
+            }
+        }
+        for attempt in range(10):
+            with translate_errors():
+                response = client().batch_get_item(RequestItems=request)
+            result.count("BatchGetItem")
+            existing.update(deserialize(i)["productId"] for i in response["Responses"].get(table, []))
+            request = response.get("UnprocessedKeys") or {}
+            if not request:
+                break
+            time.sleep(random.uniform(0, min(2.0, 0.05 * 2**attempt)))
+        else:
+            raise CatalogUnavailable("DynamoDB kept keys unprocessed; the import stopped before writing products.")
+    return existing
+
+
+def _update_keeping_stock(product, result):
+    """Update everything of an existing product but its stock level (one UpdateItem)."""
+    item = product.to_item()
+    key = {"PK": item.pop("PK"), "SK": item.pop("SK")}
+    item.pop("stockLevel")
+    names = {f"#a{i}": name for i, name in enumerate(item)}
+    values = {f":v{i}": value for i, value in enumerate(item.values())}
+    with translate_errors():
+        client().update_item(
+            TableName=table_name(),
+            Key=serialize(key),
+            UpdateExpression="SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(item))),
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=serialize(values),
+        )
+    result.count("UpdateItem")
+
+
+def write(brands, categories, products, *, reset_stock=False, progress=None):
+    """Write validated entities. Returns an ImportResult with counts and requests used."""
+    result = ImportResult(brands=len(brands), categories=len(categories))
+    _batch_write([b.to_item() for b in brands] + [c.to_item() for c in categories], result)
+    existing = _existing_product_ids([p.product_id for p in products], result)
+    result.products_created = sum(p.product_id not in existing for p in products)
+    result.products_updated = len(products) - result.products_created
+    # New products (and, with reset_stock, every product) are written whole, in batches;
+    # existing ones are updated in place so that a concurrent sale is never overwritten.
+    whole = [p for p in products if reset_stock or p.product_id not in existing]
+    _batch_write([p.to_item() for p in whole], result, progress)
+    if not reset_stock:
+        for product in products:
+            if product.product_id in existing:
+                _update_keeping_stock(product, result)
+                if progress:
+                    progress(1)
+    return result
+
+
+def import_catalog(data, *, reset_stock=False, progress=None):
+    """Validate `data` (a parsed catalog file) against itself and the table, then write it."""
+    from .gateway import brands_all, categories_all
+
+    known_brands = known_categories = frozenset()
+    if referenced_ids(data, "brands", "brandId"):
+        known_brands = {b.brand_id for b in brands_all()}
+    if referenced_ids(data, "categories", "categoryId"):
+        known_categories = {c.category_id for c in categories_all()}
+    brands, categories, products = validate(
+        data, known_brand_ids=known_brands, known_category_ids=known_categories
+    )
+    return write(brands, categories, products, reset_stock=reset_stock, progress=progress)

@@ -1,0 +1,44 @@
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from catalog import importer
+from catalog.errors import CatalogUnavailable
+
+
+class Command(BaseCommand):
+    help = "Import brands, categories and products from a JSON catalog file into DynamoDB."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", nargs="?", help="the catalog JSON file")
+        parser.add_argument("--demo", action="store_true", help="import the demo catalog shipped with the project")
+        parser.add_argument(
+            "--reset-stock",
+            action="store_true",
+            help="also overwrite the stock level of products that already exist (normally kept)",
+        )
+
+    def handle(self, *args, path=None, demo=False, reset_stock=False, **options):
+        if bool(path) == bool(demo):
+            raise CommandError("Give a catalog file, or --demo (not both).")
+        source = importer.DEMO_CATALOG if demo else path
+        try:
+            data = importer.load(source)
+            total = len(data.get("products", [])) if isinstance(data, dict) and isinstance(data.get("products"), list) else 0
+            with tqdm(total=total, unit="product", disable=not sys.stdout.isatty(), file=sys.stdout) as bar:
+                result = importer.import_catalog(data, reset_stock=reset_stock, progress=bar.update)
+        except importer.ImportInvalid as exc:
+            for problem in exc.problems:
+                self.stderr.write(problem)
+            raise CommandError(f"{len(exc.problems)} problem(s) found in {source}; nothing was written.") from exc
+        except CatalogUnavailable as exc:
+            raise CommandError(str(exc)) from exc
+        requests = ", ".join(f"{n} {op}" for op, n in sorted(result.requests.items())) or "none"
+        self.stdout.write(
+            self.style.SUCCESS(
+                f"Imported {result.brands} brands, {result.categories} categories, "
+                f"{result.products_created} new and {result.products_updated} updated products "
+                f"({'stock levels reset' if reset_stock else 'existing stock levels kept'}; requests: {requests})."
+            )
+        )

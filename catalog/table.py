@@ -1,0 +1,78 @@
+"""The one definition of the table: the app, the tests and `create_table` all use it."""
+from botocore.exceptions import ClientError
+
+from . import keys
+from .dynamo import client, error_code, translate_errors
+
+# What a product list shows, projected into both indexes (INCLUDE).
+LIST_ATTRIBUTES = [
+    "type",
+    "productId",
+    "name",
+    "description",
+    "stockLevel",
+    "price",
+    "brandId",
+    "categoryId",
+]
+
+# Idempotency marks expire after this many seconds (DynamoDB TTL on `expiresAt`).
+TTL_ATTRIBUTE = "expiresAt"
+
+
+def _index(name):
+    return {
+        "IndexName": name,
+        "KeySchema": [
+            {"AttributeName": f"{name}PK", "KeyType": "HASH"},
+            {"AttributeName": f"{name}SK", "KeyType": "RANGE"},
+        ],
+        "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(LIST_ATTRIBUTES)},
+    }
+
+
+def create_table_request(table_name):
+    """The CreateTable request for the single table, as boto3 takes it."""
+    attributes = ["PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK"]
+    return {
+        "TableName": table_name,
+        "BillingMode": "PAY_PER_REQUEST",
+        "KeySchema": [
+            {"AttributeName": "PK", "KeyType": "HASH"},
+            {"AttributeName": "SK", "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in attributes],
+        "GlobalSecondaryIndexes": [_index(keys.GSI1), _index(keys.GSI2)],
+    }
+
+
+def table_ensure(table_name, *, wait=True):
+    """Create the table unless it exists; wait until it is ACTIVE. Returns "created" or "exists"."""
+    ddb = client()
+    with translate_errors():
+        try:
+            ddb.describe_table(TableName=table_name)
+            outcome = "exists"
+        except ClientError as exc:
+            if error_code(exc) != "ResourceNotFoundException":
+                raise
+            ddb.create_table(**create_table_request(table_name))
+            outcome = "created"
+        if wait:
+            ddb.get_waiter("table_exists").wait(TableName=table_name, WaiterConfig={"Delay": 1, "MaxAttempts": 120})
+        if outcome == "created":
+            ddb.update_time_to_live(
+                TableName=table_name,
+                TimeToLiveSpecification={"Enabled": True, "AttributeName": TTL_ATTRIBUTE},
+            )
+    return outcome
+
+
+def table_delete(table_name):
+    """Delete the table (tests and benchmarks); missing is fine."""
+    with translate_errors():
+        try:
+            client().delete_table(TableName=table_name)
+        except ClientError as exc:
+            if error_code(exc) != "ResourceNotFoundException":
+                raise

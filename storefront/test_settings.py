@@ -1,0 +1,21 @@
+"""Settings for the test suite: the real settings, pointed away from anything real."""
+import os
+
+# Tests never need a real secret; production refuses to start without one.
+os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-not-a-secret")
+# Unit tests talk to moto: no test may reach AWS with someone's real credentials.
+for _name in ("AWS_SESSION_TOKEN", "AWS_PROFILE"):
+    os.environ.pop(_name, None)
+os.environ["AWS_ACCESS_KEY_ID"] = "testing"
+os.environ["AWS_SECRET_ACCESS_KEY"] = "testing"
+
+from .settings import *  # noqa: E402,F403
+
+DEBUG = False
+DYNAMODB_ENDPOINT_URL = None
+DYNAMODB_TABLE = "catalog-test"
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}

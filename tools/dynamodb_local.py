@@ -1,0 +1,162 @@
+"""DynamoDB Local, the emulator AWS publishes: fetch it, check it, run it.
+
+It is not on PyPI; AWS's npm package amplify-dynamodb-simulator carries it. We fetch that one
+tarball with `npm pack`, check its sha256, and unpack the emulator under var/ (git-ignored).
+
+    python tools/dynamodb_local.py install
+    python tools/dynamodb_local.py run --port 8001 --db-path var/dynamodb
+"""
+import argparse
+import hashlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = "amplify-dynamodb-simulator@2.9.30"
+SHA256 = "3503ffac19f183407909fecdacf4db51ab1fdad1da7b2f177016670b2d80e4b9"
+HOME = Path(os.environ.get("DYNAMODB_LOCAL_HOME", ROOT / "var" / "dynamodb-local"))
+JAR = HOME / "DynamoDBLocal.jar"
+LIB = HOME / "DynamoDBLocal_lib"
+
+
+class Missing(RuntimeError):
+    pass
+
+
+def sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def installed():
+    marker = HOME / ".sha256"
+    return JAR.is_file() and LIB.is_dir() and marker.is_file() and marker.read_text().strip() == SHA256
+
+
+def install(quiet=False):
+    """Fetch, check and unpack the emulator, unless it is there already."""
+    if installed():
+        return HOME
+    if not shutil.which("npm"):
+        raise Missing("npm is needed to fetch DynamoDB Local (apt-get install npm).")
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            ["npm", "pack", PACKAGE, "--silent", "--pack-destination", tmp],
+            check=True, stdout=subprocess.DEVNULL if quiet else None,
+        )
+        tarballs = list(Path(tmp).glob("*.tgz"))
+        if len(tarballs) != 1:
+            raise Missing(f"npm pack {PACKAGE} produced {len(tarballs)} tarballs")
+        found = sha256(tarballs[0])
+        if found != SHA256:
+            raise Missing(f"{tarballs[0].name}: sha256 {found}, expected {SHA256}; refusing to use it.")
+        staging = Path(tmp) / "unpacked"
+        with tarfile.open(tarballs[0]) as tar:
+            members = [m for m in tar.getmembers() if m.name.startswith("package/emulator/")]
+            tar.extractall(staging, members=members, filter="data")
+        if HOME.exists():
+            shutil.rmtree(HOME)
+        HOME.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(staging / "package" / "emulator"), HOME)
+        (HOME / ".sha256").write_text(SHA256 + "\n")
+    if not quiet:
+        print(f"DynamoDB Local installed in {HOME}")
+    return HOME
+
+
+def command(port, db_path=None):
+    if not shutil.which("java"):
+        raise Missing(
+            "Java 17 is needed to run DynamoDB Local (apt-get install openjdk-17-jre-headless), "
+            "or set DYNAMODB_ENDPOINT_URL to a DynamoDB you already have (empty for AWS)."
+        )
+    cmd = ["java", f"-Djava.library.path={LIB}", "-jar", str(JAR), "-port", str(port)]
+    if db_path is None:
+        cmd.append("-inMemory")
+    else:
+        Path(db_path).mkdir(parents=True, exist_ok=True)
+        cmd += ["-dbPath", str(db_path)]
+    return cmd + ["-sharedDb", "-disableTelemetry"]
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_ready(url, process=None, timeout=60):
+    """Wait until DynamoDB Local answers HTTP at `url`."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise Missing(f"DynamoDB Local exited with code {process.returncode}")
+        try:
+            urllib.request.urlopen(url, timeout=1)
+            return
+        except urllib.error.HTTPError:
+            return  # it answers (400 to a bare GET): it is up
+        except OSError:
+            time.sleep(0.2)
+    raise Missing(f"DynamoDB Local did not answer at {url} within {timeout}s")
+
+
+def start(port=None, db_path=None, log=None):
+    """Start DynamoDB Local in the background; returns (process, endpoint_url)."""
+    install(quiet=True)
+    port = port or free_port()
+    process = subprocess.Popen(
+        command(port, db_path), cwd=HOME, stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_ready(url, process)
+    except BaseException:
+        stop(process)
+        raise
+    return process, url
+
+
+def stop(process):
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="action", required=True)
+    sub.add_parser("install", help="fetch, check and unpack DynamoDB Local")
+    run = sub.add_parser("run", help="run DynamoDB Local in the foreground")
+    run.add_argument("--port", type=int, default=8001)
+    run.add_argument("--db-path", default=str(ROOT / "var" / "dynamodb"))
+    args = parser.parse_args(argv)
+    try:
+        install()
+        if args.action == "run":
+            os.chdir(HOME)
+            os.execvp("java", command(args.port, args.db_path))
+    except Missing as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
