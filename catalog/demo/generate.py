@@ -74,7 +74,7 @@ def kit(delta):
     return [("Body", 0, {"kit_lens": False}), ("Lens Kit", delta, {"kit_lens": True})]
 
 
-AIR_CONFIGS = [config((8, "256GB", 0), (16, "512GB", 400))]
+AIR = [config((8, "256GB", 0), (16, "512GB", 400))]
 DEFAULT_AXES = {
     "Phones": [storage((128, 0), (256, 100), (512, 300))],
     "Laptops": [config((16, "512GB", 0), (32, "1TB", 600))],
@@ -145,8 +145,10 @@ LINES = [
                ("Mercury 350 hp", 0, 350), ("Twin Mercury 300 hp", 38000, 600))])),
            ("Sea Ray", "Sundancer 320", 329000, 10.2, 12, dict(axes=[engines(
                ("Twin Mercury 350 hp", 0, 700), ("Twin Mercury 400 hp", 24000, 800))])),
-           ("Yamaha", "WaveRunner FX Cruiser", 17999, 3.58, 3, dict(axes=[engines(("HO", 0, 180), ("SVHO", 2600, 250))])),
-           ("Yamaha", "WaveRunner VX Cruiser", 13299, 3.37, 3, dict(axes=[engines(("Standard", 0, 125), ("HO", 1700, 180))])),
+           ("Yamaha", "WaveRunner FX Cruiser", 17999, 3.58, 3, dict(axes=[engines(
+               ("HO", 0, 180), ("SVHO", 2600, 250))])),
+           ("Yamaha", "WaveRunner VX Cruiser", 13299, 3.37, 3, dict(axes=[engines(
+               ("Standard", 0, 125), ("HO", 1700, 180))])),
            ("Yamaha", "195S", 37999, 5.94, 8, dict(axes=[engines(("1.8L", 0, 250))])),
            ("Yamaha", "255XD", 91999, 7.77, 12, dict(axes=[engines(("Twin 1.8L HO", 0, 500))]))),
     *table("Phones", ("screen_in", "5g", "battery_mah"),
@@ -155,7 +157,8 @@ LINES = [
            ("Samsung", "Galaxy S24 Ultra", 1299.99, 6.8, True, 5000, dict(palette=SAMSUNG)),
            ("Samsung", "Galaxy Z Flip6", 1099.99, 6.7, True, 4000, dict(palette=SAMSUNG)),
            ("Samsung", "Galaxy Z Fold6", 1899.99, 7.6, True, 4400, dict(palette=SAMSUNG)),
-           ("Samsung", "Galaxy A55", 449.99, 6.6, True, 5000, dict(palette=SAMSUNG, axes=[storage((128, 0), (256, 70))])),
+           ("Samsung", "Galaxy A55", 449.99, 6.6, True, 5000,
+            dict(palette=SAMSUNG, axes=[storage((128, 0), (256, 70))])),
            ("Samsung", "Galaxy A15", 199.99, 6.5, False, 5000, dict(palette=SAMSUNG, axes=[storage((128, 0))])),
            ("Apple", "iPhone 15", 799, 6.1, True, 3349, dict(palette=IPHONE)),
            ("Apple", "iPhone 15 Plus", 899, 6.7, True, 4383, dict(palette=IPHONE)),
@@ -175,19 +178,22 @@ LINES = [
            ("Microsoft", "Surface Laptop 7 13.8-inch", 999.99, 13.8, "Snapdragon X Plus", 1.34, dict(palette=SURFACE)),
            ("Microsoft", "Surface Laptop 7 15-inch", 1299.99, 15.0, "Snapdragon X Elite", 1.66, dict(palette=SURFACE)),
            ("Microsoft", "Surface Laptop Go 3", 799.99, 12.4, "Intel Core i5-1235U", 1.13,
-            dict(palette=["Platinum", "Sage", "Ice Blue", "Sandstone"], axes=[config((8, "256GB", 0), (16, "256GB", 200))])),
-           ("Apple", "MacBook Air 13-inch M3", 1099, 13.6, "Apple M3", 1.24, dict(palette=MACBOOK_AIR, axes=AIR_CONFIGS)),
-           ("Apple", "MacBook Air 15-inch M3", 1299, 15.3, "Apple M3", 1.51, dict(palette=MACBOOK_AIR, axes=AIR_CONFIGS)),
+            dict(palette=["Platinum", "Sage", "Ice Blue", "Sandstone"],
+                 axes=[config((8, "256GB", 0), (16, "256GB", 200))])),
+           ("Apple", "MacBook Air 13-inch M3", 1099, 13.6, "Apple M3", 1.24, dict(palette=MACBOOK_AIR, axes=AIR)),
+           ("Apple", "MacBook Air 15-inch M3", 1299, 15.3, "Apple M3", 1.51, dict(palette=MACBOOK_AIR, axes=AIR)),
            ("Apple", "MacBook Pro 14-inch M3 Pro", 1999, 14.2, "Apple M3 Pro", 1.61,
             dict(palette=["Space Black", "Silver"], axes=[config((18, "512GB", 0), (36, "1TB", 800))])),
            ("Apple", "MacBook Pro 16-inch M3 Max", 3499, 16.2, "Apple M3 Max", 2.16,
             dict(palette=["Space Black", "Silver"], axes=[config((36, "1TB", 0), (48, "1TB", 500))])),
            ("Lenovo", "ThinkPad X1 Carbon Gen 12", 1899, 14.0, "Intel Core Ultra 7 155U", 1.09,
             dict(colours=1, palette=["Black"])),
-           ("Lenovo", "Yoga Slim 7x", 1199.99, 14.5, "Snapdragon X Elite", 1.28, dict(palette=["Cosmic Blue", "Luna Grey"])),
+           ("Lenovo", "Yoga Slim 7x", 1199.99, 14.5, "Snapdragon X Elite", 1.28,
+            dict(palette=["Cosmic Blue", "Luna Grey"])),
            ("Lenovo", "IdeaPad Slim 5", 699.99, 16.0, "AMD Ryzen 7 8845HS", 1.89,
             dict(palette=["Cloud Grey", "Abyss Blue"], axes=[config((8, "512GB", 0), (16, "512GB", 100))])),
-           ("Lenovo", "Legion Pro 5", 1599.99, 16.0, "Intel Core i9-14900HX", 2.5, dict(colours=1, palette=["Onyx Grey"]))),
+           ("Lenovo", "Legion Pro 5", 1599.99, 16.0, "Intel Core i9-14900HX", 2.5,
+            dict(colours=1, palette=["Onyx Grey"]))),
     *table("Headphones", ("type", "anc", "battery_h", "wireless"),
            ("Bose", "QuietComfort Ultra Headphones", 429, OVER, True, 24, True),
            ("Bose", "QuietComfort Ultra Earbuds", 299, IN, True, 6, True),
@@ -198,8 +204,10 @@ LINES = [
            ("Sony", "WH-CH720N", 149.99, OVER, True, 35, True),
            ("Microsoft", "Surface Headphones 2", 249.99, OVER, True, 18.5, True,
             dict(colours=2, palette=["Light Gray", "Matte Black"])),
-           ("Google", "Pixel Buds Pro 2", 229, IN, True, 8, True, dict(palette=["Hazel", "Porcelain", "Peony", "Wintergreen"])),
-           ("Google", "Pixel Buds A-Series", 99, IN, False, 5, True, dict(palette=["Clearly White", "Charcoal", "Olive"])),
+           ("Google", "Pixel Buds Pro 2", 229, IN, True, 8, True,
+            dict(palette=["Hazel", "Porcelain", "Peony", "Wintergreen"])),
+           ("Google", "Pixel Buds A-Series", 99, IN, False, 5, True,
+            dict(palette=["Clearly White", "Charcoal", "Olive"])),
            ("Apple", "AirPods Pro 2", 249, IN, True, 6, True, dict(colours=1, palette=["White"])),
            ("Apple", "AirPods 4", 129, IN, False, 5, True, dict(colours=1, palette=["White"])),
            ("Apple", "AirPods Max", 549, OVER, True, 20, True,
@@ -238,7 +246,8 @@ LINES = [
             dict(palette=["Space Gray", "Blue", "Purple", "Starlight"])),
            ("Apple", "iPad Pro 11-inch", 999, 11.0, "Apple M4", True,
             dict(palette=["Space Black", "Silver"], axes=[storage((256, 0), (512, 200))])),
-           ("Apple", "iPad mini", 499, 8.3, "A15 Bionic", True, dict(palette=["Space Gray", "Pink", "Purple", "Starlight"])),
+           ("Apple", "iPad mini", 499, 8.3, "A15 Bionic", True,
+            dict(palette=["Space Gray", "Pink", "Purple", "Starlight"])),
            ("Microsoft", "Surface Pro 11", 999.99, 13.0, "Snapdragon X Plus", True,
             dict(palette=SURFACE, axes=[storage((256, 0), (512, 200))])),
            ("Microsoft", "Surface Go 4", 579.99, 10.5, "Intel N200", True,
@@ -247,7 +256,8 @@ LINES = [
            ("Samsung", "Galaxy Tab S9", 799.99, 11.0, "Snapdragon 8 Gen 2", True, dict(palette=["Graphite", "Beige"])),
            ("Samsung", "Galaxy Tab S9 FE", 449.99, 10.9, "Exynos 1380", True,
             dict(palette=["Gray", "Silver", "Mint", "Lavender"])),
-           ("Lenovo", "Tab P12", 399.99, 12.7, "MediaTek Dimensity 7050", True, dict(colours=1, palette=["Storm Grey"])),
+           ("Lenovo", "Tab P12", 399.99, 12.7, "MediaTek Dimensity 7050", True,
+            dict(colours=1, palette=["Storm Grey"])),
            ("Lenovo", "Tab M11", 229.99, 11.0, "MediaTek Helio G88", False,
             dict(palette=["Luna Grey", "Seafoam Green"], axes=[storage((64, 0), (128, 40))]))),
     *table("Cameras", ("megapixels", "sensor", "video", "weight_g"),
@@ -312,14 +322,20 @@ LINES = [
 
 # Hand-written products whose text needs HTML escaping (quote, ampersand, apostrophe).
 SPECIALS = [
-    {"brand": "Trek", "category": "Bikes", "name": "Precaliber 16 \"Tom & Jerry\" Kids' Bike", "price": "349.99",
-     "description": "A 16-inch kids' bike with training wheels & a coaster brake. The \"Tom & Jerry\" paint job is a playground favourite.",
+    {"brand": "Trek", "category": "Bikes", "price": "349.99",
+     "name": "Precaliber 16 \"Tom & Jerry\" Kids' Bike",
+     "description": "A 16-inch kids' bike with training wheels & a coaster brake. "
+                    "The \"Tom & Jerry\" paint job is a playground favourite.",
      "attributes": {"frame_size": "16 in", "gears": 1, "electric": False, "weight_kg": 8.9, "color": "Cartoon Blue"}},
-    {"brand": "KitchenAid", "category": "Kitchen", "name": "Artisan \"Chef's Choice\" Mixer & Bowl Set", "price": "529.99",
-     "description": "Our tilt-head stand mixer bundled with a ceramic bowl & pouring shield. It's the \"one mixer\" every home baker asks for.",
+    {"brand": "KitchenAid", "category": "Kitchen", "price": "529.99",
+     "name": "Artisan \"Chef's Choice\" Mixer & Bowl Set",
+     "description": "Our tilt-head stand mixer bundled with a ceramic bowl & pouring shield. "
+                    "It's the \"one mixer\" every home baker asks for.",
      "attributes": {"capacity_l": 4.8, "power_w": 300, "dishwasher_safe": True, "color": "Empire Red"}},
-    {"brand": "Nintendo", "category": "Gaming", "name": "Switch OLED \"Mario & Friends\" Players' Bundle", "price": "399.99",
-     "description": "The Switch OLED console, a pair of Joy-Con & a download code for Mario Kart 8 Deluxe. It's \"game night\" in a box.",
+    {"brand": "Nintendo", "category": "Gaming", "price": "399.99",
+     "name": "Switch OLED \"Mario & Friends\" Players' Bundle",
+     "description": "The Switch OLED console, a pair of Joy-Con & a download code for Mario Kart 8 Deluxe. "
+                    "It's \"game night\" in a box.",
      "attributes": {"kind": "console bundle", "storage_gb": 64, "max_resolution": "1080p", "wireless": True}},
 ]
 
@@ -329,16 +345,19 @@ def kw(watts):
 
 
 def describe(category, n, a):
+    """One or two plain sentences from the model name `n` and the variant's attributes `a`."""
     if category == "Cars":
-        return (f"The {n} seats {a['seats']} and offers an estimated {a['range_km']} km of range with {a['drive']} drive. "
-                f"Top speed is {a['top_speed_kmh']} km/h.")
+        drive = "all-wheel drive" if a["drive"] == "AWD" else "rear-wheel drive"
+        return (f"The {n} seats {a['seats']} and offers an estimated {a['range_km']} km of range with {drive}. "
+                f"Top speed is {a['top_speed_kmh']} km/h, finished in {a['color']}.")
     if category == "Boats":
-        return f"The {n} is a {a['length_m']} m boat with room for {a['passengers']} passengers. {a['engine_hp']} hp for cruising or watersports."
+        return (f"The {n} is a {a['length_m']} m boat with room for {a['passengers']} passengers. "
+                f"{a['engine_hp']} hp for relaxed cruising or watersports.")
     if category == "Phones":
-        return (f"{n}: a {a['screen_in']}-inch {'5G ' if a['5g'] else ''}smartphone with {a['storage_gb']} GB of storage. "
-                f"Its {a['battery_mah']} mAh battery easily lasts a full day.")
+        return (f"The {n} is a {a['screen_in']}-inch {'5G ' if a['5g'] else ''}smartphone with {a['storage_gb']} GB "
+                f"of storage. Its {a['battery_mah']} mAh battery easily lasts a full day.")
     if category == "Laptops":
-        return (f"{n} with a {a['screen_in']}-inch display, {a['cpu']}, {a['ram_gb']} GB of memory and "
+        return (f"The {n} pairs a {a['screen_in']}-inch display with {a['cpu']}, {a['ram_gb']} GB of memory and "
                 f"{a['storage_gb']} GB of SSD storage. Weighs just {a['weight_kg']} kg.")
     if category == "Headphones":
         sound = "active noise cancelling" if a["anc"] else "a natural, open sound"
@@ -348,24 +367,26 @@ def describe(category, n, a):
                 f"Water resistant to {a['water_resistance_m']} m.")
     if category == "Tablets":
         pen = " Works with a stylus for notes and sketches." if a["stylus_support"] else ""
-        return f"{n} tablet with a {a['screen_in']}-inch display, {a['chip']} and {a['storage_gb']} GB of storage.{pen}"
+        return f"The {n} has a {a['screen_in']}-inch display, {a['chip']} and {a['storage_gb']} GB of storage.{pen}"
     if category == "Cameras":
         lens = ("Compact body with a built-in zoom lens." if a.get("fixed_lens") else
                 "Supplied with a standard zoom kit lens." if a["kit_lens"] else "Body only, lens sold separately.")
         return f"A {a['megapixels']} MP {a['sensor']} camera that records {a['video']} video. {lens}"
     if category == "Bikes":
         kind = "e-bike with pedal assist" if a["electric"] else "bike"
-        return f"{n} {kind}, {a['gears']} gears, frame size {a['frame_size']}, {a['weight_kg']} kg. Assembled and safety-checked before delivery."
+        return (f"The {n} {kind}: {a['gears']} gears, frame size {a['frame_size']}, {a['weight_kg']} kg. "
+                "Assembled and safety-checked before delivery.")
     if category == "Kitchen":
         care = "Dishwasher-safe parts make cleanup easy." if a["dishwasher_safe"] else "Wipe clean with a damp cloth."
-        return f"{n} with a {a['capacity_l']} L capacity, rated at {a['power_w']} W. {care}"
+        return f"The {n} has a {a['capacity_l']} L capacity and is rated at {a['power_w']} W. {care}"
     if category == "Chargers":
         extra = f" with a {a['capacity_mah']} mAh battery" if "capacity_mah" in a else ""
         plug = f" over {a['connector']}" if "connector" in a else f" across {a['ports']} ports"
         return f"Delivers up to {kw(a['power_w'])}{plug}{extra}. Certified for safe, cool charging."
     if a["kind"] == "game":
-        return f"{n} for Nintendo Switch, for up to {a['players']} players. {a['format']} edition, ships in the original case."
-    return f"{n}, {a['kind']}{' with ' + str(a['storage_gb']) + ' GB of storage' if 'storage_gb' in a else ''}. Official product with full warranty."
+        return f"{n} for Nintendo Switch, for up to {a['players']} players. {a['format']} edition in the original case."
+    storage_text = f" with {a['storage_gb']} GB of storage" if "storage_gb" in a else ""
+    return f"{n}: a {a['kind']}{storage_text}. Official product with full manufacturer warranty."
 
 
 def expand(rng, spec):
@@ -381,7 +402,7 @@ def expand(rng, spec):
             attrs["color"] = colour
         name = " ".join([spec["model"]] + [label for label, _, _ in options if label] + ([colour] if colour else []))
         yield {"brand": spec["brand"], "category": spec["category"], "name": name, "price": f"{price:.2f}",
-               "description": describe(spec["category"], name, attrs), "attributes": attrs}
+               "description": describe(spec["category"], spec["model"], attrs), "attributes": attrs}
 
 
 def stock_levels(rng, count):

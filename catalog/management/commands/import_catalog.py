@@ -5,6 +5,7 @@ from tqdm import tqdm
 
 from catalog import importer
 from catalog.errors import CatalogUnavailable
+from catalog.gateway import brands_all
 
 
 class Command(BaseCommand):
@@ -18,10 +19,21 @@ class Command(BaseCommand):
             action="store_true",
             help="also overwrite the stock level of products that already exist (normally kept)",
         )
+        parser.add_argument(
+            "--if-empty", action="store_true", help="do nothing if the table already has brands (first-run set-up)"
+        )
 
-    def handle(self, *args, path=None, demo=False, reset_stock=False, **options):
+    def handle(self, *args, path=None, demo=False, reset_stock=False, if_empty=False, **options):
         if bool(path) == bool(demo):
             raise CommandError("Give a catalog file, or --demo (not both).")
+        if if_empty:
+            try:
+                has_catalog = bool(brands_all())
+            except CatalogUnavailable as exc:
+                raise CommandError(str(exc)) from exc
+            if has_catalog:
+                self.stdout.write("The table already has a catalog; nothing imported.")
+                return
         source = importer.DEMO_CATALOG if demo else path
         try:
             data = importer.load(source)

@@ -1,0 +1,39 @@
+# The two commands: `make run` serves the shop, `make test` runs every test.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+DYNAMODB_LOCAL_PORT ?= 8001
+PYTEST_ARGS ?=
+
+.PHONY: run test bench setup dynamodb-local system-deps lint clean
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	@touch $@
+
+setup: $(VENV)/.installed
+
+# Java 17, npm and Debian's Chromium, where missing (apt, as root).
+system-deps:
+	@scripts/install-system-deps.sh
+
+dynamodb-local: setup
+	@$(PY) tools/dynamodb_local.py install
+
+run: setup
+	@PORT=$(PORT) DYNAMODB_LOCAL_PORT=$(DYNAMODB_LOCAL_PORT) scripts/run.sh
+
+test: system-deps setup dynamodb-local
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: setup dynamodb-local
+	$(PY) bench/run.py $(if $(QUICK),--quick,)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+
+clean:
+	rm -rf $(VENV) var/staticfiles .pytest_cache

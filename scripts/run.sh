@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# `make run`: DynamoDB Local (unless DYNAMODB_ENDPOINT_URL is set), migrations, the table, the demo
+# catalog on first run, then gunicorn on $PORT. Ctrl-C stops everything this script started.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+PORT=${PORT:-8000}
+mkdir -p var
+
+children=()
+cleanup() {
+  for pid in "${children[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${children[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+trap 'echo; echo "Stopping."; exit 130' INT TERM
+
+if [ -z "${DYNAMODB_ENDPOINT_URL+set}" ]; then
+  if ! command -v java >/dev/null; then
+    cat >&2 <<MSG
+Java 17 is needed to run DynamoDB Local (Debian: apt-get install openjdk-17-jre-headless).
+Or use a DynamoDB you already have:
+  DYNAMODB_ENDPOINT_URL=http://host:port make run   # another DynamoDB Local
+  DYNAMODB_ENDPOINT_URL= make run                    # AWS DynamoDB (credentials from the usual AWS chain)
+MSG
+    exit 1
+  fi
+  ddb_port=${DYNAMODB_LOCAL_PORT:-8001}
+  export DYNAMODB_ENDPOINT_URL="http://127.0.0.1:${ddb_port}"
+  if $PY -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1', ${ddb_port})) != 0)"; then
+    echo "Port ${ddb_port} is already in use: stop what runs there, or choose DYNAMODB_LOCAL_PORT=..." >&2
+    exit 1
+  fi
+  $PY tools/dynamodb_local.py install
+  echo "Starting DynamoDB Local on port ${ddb_port} (data in var/dynamodb, log in var/dynamodb-local.log)"
+  $PY tools/dynamodb_local.py run --port "${ddb_port}" --db-path var/dynamodb >var/dynamodb-local.log 2>&1 &
+  children+=($!)
+  $PY -c "from tools.dynamodb_local import wait_ready; wait_ready('${DYNAMODB_ENDPOINT_URL}')"
+fi
+
+if [ -z "${DJANGO_SECRET_KEY:-}" ]; then
+  [ -s var/secret_key ] || $PY -c "import secrets; print(secrets.token_urlsafe(50))" >var/secret_key
+  DJANGO_SECRET_KEY=$(cat var/secret_key)
+  export DJANGO_SECRET_KEY
+fi
+
+$PY manage.py migrate --noinput -v 0
+$PY manage.py create_table
+$PY manage.py import_catalog --demo --if-empty
+$PY manage.py collectstatic --noinput -v 0
+
+echo "Serving Fromatoz on http://127.0.0.1:${PORT}/ (Ctrl-C stops)"
+.venv/bin/gunicorn storefront.wsgi:application \
+  --bind "${HOST:-127.0.0.1}:${PORT}" \
+  --worker-class gthread --workers "${WEB_CONCURRENCY:-2}" --threads "${GUNICORN_THREADS:-8}" \
+  --access-logfile - &
+children+=($!)
+wait "${children[-1]}"

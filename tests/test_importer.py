@@ -1,0 +1,184 @@
+"""Catalog import and the table commands, on moto."""
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from catalog import dynamo, gateway, importer
+from catalog.dynamo import count_requests
+from catalog.errors import NotFound
+
+from .conftest import seed, small_catalog
+
+
+def write_json(tmp_path, data, name="catalog.json"):
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_demo_catalog_feels_like_a_shop(ddb):
+    call_command("import_catalog", "--demo", stdout=StringIO())
+    brands, categories = gateway.brands_all(), gateway.categories_all()
+    assert len(brands) >= 12 and len(categories) >= 8
+    assert {"Microsoft", "Google", "Tesla"} <= {b.name for b in brands}
+    assert {"Cars", "Boats", "Phones"} <= {c.name for c in categories}
+    total = 0
+    for brand in brands:
+        after = None
+        while True:
+            page = gateway.products_by_brand(brand_id=brand.brand_id, after=after, limit=100)
+            total += len(page.items)
+            after = page.next_cursor
+            if after is None:
+                break
+    assert total >= 300
+
+
+def test_a_bad_file_lists_every_problem_with_its_path_and_writes_nothing(ddb, tmp_path):
+    data = small_catalog()
+    data["products"][4]["brandId"] = "99"
+    data["products"][1]["price"] = "12.345"
+    data["products"][2]["stockLevel"] = -1
+    data["products"][3]["name"] = ""
+    data["products"][5]["attributes"] = {"nested": {"no": 1}}
+    data["brands"][1]["brandId"] = "not ok"
+    err = StringIO()
+    with pytest.raises(CommandError, match="nothing was written"):
+        call_command("import_catalog", str(write_json(tmp_path, data)), stdout=StringIO(), stderr=err)
+    problems = err.getvalue()
+    assert 'products[4].brandId: unknown brand "99"' in problems
+    assert "products[1].price" in problems
+    assert "products[2].stockLevel" in problems
+    assert "products[3].name" in problems
+    assert "products[5].attributes.nested" in problems
+    assert "brands[1].brandId" in problems
+    assert gateway.brands_all() == [] and gateway.categories_all() == []
+    with pytest.raises(NotFound):
+        gateway.product_get(product_id="1")
+
+
+def test_not_json_is_a_clear_error(ddb, tmp_path):
+    path = tmp_path / "broken.json"
+    path.write_text("{oops")
+    err = StringIO()
+    with pytest.raises(CommandError):
+        call_command("import_catalog", str(path), stdout=StringIO(), stderr=err)
+    assert "not valid JSON" in err.getvalue()
+
+
+def test_duplicate_ids_are_problems(ddb):
+    data = small_catalog()
+    data["products"].append(dict(data["products"][0]))
+    with pytest.raises(importer.ImportInvalid) as raised:
+        importer.import_catalog(data)
+    assert any("duplicate ID '1'" in p for p in raised.value.problems)
+
+
+def test_products_may_reference_brands_already_in_the_table(ddb):
+    seed()
+    extra = {"products": [{"productId": "50", "name": "Model S", "brandId": "3", "categoryId": "1",
+                           "price": "89990", "stockLevel": 4}]}
+    importer.import_catalog(extra)
+    assert gateway.product_get(product_id="50").brand_id == "3"
+
+
+def test_importing_again_updates_everything_but_stock(ddb):
+    seed()
+    gateway.stock_decrease(product_id="1", quantity=20, token="sale", reason="Sale")
+    data = small_catalog()
+    data["products"][0].update(name="Model 3 Highland", price="41990.00", categoryId="10", stockLevel=999)
+    result = importer.import_catalog(data)
+    product = gateway.product_get(product_id="1")
+    assert (product.name, str(product.price), product.stock_level) == ("Model 3 Highland", "41990.00", 50)
+    # its index keys moved with it
+    assert "1" in [p.product_id for p in gateway.products_by_brand(brand_id="3", category_id="10").items]
+    assert "1" not in [p.product_id for p in gateway.products_by_category(category_id="1").items]
+    assert (result.products_created, result.products_updated) == (0, 8)
+
+
+def test_reset_stock_overwrites_stock_on_purpose(ddb, tmp_path):
+    seed()
+    gateway.stock_decrease(product_id="1", quantity=20, token="sale", reason="Sale")
+    out = StringIO()
+    call_command("import_catalog", str(write_json(tmp_path, small_catalog())), "--reset-stock", stdout=out)
+    assert gateway.product_get(product_id="1").stock_level == 70
+    assert "stock levels reset" in out.getvalue()
+
+
+def test_writes_go_in_batches_of_25(ddb):
+    data = small_catalog()
+    data["products"] = [
+        {"productId": f"b{i}", "name": f"Thing {i}", "brandId": "1", "categoryId": "1", "price": "1.00",
+         "stockLevel": 1}
+        for i in range(60)
+    ]
+    with count_requests() as counter:
+        result = importer.import_catalog(data)
+    # 8 brands and categories in one batch, 60 products in three; one BatchGetItem to find existing ones
+    assert counter.operations.count("BatchWriteItem") == 4
+    assert counter.operations.count("BatchGetItem") == 1
+    assert "Scan" not in counter.operations
+    assert result.products_created == 60
+
+
+def test_unprocessed_items_are_retried(ddb, monkeypatch):
+    ddb_client = dynamo.client()
+    real = ddb_client.batch_write_item
+    calls = []
+
+    def flaky(RequestItems):
+        calls.append(1)
+        if len(calls) == 1:  # DynamoDB took none of the first batch
+            return {"UnprocessedItems": RequestItems}
+        return real(RequestItems=RequestItems)
+
+    monkeypatch.setattr(ddb_client, "batch_write_item", flaky)
+    importer.import_catalog(small_catalog())
+    assert len(gateway.brands_all()) == 4
+    assert len(calls) >= 3
+
+
+def test_import_command_reports_counts(ddb, tmp_path):
+    out = StringIO()
+    call_command("import_catalog", str(write_json(tmp_path, small_catalog())), stdout=out)
+    assert "4 brands, 4 categories, 8 new and 0 updated products" in out.getvalue()
+
+
+def test_import_needs_a_file_or_demo(ddb):
+    with pytest.raises(CommandError):
+        call_command("import_catalog", stdout=StringIO())
+
+
+def test_if_empty_skips_a_table_that_has_a_catalog(ddb):
+    seed()
+    gateway.stock_decrease(product_id="1", quantity=20, token="sale", reason="Sale")
+    out = StringIO()
+    call_command("import_catalog", "--demo", "--if-empty", stdout=out)
+    assert "already has a catalog" in out.getvalue()
+    assert gateway.product_get(product_id="1").name == "Model 3"
+
+
+def test_create_table_prints_the_one_definition(ddb):
+    out = StringIO()
+    call_command("create_table", "--print", stdout=out)
+    request = json.loads(out.getvalue())
+    indexes = {i["IndexName"]: i for i in request["GlobalSecondaryIndexes"]}
+    assert set(indexes) == {"GSI1", "GSI2"}
+    for index in indexes.values():
+        assert index["Projection"]["ProjectionType"] == "INCLUDE"
+        assert {"type", "name", "description", "stockLevel", "productId", "price"} <= set(
+            index["Projection"]["NonKeyAttributes"]
+        )
+    assert request["BillingMode"] == "PAY_PER_REQUEST"
+
+
+def test_create_table_is_safe_to_run_again(ddb, settings):
+    settings.DYNAMODB_TABLE = "another"
+    out = StringIO()
+    call_command("create_table", stdout=out)
+    assert "Created table 'another'" in out.getvalue()
+    out = StringIO()
+    call_command("create_table", stdout=out)
+    assert "already exists" in out.getvalue()
