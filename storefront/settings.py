@@ -95,7 +95,9 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "catalog.context_processors.navigation",
             ],
+            "builtins": ["template_partials.templatetags.partials", "catalog.templatetags.shop"],
         },
     },
 ]
