@@ -1,0 +1,93 @@
+"""A shopper in a real browser (Debian's Chromium through Playwright) against the live site."""
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from .conftest import screenshot, seed, small_catalog
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def shop(ddb, settings, live_server):
+    """The live site on a catalog where Tesla has more cars than fit on one page."""
+    settings.CATALOG_PAGE_SIZE = 4
+    data = small_catalog()
+    data["products"] += [
+        {"productId": f"car{i}", "name": f"Tesla Car {i}", "brandId": "3", "categoryId": "1",
+         "price": f"{30000 + i}.00", "stockLevel": i}
+        for i in range(1, 8)
+    ]
+    seed(data)
+    return live_server.url
+
+
+def card_titles(page):
+    return page.locator(".card-title").all_inner_texts()
+
+
+def test_browse_a_brand_filter_by_category_load_more_and_go_back(shop, page):
+    page.goto(f"{shop}/brands/3/")
+    expect(page.locator("h1")).to_have_text("Tesla")
+    all_tesla = card_titles(page)
+    assert len(all_tesla) == 4
+    page.evaluate("window.__sameDocument = true")  # gone if the page reloads
+
+    page.get_by_role("link", name="Chargers", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/brands/3/\?category=10$"))
+    expect(page.locator(".card-title")).to_have_text(["Wall Connector"])
+    expect(page.locator("#filter-category-10")).to_have_attribute("aria-current", "true")
+    assert page.evaluate("window.__sameDocument") is True
+    screenshot(page, "brand-filtered")
+
+    page.get_by_role("link", name="Cars", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/brands/3/\?category=1$"))
+    expect(page.locator(".card")).to_have_count(4)
+    assert page.evaluate("document.activeElement.id") == "filter-category-1"  # focus was kept
+
+    page.get_by_role("link", name="Load more").click()
+    expect(page.locator(".card")).to_have_count(8)
+    expect(page).to_have_url(re.compile(r"/brands/3/\?category=1$"))  # Load more does not push a URL
+    assert page.evaluate("window.__sameDocument") is True
+    assert page.evaluate("document.activeElement.classList.contains('card-link')")
+
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/brands/3/\?category=10$"))
+    expect(page.locator(".card-title")).to_have_text(["Wall Connector"])
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/brands/3/$"))
+    expect(page.locator(".card-title")).to_have_text(all_tesla)
+
+
+def test_a_filtered_url_is_shareable(shop, page):
+    page.goto(f"{shop}/categories/1/?brand=10")
+    expect(page.locator(".card-title")).to_have_text(["Acme Roadster"])
+    page.reload()
+    expect(page.locator(".card-title")).to_have_text(["Acme Roadster"])
+    screenshot(page, "category")
+
+
+def test_filters_and_load_more_work_without_javascript(shop, chromium):
+    context = chromium.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(f"{shop}/brands/3/")
+    page.get_by_role("link", name="Cars", exact=True).click()
+    expect(page).to_have_url(re.compile(r"\?category=1$"))
+    page.get_by_role("link", name="Load more").click()
+    expect(page).to_have_url(re.compile(r"after="))
+    expect(page.locator(".card")).to_have_count(4)
+    context.close()
+
+
+def test_screenshots_of_home_and_product(shop, page):
+    page.goto(f"{shop}/")
+    expect(page.get_by_role("link", name="Microsoft").first).to_be_visible()
+    screenshot(page, "home")
+    page.goto(f"{shop}/products/2/")
+    expect(page.locator("#stock")).to_have_text("Only 3 left")
+    screenshot(page, "product")
+    page.goto(f"{shop}/brands/3/")
+    screenshot(page, "brand")
+    page.set_viewport_size({"width": 390, "height": 844})
+    screenshot(page, "brand-phone")
