@@ -1,8 +1,9 @@
 """Typed results of the gateway: nothing outside it sees a raw DynamoDB item."""
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Generic, Mapping, Optional, Sequence, TypeVar
+from typing import Generic, TypeVar
 
 from . import keys
 
@@ -117,7 +118,7 @@ class StockAdjustment:
     resulting_level: int
     reason: str = ""
     who: str = ""
-    order_id: Optional[str] = None
+    order_id: str | None = None
 
     @classmethod
     def from_item(cls, item):
@@ -147,10 +148,54 @@ class StockChange:
 @dataclass(frozen=True)
 class Page(Generic[T]):
     items: Sequence[T]
-    next_cursor: Optional[str] = None
+    next_cursor: str | None = None
 
     def __iter__(self):
         return iter(self.items)
 
     def __len__(self):
         return len(self.items)
+
+
+@dataclass(frozen=True)
+class OrderLine:
+    product_id: str
+    name: str
+    unit_price: Decimal
+    quantity: int
+
+    @property
+    def total(self):
+        return self.unit_price * self.quantity
+
+    @classmethod
+    def from_item(cls, item):
+        return cls(
+            product_id=item["productId"],
+            name=item.get("productName", ""),
+            unit_price=_price(item.get("unitPrice")),
+            quantity=_int(item.get("quantity")),
+        )
+
+
+@dataclass(frozen=True)
+class Order:
+    order_id: str
+    customer_id: str
+    placed_at: datetime
+    total: Decimal
+    lines: Sequence[OrderLine] = ()
+
+    @property
+    def item_count(self):
+        return sum(line.quantity for line in self.lines)
+
+    @classmethod
+    def from_items(cls, order_item, line_items):
+        return cls(
+            order_id=order_item["orderId"],
+            customer_id=order_item["customerId"],
+            placed_at=datetime.fromisoformat(order_item["placedAt"]),
+            total=_price(order_item.get("total")),
+            lines=tuple(sorted((OrderLine.from_item(i) for i in line_items), key=lambda line: line.name)),
+        )

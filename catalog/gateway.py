@@ -20,7 +20,7 @@ import hashlib
 import random
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from botocore.exceptions import ClientError
 from django.conf import settings
@@ -28,7 +28,15 @@ from django.conf import settings
 from . import cursor, keys
 from .dynamo import client, deserialize, error_code, serialize, table_name, translate_errors
 from .entities import Brand, Category, Page, Product, StockAdjustment, StockChange
-from .errors import InsufficientStock, InvalidId, InvalidInput, InvalidQuantity, NotFound, StockBusy
+from .errors import (
+    CatalogUnavailable,
+    InsufficientStock,
+    InvalidId,
+    InvalidInput,
+    InvalidQuantity,
+    NotFound,
+    StockBusy,
+)
 
 MAX_QUANTITY = 1_000_000
 MAX_REASON = 200
@@ -104,6 +112,30 @@ def product_get(*, product_id, consistent=False):
     if "Item" not in response:
         raise NotFound("Product", product_id)
     return Product.from_item(deserialize(response["Item"]))
+
+
+def products_get_many(*, product_ids, consistent=False):
+    """Several products by id in one BatchGetItem (at most 100): {product_id: Product}.
+    Unknown ids are simply absent."""
+    ids = list(dict.fromkeys(check_id("Product", pid) for pid in product_ids))
+    if len(ids) > 100:
+        raise ValueError("at most 100 products at once")
+    found = {}
+    request = {table_name(): {"Keys": [serialize(keys.product_key(pid)) for pid in ids], "ConsistentRead": consistent}}
+    attempt = 0
+    while ids and request:
+        with translate_errors():
+            response = client().batch_get_item(RequestItems=request)
+        for item in response["Responses"].get(table_name(), []):
+            product = Product.from_item(deserialize(item))
+            found[product.product_id] = product
+        request = response.get("UnprocessedKeys") or {}
+        if request:
+            attempt += 1
+            if attempt > 8:
+                raise CatalogUnavailable("DynamoDB left keys unprocessed")
+            time.sleep(random.uniform(0, min(1.0, 0.02 * 2**attempt)))
+    return found
 
 
 # --- product lists (patterns 6 to 9) ----------------------------------------------------
@@ -192,7 +224,7 @@ def new_token():
 
 
 def _now():
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _client_request_token(*parts):

@@ -195,7 +195,8 @@ def referenced_ids(data, entity, id_key):
     """IDs that products reference but the file does not define (these must be in the table)."""
     if not isinstance(data, dict) or not isinstance(data.get("products"), list):
         return set()
-    defined = {b.get(id_key) for b in data.get(entity, []) if isinstance(b, dict)} if isinstance(data.get(entity), list) else set()
+    entities = data.get(entity) if isinstance(data.get(entity), list) else []
+    defined = {b.get(id_key) for b in entities if isinstance(b, dict)}
     return {p.get(id_key) for p in data["products"] if isinstance(p, dict)} - defined
 
 

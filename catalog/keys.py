@@ -7,6 +7,9 @@
 | product          | P#<pid>     | METADATA                  | B#<bid>  | C#<cid>#P#<pid> | C#<cid>  | B#<bid>#P#<pid> |
 | stock adjustment | P#<pid>     | STOCK#<time>#<aid>        |          |                 |          |                 |
 | idempotency mark | P#<pid>     | TOKEN#<token>             |          |                 |          |                 |
+| customer         | CUSTOMER#<uid> | METADATA               |          |                 |          |                 |
+| order            | CUSTOMER#<uid> | ORDER#<oid>            |          |                 |          |                 |
+| order line       | CUSTOMER#<uid> | ORDER#<oid>#ITEM#<pid> |          |                 |          |                 |
 """
 import re
 
@@ -17,6 +20,8 @@ CATEGORIES_PK = "CATEGORIES"
 PRODUCT_SK = "METADATA"
 STOCK_PREFIX = "STOCK#"
 TOKEN_PREFIX = "TOKEN#"
+ORDER_PREFIX = "ORDER#"
+CUSTOMER_SK = "METADATA"
 
 GSI1 = "GSI1"
 GSI2 = "GSI2"
@@ -76,3 +81,19 @@ def stock_adjustment_key(product_id, *, at, adjustment_id):
 
 def token_key(product_id, token):
     return {"PK": product_pk(product_id), "SK": f"{TOKEN_PREFIX}{token}"}
+
+
+def customer_pk(customer_id):
+    return f"CUSTOMER#{customer_id}"
+
+
+def customer_key(customer_id):
+    return {"PK": customer_pk(customer_id), "SK": CUSTOMER_SK}
+
+
+def order_key(customer_id, order_id):
+    return {"PK": customer_pk(customer_id), "SK": f"{ORDER_PREFIX}{order_id}"}
+
+
+def order_line_key(customer_id, order_id, product_id):
+    return {"PK": customer_pk(customer_id), "SK": f"{ORDER_PREFIX}{order_id}#ITEM#{product_id}"}

@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "catalog",
+    "shop",
 ]
 
 MIDDLEWARE = [
@@ -96,6 +97,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "catalog.context_processors.navigation",
+                "shop.context_processors.cart",
             ],
             "builtins": ["template_partials.templatetags.partials", "catalog.templatetags.shop"],
         },

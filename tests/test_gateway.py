@@ -271,7 +271,9 @@ def test_unreachable_dynamodb_becomes_catalog_unavailable(settings):
         dynamo.reset_client()
 
 
-@pytest.mark.parametrize("code", ["ProvisionedThroughputExceededException", "ThrottlingException", "InternalServerError"])
+@pytest.mark.parametrize(
+    "code", ["ProvisionedThroughputExceededException", "ThrottlingException", "InternalServerError"]
+)
 def test_throttling_becomes_catalog_unavailable(catalog, code):
     with Stubber(dynamo.client()) as stub:
         stub.add_client_error("get_item", service_error_code=code, http_status_code=400)

@@ -37,7 +37,8 @@ class Command(BaseCommand):
         source = importer.DEMO_CATALOG if demo else path
         try:
             data = importer.load(source)
-            total = len(data.get("products", [])) if isinstance(data, dict) and isinstance(data.get("products"), list) else 0
+            products = data.get("products") if isinstance(data, dict) else None
+            total = len(products) if isinstance(products, list) else 0
             with tqdm(total=total, unit="product", disable=not sys.stdout.isatty(), file=sys.stdout) as bar:
                 result = importer.import_catalog(data, reset_stock=reset_stock, progress=bar.update)
         except importer.ImportInvalid as exc:

@@ -1,0 +1,207 @@
+"""Cart, checkout and the customer's orders. Thin views: the session holds the cart, the
+gateway reads products and places orders in DynamoDB."""
+from decimal import Decimal
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from catalog import gateway, orders
+from catalog.errors import InvalidInput, OrderRejected, StockBusy
+
+from .cart import Cart, CartFull
+from .forms import CheckoutForm, ProductForm, QuantityForm, SignUpForm
+
+
+def _form_error(form):
+    return " ".join(str(e) for errors in form.errors.values() for e in errors)
+
+
+def _cart_lines(cart, products):
+    """What the cart page shows: each line with the product as it is now."""
+    lines = []
+    for line in cart.order_lines():
+        product = products.get(line.product_id)
+        lines.append(
+            {
+                "product_id": line.product_id,
+                "product": product,
+                "quantity": line.quantity,
+                "price": product.price if product else line.price,
+                "price_changed_from": line.price if product and product.price != line.price else None,
+                "total": (product.price if product else line.price) * line.quantity,
+                "short": product is not None and line.quantity > product.stock_level,
+                "gone": product is None,
+            }
+        )
+    return lines
+
+
+def _cart_context(request, cart):
+    products = gateway.products_get_many(product_ids=list(cart.lines)) if len(cart) else {}
+    lines = _cart_lines(cart, products)
+    cart.saw(products)
+    return {
+        "lines": lines,
+        "total": sum((line["total"] for line in lines if not line["gone"]), Decimal("0.00")),
+        "can_checkout": bool(lines) and not any(line["short"] or line["gone"] for line in lines),
+        "cart_count": cart.count,
+    }
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def cart_view(request):
+    """The cart, with prices and stock read fresh (one BatchGetItem)."""
+    cart = Cart(request.session)
+    template = "shop/cart.html"
+    if request.htmx:
+        template += "#cart"
+    return render(request, template, _cart_context(request, cart))
+
+
+@require_POST
+def cart_add(request):
+    form = QuantityForm(request.POST)
+    cart = Cart(request.session)
+    if not form.is_valid():
+        if not request.htmx:
+            raise InvalidInput(_form_error(form))
+        return _added(request, None, error=_form_error(form), status=400)
+    product = gateway.product_get(product_id=form.cleaned_data["product_id"])
+    quantity = form.cleaned_data["quantity"]
+    if not product.in_stock:
+        return _added(request, product, error=f"{product.name} is sold out.", status=409)
+    if cart.quantity(product.product_id) + quantity > product.stock_level:
+        return _added(
+            request, product, status=409,
+            error=f"Only {product.stock_level} of {product.name} in stock"
+            + (f"; you have {cart.quantity(product.product_id)} in your cart." if product.product_id in cart else "."),
+        )
+    try:
+        cart.add(product, quantity)
+    except CartFull as exc:
+        return _added(request, product, error=str(exc), status=409)
+    return _added(request, product, message=f"Added {quantity} × {product.name} to your cart.")
+
+
+def _added(request, product, *, message=None, error=None, status=200):
+    """HTMX: the status line and the header badge, in place. Otherwise: back to the product."""
+    if request.htmx:
+        return render(
+            request,
+            "shop/partials/cart_added.html",
+            {"message": message, "error": error, "cart_count": Cart(request.session).count},
+            status=status,
+        )
+    if error:
+        messages.error(request, error)
+    else:
+        messages.success(request, message)
+    return redirect(reverse("product", args=[product.product_id]))
+
+
+@require_POST
+def cart_update(request):
+    form = QuantityForm(request.POST)
+    cart = Cart(request.session)
+    if form.is_valid():
+        cart.set_quantity(form.cleaned_data["product_id"], form.cleaned_data["quantity"])
+    return _cart_changed(request, cart, None if form.is_valid() else _form_error(form))
+
+
+@require_POST
+def cart_remove(request):
+    form = ProductForm(request.POST)
+    cart = Cart(request.session)
+    if form.is_valid():
+        cart.remove(form.cleaned_data["product_id"])
+    return _cart_changed(request, cart, None if form.is_valid() else _form_error(form))
+
+
+def _cart_changed(request, cart, error):
+    if request.htmx:
+        context = _cart_context(request, cart)
+        context["error"] = error
+        return render(request, "shop/cart.html#cart", context, status=400 if error else 200)
+    if error:
+        messages.error(request, error)
+    return redirect("cart")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def checkout(request):
+    cart = Cart(request.session)
+    if request.method == "POST":
+        return _place_order(request, cart)
+    if not len(cart):
+        messages.info(request, "Your cart is empty.")
+        return redirect("cart")
+    context = _cart_context(request, cart)
+    if not context["can_checkout"]:
+        messages.error(request, "Some products in your cart can’t be bought as they are; see below.")
+        return redirect("cart")
+    context["form"] = CheckoutForm(initial={"order_id": orders.new_order_id(), "token": gateway.new_token()})
+    return render(request, "shop/checkout.html", context)
+
+
+def _place_order(request, cart):
+    form = CheckoutForm(request.POST)
+    if not form.is_valid():
+        raise InvalidInput("The checkout form was not valid; please go back to your cart and try again.")
+    order_id, token = form.cleaned_data["order_id"], form.cleaned_data["token"]
+    if cart.was_placed(order_id):  # Back and resubmit after the order went through
+        return redirect("order", order_id=order_id)
+    try:
+        order = orders.order_place(
+            customer_id=str(request.user.pk),
+            customer_name=request.user.get_username(),
+            order_id=order_id,
+            token=token,
+            lines=cart.order_lines(),
+        )
+    except OrderRejected as exc:
+        for problem in exc.problems:
+            messages.error(request, str(problem))
+        messages.error(request, "Nothing was ordered. Please check your cart and try again.")
+        return redirect("cart")
+    except StockBusy as exc:
+        messages.error(request, str(exc))
+        return redirect("cart")
+    cart.placed(order.order_id)
+    messages.success(request, f"Thank you! Your order {order.order_id} is placed.")
+    return redirect("order", order_id=order.order_id)
+
+
+@login_required
+@require_GET
+def order_list(request):
+    page = orders.orders_by_customer(customer_id=str(request.user.pk), after=request.GET.get("after") or None)
+    return render(request, "shop/order_list.html", {"page": page})
+
+
+@login_required
+@require_GET
+def order_detail(request, order_id):
+    order = orders.order_get(customer_id=str(request.user.pk), order_id=order_id)
+    return render(request, "shop/order_detail.html", {"order": order})
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request):
+    next_url = request.POST.get("next") or request.GET.get("next") or ""
+    if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
+        next_url = ""
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, f"Welcome, {user.get_username()}!")
+        return redirect(next_url or "home")
+    return render(request, "registration/signup.html", {"form": form, "next": next_url})

@@ -1,0 +1,77 @@
+"""A shopper buys in a real browser: cart badge in place, sign in, order, order history."""
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from catalog import gateway
+
+from .conftest import screenshot, seed
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def shop(ddb, live_server, django_user_model):
+    seed()
+    django_user_model.objects.create_user("alice", password="a-long-password-1")
+    return live_server.url
+
+
+def test_add_two_products_sign_in_place_the_order_and_see_it(shop, page):
+    page.goto(f"{shop}/products/1/")
+    page.evaluate("window.__sameDocument = true")
+    page.get_by_label("Quantity").fill("2")
+    page.get_by_role("button", name="Add to cart").click()
+    expect(page.locator("#cart-status")).to_contain_text("Added 2 × Model 3 to your cart.")
+    expect(page.locator("#cart-count")).to_have_text("2")
+    assert page.evaluate("window.__sameDocument") is True  # the badge changed in place
+    screenshot(page, "product-added")
+
+    page.goto(f"{shop}/products/4/")
+    page.get_by_role("button", name="Add to cart").click()
+    expect(page.locator("#cart-count")).to_have_text("3")
+
+    page.get_by_role("link", name=re.compile("^Cart")).click()
+    expect(page.locator("#cart tbody tr")).to_have_count(2)
+    expect(page.locator("#cart .total")).to_have_text("€80,879.00")
+    screenshot(page, "cart")
+    page.get_by_role("link", name="Checkout").click()
+
+    expect(page).to_have_url(re.compile(r"/accounts/login/\?next=/checkout/"))
+    page.get_by_label("Username").fill("alice")
+    page.get_by_label("Password").fill("a-long-password-1")
+    page.get_by_role("button", name="Sign in").click()
+
+    expect(page).to_have_url(re.compile(r"/checkout/$"))
+    screenshot(page, "checkout")
+    page.get_by_role("button", name="Place order").click()
+    expect(page.locator(".messages .message")).to_contain_text("Thank you! Your order")
+    order_id = page.locator("h1").inner_text().removeprefix("Order ")
+    expect(page.locator("#cart-count")).to_have_text("0")
+    screenshot(page, "order")
+
+    page.get_by_role("link", name="Orders", exact=True).click()
+    expect(page.locator(".order").first).to_contain_text(order_id)
+    expect(page.locator(".order").first).to_contain_text("2 × Model 3")
+    expect(page.locator(".order").first).to_contain_text("1 × Pixel 9")
+    screenshot(page, "orders")
+    assert gateway.product_get(product_id="1", consistent=True).stock_level == 68
+
+
+def test_changing_a_quantity_in_the_cart_updates_it_in_place(shop, page):
+    page.goto(f"{shop}/products/4/")
+    page.get_by_role("button", name="Add to cart").click()
+    expect(page.locator("#cart-count")).to_have_text("1")
+    page.goto(f"{shop}/cart/")
+    page.evaluate("window.__sameDocument = true")
+    page.get_by_label("Quantity of Pixel 9").fill("3")
+    page.get_by_role("button", name="Update").click()
+    expect(page.locator("#cart .total")).to_have_text("€2,697.00")
+    expect(page.locator("#cart-count")).to_have_text("3")
+    page.get_by_label("Quantity of Pixel 9").fill("0")
+    page.get_by_role("button", name="Update").click()
+    # the browser's own validation stops it (the server refuses it too: see test_shop.py)
+    assert page.get_by_label("Quantity of Pixel 9").evaluate("input => !input.validity.valid")
+    expect(page.locator("#cart-count")).to_have_text("3")
+    assert page.evaluate("window.__sameDocument") is True

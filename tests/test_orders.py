@@ -1,0 +1,188 @@
+"""Orders in the customer's partition: placing one transaction, reading them back."""
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+
+import pytest
+
+from catalog import gateway, orders
+from catalog.dynamo import count_requests
+from catalog.errors import InvalidInput, LineProblem, NotFound, OrderRejected
+from catalog.orders import CartLine
+
+from .conftest import items_in_partition, seed, small_catalog
+
+
+def line(product_id, quantity=1, price=None):
+    price = price if price is not None else gateway.product_get(product_id=product_id).price
+    return CartLine(product_id=product_id, quantity=quantity, price=Decimal(price))
+
+
+def place(lines, customer="7", order_id=None, token=None):
+    return orders.order_place(
+        customer_id=customer, customer_name=f"user{customer}", order_id=order_id or orders.new_order_id(),
+        token=token or gateway.new_token(), lines=lines,
+    )
+
+
+def stock(product_id):
+    return gateway.product_get(product_id=product_id, consistent=True).stock_level
+
+
+def test_an_order_takes_stock_records_sales_and_keeps_lines(catalog):
+    order = place([line("1", 2), line("4", 3)])
+    assert (stock("1"), stock("4")) == (68, 9)
+    assert order.total == Decimal("39990.00") * 2 + Decimal("899.00") * 3
+    saved = orders.order_get(customer_id="7", order_id=order.order_id)
+    assert saved == order
+    assert [(x.name, x.quantity, x.unit_price) for x in saved.lines] == [
+        ("Model 3", 2, Decimal("39990.00")), ("Pixel 9", 3, Decimal("899.00")),
+    ]
+    (sale,) = gateway.stock_history(product_id="1").items
+    assert (sale.delta, sale.resulting_level, sale.order_id, sale.who) == (-2, 68, order.order_id, "user7")
+
+
+def test_a_short_line_changes_nothing_at_all(catalog):
+    with pytest.raises(OrderRejected) as raised:
+        place([line("1", 1), line("4", 1), line("2", 4)])
+    (problem,) = raised.value.problems
+    assert (problem.product_id, problem.kind, problem.available) == ("2", LineProblem.SHORT, 3)
+    assert (stock("1"), stock("4"), stock("2")) == (70, 12, 3)
+    assert items_in_partition("CUSTOMER#7") == []
+    assert gateway.stock_history(product_id="1").items == []
+
+
+def test_a_changed_price_changes_nothing(catalog):
+    with pytest.raises(OrderRejected) as raised:
+        place([line("4", 1, price="799.00")])
+    (problem,) = raised.value.problems
+    assert (problem.kind, problem.price) == (LineProblem.PRICE, Decimal("899.00"))
+    assert "changed to €899.00" in str(problem)
+    assert stock("4") == 12
+
+
+def test_an_unknown_product_is_reported(catalog):
+    with pytest.raises(OrderRejected) as raised:
+        place([CartLine("999", 1, Decimal("1.00"))])
+    assert raised.value.problems[0].kind == LineProblem.GONE
+
+
+def test_the_same_order_submitted_twice_is_placed_once(catalog):
+    order_id, token = orders.new_order_id(), gateway.new_token()
+    first = place([line("4", 2)], order_id=order_id, token=token)
+    again = place([line("4", 2)], order_id=order_id, token=token)
+    assert again.order_id == first.order_id and again.total == first.total
+    assert stock("4") == 10
+    assert len(orders.orders_by_customer(customer_id="7").items) == 1
+
+
+def test_a_replay_after_the_stock_ran_out_still_answers_the_order(catalog):
+    order_id, token = orders.new_order_id(), gateway.new_token()
+    first = place([line("2", 3)], order_id=order_id, token=token)
+    assert stock("2") == 0
+    assert place([line("2", 3)], order_id=order_id, token=token).order_id == first.order_id
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [[], [CartLine("1", 0, Decimal("1"))], [CartLine("1", 1, Decimal("1"))] * 2, [CartLine("a b", 1, Decimal("1"))]],
+)
+def test_bad_orders_are_refused_before_any_request(catalog, lines):
+    with count_requests() as counter, pytest.raises(InvalidInput):
+        place(lines)
+    assert counter.total == 0
+
+
+def test_at_most_25_lines(catalog):
+    with pytest.raises(InvalidInput):
+        place([CartLine(str(i), 1, Decimal("1.00")) for i in range(26)])
+
+
+def test_orders_newest_first_with_their_lines_in_one_query(catalog, settings):
+    placed = [place([line("7", 1), line("4", i + 1)]) for i in range(3)]
+    with count_requests() as counter:
+        page = orders.orders_by_customer(customer_id="7")
+    assert counter.operations == ["Query"]
+    assert [o.order_id for o in page.items] == [o.order_id for o in reversed(placed)]
+    assert [[x.quantity for x in o.lines] for o in page.items] == [[1, 3], [1, 2], [1, 1]]
+
+
+def test_order_pages_never_split_an_order(catalog):
+    placed = [place([line("7", 1), line("4", 1), line("1", 1)]) for _ in range(5)]
+    seen, after = [], None
+    while True:
+        page = orders.orders_by_customer(customer_id="7", after=after, limit=2)
+        assert all(len(o.lines) == 3 for o in page.items)
+        seen += [o.order_id for o in page.items]
+        after = page.next_cursor
+        if after is None:
+            break
+    assert seen == [o.order_id for o in reversed(placed)]
+
+
+def test_another_customers_order_is_not_found(catalog):
+    order = place([line("4", 1)], customer="7")
+    with pytest.raises(NotFound):
+        orders.order_get(customer_id="8", order_id=order.order_id)
+
+
+# --- real DynamoDB -------------------------------------------------------------------------
+
+@pytest.mark.dynamodb_local
+def test_fifty_shoppers_buy_a_product_with_stock_ten(local_ddb):
+    data = small_catalog()
+    data["products"][6]["stockLevel"] = 10  # product 7
+    seed(data)
+    price = gateway.product_get(product_id="7").price
+    start = threading.Barrier(50)
+
+    def shop(i):
+        start.wait()
+        try:
+            return place([CartLine("7", 1, price)], customer=f"c{i}")
+        except OrderRejected as exc:
+            return exc
+
+    with ThreadPoolExecutor(max_workers=50) as pool:
+        results = list(pool.map(shop, range(50)))
+    placed = [r for r in results if not isinstance(r, OrderRejected)]
+    refused = [r for r in results if isinstance(r, OrderRejected)]
+    assert (len(placed), len(refused)) == (10, 40)
+    assert all(str(r.problems[0]) == "Acme Car Charger is sold out." for r in refused)
+    assert stock("7") == 0
+    sales = [h for h in gateway.stock_history(product_id="7", limit=100).items if h.order_id]
+    assert sorted(h.order_id for h in sales) == sorted(o.order_id for o in placed)
+
+
+@pytest.mark.dynamodb_local
+def test_a_replayed_checkout_gives_one_order_on_dynamodb(local_catalog):
+    order_id, token = orders.new_order_id(), gateway.new_token()
+    lines = [line("4", 1), line("7", 2)]
+    with ThreadPoolExecutor(max_workers=3) as pool:  # a triple click
+        results = list(pool.map(lambda _: place(lines, order_id=order_id, token=token), range(3)))
+    assert {r.order_id for r in results} == {order_id}
+    assert (stock("4"), stock("7")) == (11, 38)
+    assert len(orders.orders_by_customer(customer_id="7").items) == 1
+
+
+@pytest.mark.dynamodb_local
+def test_a_three_line_order_whose_third_line_is_short_changes_nothing(local_catalog):
+    with pytest.raises(OrderRejected):
+        place([line("1", 1), line("4", 1), line("8", 2)])
+    assert (stock("1"), stock("4"), stock("8")) == (70, 12, 1)
+    assert items_in_partition("CUSTOMER#7") == []
+    assert all(gateway.stock_history(product_id=p).items == [] for p in ("1", "4", "8"))
+
+
+@pytest.mark.dynamodb_local
+def test_a_full_cart_of_25_lines_fits_one_transaction(local_ddb):
+    data = small_catalog()
+    data["products"] = [
+        {"productId": f"z{i}", "name": f"Thing {i}", "brandId": "1", "categoryId": "1", "price": "2.50",
+         "stockLevel": 5}
+        for i in range(25)
+    ]
+    seed(data)
+    order = place([CartLine(f"z{i}", 1, Decimal("2.50")) for i in range(25)])
+    assert len(order.lines) == 25 and order.total == Decimal("62.50")
+    assert stock("z24") == 4
