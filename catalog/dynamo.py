@@ -6,7 +6,9 @@ outside the gateway sees a botocore exception.
 import contextlib
 import logging
 import os
+import random
 import threading
+import time
 
 import boto3
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
@@ -115,6 +117,61 @@ def translate_errors():
     except BotoCoreError as exc:
         log.warning("DynamoDB unreachable: %s", exc)
         raise CatalogUnavailable("DynamoDB cannot be reached") from exc
+
+
+BATCH_GET_SIZE = 100
+BATCH_WRITE_SIZE = 25
+UNPROCESSED_ATTEMPTS = 10
+
+
+def _backoff(attempt):
+    time.sleep(random.uniform(0, min(2.0, 0.05 * 2**attempt)))
+
+
+def batch_get(item_keys, *, projection=None, consistent=False, on_request=None):
+    """GetItem for many keys: BatchGetItem, 100 keys a request, retrying UnprocessedKeys with
+    backoff. Returns the items found (deserialized), in no particular order."""
+    table = table_name()
+    found = []
+    for start in range(0, len(item_keys), BATCH_GET_SIZE):
+        request = {table: {"Keys": [serialize(k) for k in item_keys[start : start + BATCH_GET_SIZE]],
+                           "ConsistentRead": consistent}}
+        if projection:
+            request[table]["ProjectionExpression"] = projection
+        for attempt in range(UNPROCESSED_ATTEMPTS):
+            with translate_errors():
+                response = client().batch_get_item(RequestItems=request)
+            if on_request:
+                on_request("BatchGetItem")
+            found.extend(deserialize(i) for i in response["Responses"].get(table, []))
+            request = response.get("UnprocessedKeys") or {}
+            if not request:
+                break
+            _backoff(attempt)
+        else:
+            raise CatalogUnavailable("DynamoDB kept leaving keys unprocessed")
+    return found
+
+
+def batch_put(items, *, on_request=None, progress=None):
+    """PutItem for many items: BatchWriteItem, 25 a request, retrying UnprocessedItems with backoff."""
+    table = table_name()
+    for start in range(0, len(items), BATCH_WRITE_SIZE):
+        chunk = items[start : start + BATCH_WRITE_SIZE]
+        pending = {table: [{"PutRequest": {"Item": serialize(i)}} for i in chunk]}
+        for attempt in range(UNPROCESSED_ATTEMPTS):
+            with translate_errors():
+                response = client().batch_write_item(RequestItems=pending)
+            if on_request:
+                on_request("BatchWriteItem")
+            pending = response.get("UnprocessedItems") or {}
+            if not pending:
+                break
+            _backoff(attempt)
+        else:
+            raise CatalogUnavailable("DynamoDB kept leaving items unprocessed; the write stopped part way")
+        if progress:
+            progress(len(chunk))
 
 
 def serialize(item):

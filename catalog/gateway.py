@@ -26,10 +26,18 @@ from botocore.exceptions import ClientError
 from django.conf import settings
 
 from . import cursor, keys
-from .dynamo import client, deserialize, error_code, serialize, table_name, translate_errors
+from .dynamo import (
+    BATCH_GET_SIZE,
+    batch_get,
+    client,
+    deserialize,
+    error_code,
+    serialize,
+    table_name,
+    translate_errors,
+)
 from .entities import Brand, Category, Page, Product, StockAdjustment, StockChange
 from .errors import (
-    CatalogUnavailable,
     InsufficientStock,
     InvalidId,
     InvalidInput,
@@ -118,24 +126,10 @@ def products_get_many(*, product_ids, consistent=False):
     """Several products by id in one BatchGetItem (at most 100): {product_id: Product}.
     Unknown ids are simply absent."""
     ids = list(dict.fromkeys(check_id("Product", pid) for pid in product_ids))
-    if len(ids) > 100:
-        raise ValueError("at most 100 products at once")
-    found = {}
-    request = {table_name(): {"Keys": [serialize(keys.product_key(pid)) for pid in ids], "ConsistentRead": consistent}}
-    attempt = 0
-    while ids and request:
-        with translate_errors():
-            response = client().batch_get_item(RequestItems=request)
-        for item in response["Responses"].get(table_name(), []):
-            product = Product.from_item(deserialize(item))
-            found[product.product_id] = product
-        request = response.get("UnprocessedKeys") or {}
-        if request:
-            attempt += 1
-            if attempt > 8:
-                raise CatalogUnavailable("DynamoDB left keys unprocessed")
-            time.sleep(random.uniform(0, min(1.0, 0.02 * 2**attempt)))
-    return found
+    if len(ids) > BATCH_GET_SIZE:
+        raise ValueError(f"at most {BATCH_GET_SIZE} products at once")
+    items = batch_get([keys.product_key(pid) for pid in ids], consistent=consistent)
+    return {p.product_id: p for p in (Product.from_item(i) for i in items)}
 
 
 # --- product lists (patterns 6 to 9) ----------------------------------------------------

@@ -6,22 +6,17 @@ unless `reset_stock` says otherwise.
 """
 import json
 import math
-import random
 import re
-import time
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from . import keys
-from .dynamo import client, deserialize, serialize, table_name, translate_errors
+from .dynamo import batch_get, batch_put, client, serialize, table_name, translate_errors
 from .entities import Brand, Category, Product
-from .errors import CatalogUnavailable
 
 DEMO_CATALOG = Path(__file__).resolve().parent / "demo" / "demo_catalog.json"
 
-BATCH_WRITE_SIZE = 25
-BATCH_GET_SIZE = 100
 MAX_NAME = 200
 MAX_DESCRIPTION = 2000
 MAX_ATTRIBUTES = 50
@@ -202,50 +197,13 @@ def referenced_ids(data, entity, id_key):
 
 # --- writing ----------------------------------------------------------------------------
 
-def _batch_write(items, result, progress=None):
-    """BatchWriteItem, 25 a request, retrying UnprocessedItems with backoff."""
-    table = table_name()
-    for start in range(0, len(items), BATCH_WRITE_SIZE):
-        chunk = items[start : start + BATCH_WRITE_SIZE]
-        pending = {table: [{"PutRequest": {"Item": serialize(i)}} for i in chunk]}
-        for attempt in range(10):
-            with translate_errors():
-                response = client().batch_write_item(RequestItems=pending)
-            result.count("BatchWriteItem")
-            pending = response.get("UnprocessedItems") or {}
-            if not pending:
-                break
-            time.sleep(random.uniform(0, min(2.0, 0.05 * 2**attempt)))
-        else:
-            raise CatalogUnavailable("DynamoDB kept items unprocessed; the import stopped part way.")
-        if progress:
-            progress(len(chunk))
-
-
 def _existing_product_ids(product_ids, result):
     """Which of these products are already in the table (BatchGetItem, 100 a request)."""
-    table = table_name()
-    existing = set()
-    for start in range(0, len(product_ids), BATCH_GET_SIZE):
-        request = {
-            table: {
-                "Keys": [serialize(keys.product_key(pid)) for pid in product_ids[start : start + BATCH_GET_SIZE]],
-                "ProjectionExpression": "productId",
-                "ConsistentRead": True,
-            }
-        }
-        for attempt in range(10):
-            with translate_errors():
-                response = client().batch_get_item(RequestItems=request)
-            result.count("BatchGetItem")
-            existing.update(deserialize(i)["productId"] for i in response["Responses"].get(table, []))
-            request = response.get("UnprocessedKeys") or {}
-            if not request:
-                break
-            time.sleep(random.uniform(0, min(2.0, 0.05 * 2**attempt)))
-        else:
-            raise CatalogUnavailable("DynamoDB kept keys unprocessed; the import stopped before writing products.")
-    return existing
+    items = batch_get(
+        [keys.product_key(pid) for pid in product_ids], projection="productId", consistent=True,
+        on_request=result.count,
+    )
+    return {i["productId"] for i in items}
 
 
 def _update_keeping_stock(product, result):
@@ -269,14 +227,14 @@ def _update_keeping_stock(product, result):
 def write(brands, categories, products, *, reset_stock=False, progress=None):
     """Write validated entities. Returns an ImportResult with counts and requests used."""
     result = ImportResult(brands=len(brands), categories=len(categories))
-    _batch_write([b.to_item() for b in brands] + [c.to_item() for c in categories], result)
+    batch_put([b.to_item() for b in brands] + [c.to_item() for c in categories], on_request=result.count)
     existing = _existing_product_ids([p.product_id for p in products], result)
     result.products_created = sum(p.product_id not in existing for p in products)
     result.products_updated = len(products) - result.products_created
     # New products (and, with reset_stock, every product) are written whole, in batches;
     # existing ones are updated in place so that a concurrent sale is never overwritten.
     whole = [p for p in products if reset_stock or p.product_id not in existing]
-    _batch_write([p.to_item() for p in whole], result, progress)
+    batch_put([p.to_item() for p in whole], on_request=result.count, progress=progress)
     if not reset_stock:
         for product in products:
             if product.product_id in existing:
