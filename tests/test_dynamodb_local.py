@@ -102,3 +102,29 @@ def test_stock_survives_a_restart_of_dynamodb_local(tmp_path, settings):
     finally:
         dynamodb_local.stop(process)
         dynamo.reset_client()
+
+
+@pytest.mark.django_db
+def test_pages_answer_503_while_dynamodb_is_down_and_recover_without_a_restart(tmp_path, settings, client):
+    data = tmp_path / "data"
+    port = dynamodb_local.free_port()
+    settings.DYNAMODB_TABLE = "outage"
+    settings.DYNAMODB_MAX_ATTEMPTS = 1
+    settings.DYNAMODB_CONNECT_TIMEOUT = 1
+    process, url = dynamodb_local.start(port=port, db_path=data)
+    try:
+        settings.DYNAMODB_ENDPOINT_URL = url
+        table_ensure("outage")
+        seed()
+        assert client.get("/products/1/").status_code == 200
+        dynamodb_local.stop(process)
+
+        response = client.get("/products/1/")
+        assert response.status_code == 503
+        assert "try again" in response.content.decode()
+
+        process, _ = dynamodb_local.start(port=port, db_path=data)
+        assert client.get("/products/1/").status_code == 200  # same process, same client
+    finally:
+        dynamodb_local.stop(process)
+        dynamo.reset_client()
