@@ -28,6 +28,13 @@ def sign_in(page, shop):
     expect(page).to_have_url(re.compile(r"/staff/stock/$"))
 
 
+def submit_adjustment(page, action, *, quantity, reason):
+    page.get_by_label(action).check()
+    page.get_by_label("Quantity").fill(quantity)
+    page.get_by_label("Reason").fill(reason)
+    page.get_by_role("button", name="Save adjustment").click()
+
+
 def test_staff_receive_a_shipment_without_a_page_load(shop, page):
     sign_in(page, shop)
     page.get_by_label("Product ID").fill("1")
@@ -37,10 +44,7 @@ def test_staff_receive_a_shipment_without_a_page_load(shop, page):
     expect(page.locator("#history-rows tr")).to_have_count(1)
     page.evaluate("window.__sameDocument = true")  # gone if the page reloads
 
-    page.get_by_label("Increase: a shipment arrived").check()
-    page.get_by_label("Quantity").fill("12")
-    page.get_by_label("Reason").fill("Shipment 42")
-    page.get_by_role("button", name="Save adjustment").click()
+    submit_adjustment(page, "Increase: a shipment arrived", quantity="12", reason="Shipment 42")
 
     expect(page.locator("#stock-level")).to_have_text("80")
     expect(page.get_by_role("status")).to_have_text("Received 12: stock is now 80.")
@@ -57,10 +61,7 @@ def test_a_refused_decrease_shows_its_error_in_place(shop, page):
     sign_in(page, shop)
     page.goto(f"{shop}/staff/products/2/stock/")
     page.evaluate("window.__sameDocument = true")
-    page.get_by_label("Decrease: damage, loss or a correction").check()
-    page.get_by_label("Quantity").fill("4")
-    page.get_by_label("Reason").fill("Broken")
-    page.get_by_role("button", name="Save adjustment").click()
+    submit_adjustment(page, "Decrease: damage, loss or a correction", quantity="4", reason="Broken")
     expect(page.locator(".field-error")).to_have_text("Only 3 in stock: cannot remove 4. Nothing was changed.")
     expect(page.locator("#stock-level")).to_have_text("3")
     assert page.evaluate("window.__sameDocument") is True

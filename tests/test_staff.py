@@ -12,6 +12,7 @@ from catalog import gateway
 from catalog.dynamo import count_requests
 
 from .conftest import seed, small_catalog
+from .test_views import _paged
 
 HX = {"HX-Request": "true"}
 STOCK_URL = "/staff/products/{}/stock/"
@@ -410,14 +411,7 @@ def test_an_unknown_brand_or_category_choice_is_refused(catalog, staff_client, q
 
 
 def test_the_stock_table_is_paged(ddb, staff_client, settings):
-    settings.CATALOG_PAGE_SIZE = 3
-    data = small_catalog()
-    data["products"] = [
-        {"productId": f"x{i}", "name": f"Gadget {i}", "brandId": "2", "categoryId": "3", "price": "5.00",
-         "stockLevel": i}
-        for i in range(7)
-    ]
-    seed(data)
+    _paged(ddb, settings, n=7, size=3)
     seen, url = [], "/staff/stock/?brand=2"
     while url:
         response = staff_client.get(url)
