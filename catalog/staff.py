@@ -5,10 +5,12 @@ from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
 
 from . import gateway, names
 from .errors import InsufficientStock, InvalidInput, NotFound
@@ -27,7 +29,15 @@ def staff_required(view):
             raise PermissionDenied("This page is for staff only.")
         return view(request, *args, **kwargs)
 
-    return staff_only
+    @wraps(view)
+    def signed_in(request, *args, **kwargs):
+        if request.htmx and not request.user.is_authenticated:
+            # The session ended: open the login page as a page, not in the place of a form.
+            login = redirect_to_login(request.htmx.current_url_abs_path or request.get_full_path())
+            return HttpResponseClientRedirect(login["Location"])
+        return staff_only(request, *args, **kwargs)
+
+    return signed_in
 
 
 @staff_required

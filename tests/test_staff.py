@@ -76,6 +76,14 @@ def test_an_anonymous_post_changes_nothing(catalog, client):
     assert level("1") == 70 and history("1") == []
 
 
+def test_an_htmx_post_after_the_session_ended_loads_the_login_page(catalog, client):
+    headers = {**HX, "HX-Current-URL": "http://testserver/staff/products/1/stock/"}
+    response = adjust(client, "1", quantity="5", headers=headers)
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == "/accounts/login/?next=/staff/products/1/stock/"
+    assert level("1") == 70 and history("1") == []
+
+
 @pytest.mark.parametrize("url", ["/staff/", "/staff/stock/", STOCK_URL.format("1")])
 def test_signed_in_non_staff_get_a_styled_403(catalog, client, django_user_model, url):
     client.force_login(django_user_model.objects.create_user(username="bob", password="pw-bob-shopper"))
