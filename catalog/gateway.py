@@ -245,6 +245,10 @@ def _change_stock(*, product_id, delta, token, reason, who):
         if current is None:
             current = product_get(product_id=product_id, consistent=True).stock_level
         if current + delta < 0:
+            # A key used already answers as it did then, even if stock has run out since.
+            replay = _replay_of_used_token(product_id=product_id, token=token)
+            if replay is not None:
+                return replay
             raise InsufficientStock(product_id, available=current, requested=-delta)
         outcome = _apply_stock_change(
             product_id=product_id, current=current, delta=delta, token=token, reason=reason, who=who, at=_now()
@@ -354,18 +358,29 @@ def _replayed(*, product_id, token, reason):
     """The idempotency key was used already: answer what the first write answered."""
     item = reason.get("Item")
     if item is None:
-        with translate_errors():
-            item = client().get_item(
-                TableName=table_name(), Key=serialize(keys.token_key(product_id, token)), ConsistentRead=True
-            ).get("Item")
+        return _replay_of_used_token(product_id=product_id, token=token)
+    return _replay_of(product_id=product_id, item=item)
+
+
+def _replay_of_used_token(*, product_id, token):
+    """The first answer of a write made with this idempotency key, or None if it is unused."""
+    with translate_errors():
+        item = client().get_item(
+            TableName=table_name(), Key=serialize(keys.token_key(product_id, token)), ConsistentRead=True
+        ).get("Item")
+    return _replay_of(product_id=product_id, item=item) if item is not None else None
+
+
+def _replay_of(*, product_id, item):
     adjustment = StockAdjustment.from_item(deserialize(item)["adjustment"])
     return StockChange(product_id=product_id, level=adjustment.resulting_level, adjustment=adjustment, replayed=True)
 
 
 # --- stock history ----------------------------------------------------------------------
 
-def stock_history(*, product_id, after=None, limit=None):
-    """A product's stock adjustments, newest first: one Query on its own partition."""
+def stock_history(*, product_id, after=None, limit=None, consistent=False):
+    """A product's stock adjustments, newest first: one Query on its own partition.
+    `consistent` includes the latest write (as product_get's)."""
     check_id("Product", product_id)
     size = _page_size(limit)
     pk = keys.product_pk(product_id)
@@ -375,6 +390,7 @@ def stock_history(*, product_id, after=None, limit=None):
         "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
         "ExpressionAttributeValues": serialize({":pk": pk, ":prefix": keys.STOCK_PREFIX}),
         "ScanIndexForward": False,
+        "ConsistentRead": consistent,
         "Limit": size + 1,
     }
     if after is not None:

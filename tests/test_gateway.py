@@ -212,6 +212,17 @@ def test_the_same_idempotency_key_applies_once(catalog):
     assert len(gateway.stock_history(product_id="1").items) == 1
 
 
+
+def test_a_used_key_replays_even_after_the_stock_ran_out(catalog):
+    """Resubmitting the decrease that emptied the stock answers as the first time, not 'only 0 left'."""
+    first = gateway.stock_decrease(product_id="2", quantity=3, token="last-ones", reason="Sale", who="ann")
+    again = gateway.stock_decrease(product_id="2", quantity=3, token="last-ones", reason="Sale", who="ann")
+    assert (first.level, again.level, again.replayed) == (0, 0, True)
+    assert again.adjustment == first.adjustment
+    assert len(gateway.stock_history(product_id="2").items) == 1
+    with pytest.raises(InsufficientStock):  # a new key is still refused
+        gateway.stock_decrease(product_id="2", quantity=3, token="new-key", reason="Sale")
+
 def test_each_write_records_an_adjustment_in_the_products_partition(catalog):
     gateway.stock_increase(product_id="4", quantity=10, token="a1", reason="Shipment 17", who="ann")
     gateway.stock_decrease(product_id="4", quantity=2, token="a2", reason="Damaged", who="bob")
@@ -247,6 +258,7 @@ def test_history_pages_newest_first(catalog):
         (lambda: gateway.products_by_category(category_id="1"), ["Query"]),
         (lambda: gateway.products_by_category(category_id="1", brand_id="3"), ["Query"]),
         (lambda: gateway.stock_history(product_id="1"), ["Query"]),
+        (lambda: gateway.stock_history(product_id="1", consistent=True), ["Query"]),
         # A stock write is one conditional transaction, conditional on the level read just before.
         (lambda: gateway.stock_decrease(product_id="1", quantity=1, token="c1"), ["GetItem", "TransactWriteItems"]),
         (lambda: gateway.stock_increase(product_id="1", quantity=1, token="c2"), ["GetItem", "TransactWriteItems"]),

@@ -1,0 +1,78 @@
+"""Staff forms: what a stock page accepts, checked before anything reaches the gateway."""
+from django import forms
+
+from . import gateway, keys, names
+from .errors import InvalidId
+
+INCREASE = "increase"
+DECREASE = "decrease"
+EXPIRED = "This form has expired; check it and submit it again."
+
+
+def _check_id(what, value):
+    try:
+        return gateway.check_id(what, value)
+    except InvalidId as exc:
+        raise forms.ValidationError(str(exc)) from None
+
+
+class FindProductForm(forms.Form):
+    """/staff/stock/?product=<id>"""
+
+    product = forms.CharField(label="Product ID", max_length=64)
+
+    def clean_product(self):
+        return _check_id("Product", self.cleaned_data["product"])
+
+
+class StockListForm(forms.Form):
+    """/staff/stock/?brand=<id>&category=<id>: a brand's or a category's products (or both)."""
+
+    brand = forms.ChoiceField(required=False)
+    category = forms.ChoiceField(required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["brand"].choices = [("", "Any brand")] + [(b.brand_id, b.name) for b in names.brands()]
+        self.fields["category"].choices = [("", "Any category")] + [
+            (c.category_id, c.name) for c in names.categories()
+        ]
+
+    def clean(self):
+        cleaned = super().clean()
+        if not (cleaned.get("brand") or cleaned.get("category")) and not self.errors:
+            raise forms.ValidationError("Choose a brand or a category.")
+        return cleaned
+
+
+class StockAdjustmentForm(forms.Form):
+    """One stock adjustment. `token` is the idempotency key: a new one on each render of a
+    fresh form, so a double click or a resubmission applies the adjustment once."""
+
+    action = forms.ChoiceField(
+        choices=[(INCREASE, "Increase: a shipment arrived"), (DECREASE, "Decrease: damage, loss or a correction")],
+        widget=forms.RadioSelect,
+    )
+    quantity = forms.IntegerField(
+        min_value=1, max_value=gateway.MAX_QUANTITY, widget=forms.NumberInput(attrs={"step": 1})
+    )
+    reason = forms.CharField(
+        max_length=gateway.MAX_REASON, required=False, help_text="Required for a decrease."
+    )
+    token = forms.CharField(widget=forms.HiddenInput, error_messages={"required": EXPIRED})
+
+    @classmethod
+    def fresh(cls):
+        return cls(initial={"action": INCREASE, "token": gateway.new_token()})
+
+    def clean_token(self):
+        token = self.cleaned_data["token"]
+        if not keys.valid_id(token):
+            raise forms.ValidationError(EXPIRED)
+        return token
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("action") == DECREASE and not cleaned.get("reason"):
+            self.add_error("reason", "Give a reason for a decrease.")
+        return cleaned

@@ -1,0 +1,132 @@
+"""`manage.py stock`: show, adjust and list a product's stock from the command line."""
+import getpass
+import subprocess
+import sys
+from io import StringIO
+
+import pytest
+from botocore.stub import Stubber
+from django.core.management import CommandError, call_command
+
+from catalog import dynamo, gateway
+from catalog.dynamo import count_requests
+
+from .conftest import REPO
+
+
+def stock(*args):
+    out = StringIO()
+    call_command("stock", *args, stdout=out)
+    return out.getvalue()
+
+
+def level(product_id):
+    return gateway.product_get(product_id=product_id, consistent=True).stock_level
+
+
+def history(product_id):
+    return gateway.stock_history(product_id=product_id, consistent=True).items
+
+
+def test_it_prints_the_name_and_level_with_one_getitem(catalog):
+    with count_requests() as counter:
+        out = stock("1")
+    assert out == "Model 3 (product 1): 70 in stock\n"
+    assert counter.operations == ["GetItem"]
+
+
+def test_history_adds_the_recent_adjustments_with_one_query(catalog):
+    gateway.stock_increase(product_id="4", quantity=10, token="a1", reason="Shipment 17", who="ann")
+    gateway.stock_decrease(product_id="4", quantity=2, token="a2", reason="Damaged", who="bob")
+    with count_requests() as counter:
+        out = stock("4", "--history")
+    assert counter.operations == ["GetItem", "Query"]
+    lines = out.splitlines()
+    assert lines[0] == "Pixel 9 (product 4): 20 in stock"
+    assert lines[1].endswith("UTC  -2 -> 20  bob  Damaged")
+    assert lines[2].endswith("UTC  +10 -> 22  ann  Shipment 17")
+
+
+def test_history_of_a_product_never_adjusted(catalog):
+    assert stock("5", "--history").splitlines()[1] == "No adjustments yet."
+
+
+def test_add_records_the_operators_os_user_name(catalog):
+    out = stock("1", "--add", "5", "--reason", "Shipment 42")
+    assert "Added 5." in out and "Model 3 (product 1): 75 in stock" in out
+    assert level("1") == 75
+    [adjustment] = history("1")
+    assert (adjustment.delta, adjustment.reason, adjustment.who) == (5, "Shipment 42", getpass.getuser())
+
+
+def test_add_without_a_reason_is_fine(catalog):
+    assert "76 in stock" in stock("1", "--add", "6")
+
+
+def test_remove_takes_stock_away(catalog):
+    out = stock("4", "--remove", "2", "--reason", "Damaged", "--history")
+    assert "Removed 2." in out and "Pixel 9 (product 4): 10 in stock" in out
+    assert out.splitlines()[-1].endswith(f"-2 -> 10  {getpass.getuser()}  Damaged")
+    assert level("4") == 10
+
+
+def test_each_run_is_its_own_adjustment(catalog):
+    stock("1", "--add", "1")
+    stock("1", "--add", "1")
+    assert level("1") == 72 and len(history("1")) == 2
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["999"], "No product with ID '999'"),
+        (["a b"], "Product ID must be 1 to 64 letters"),
+        (["999", "--add", "1"], "No product with ID '999'"),
+        (["2", "--remove", "4", "--reason", "Broken"], "Only 3 in stock for product 2; cannot take 4."),
+        (["1", "--add", "0"], "Quantity must be between 1 and 1,000,000."),
+        (["1", "--add", "-3"], "Quantity must be between 1 and 1,000,000."),
+        (["1", "--add", "1000001"], "Quantity must be between 1 and 1,000,000."),
+        (["1", "--add", "1.5"], "invalid int value: '1.5'"),
+        (["1", "--add", "many"], "invalid int value: 'many'"),
+        (["1", "--remove", "1"], "Give a --reason for --remove."),
+        (["1", "--remove", "1", "--reason", "  "], "Give a --reason for --remove."),
+        (["1", "--add", "1", "--remove", "1", "--reason", "x"], "not allowed with argument"),
+        (["1", "--reason", "why"], "--reason goes with --add or --remove."),
+        (["1", "--add", "1", "--reason", "x" * 201], "Reason must be at most 200 characters."),
+        ([], "the following arguments are required: product_id"),
+    ],
+)
+def test_errors_are_a_command_error_and_change_nothing(catalog, args, message):
+    with pytest.raises(CommandError, match=message.replace(".", r"\.").replace("(", r"\(")):
+        stock(*args)
+    assert level("1") == 70 and level("2") == 3
+    assert history("1") == [] and history("2") == []
+
+
+def test_dynamodb_unavailable_is_a_command_error(catalog):
+    with Stubber(dynamo.client()) as stub:
+        stub.add_client_error("get_item", service_error_code="ThrottlingException", http_status_code=400)
+        with pytest.raises(CommandError, match="DynamoDB is unavailable"):
+            stock("1")
+
+
+def test_unreachable_dynamodb_is_a_command_error(settings):
+    settings.DYNAMODB_ENDPOINT_URL = "http://127.0.0.1:9"
+    settings.DYNAMODB_MAX_ATTEMPTS = 1
+    try:
+        with pytest.raises(CommandError, match="DynamoDB cannot be reached"):
+            stock("1", "--add", "1")
+    finally:
+        dynamo.reset_client()
+
+
+def test_from_the_shell_an_error_exits_nonzero(tmp_path):
+    """A real process with DynamoDB out of reach: a clear message on stderr, exit status 1."""
+    env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "storefront.settings",
+           "DJANGO_SECRET_KEY": "tests-only-not-a-secret", "DJANGO_SQLITE_PATH": str(tmp_path / "db.sqlite3"),
+           "DYNAMODB_ENDPOINT_URL": "http://127.0.0.1:9", "DYNAMODB_MAX_ATTEMPTS": "1"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "stock", "1"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1
+    assert "CommandError: DynamoDB cannot be reached" in result.stderr
