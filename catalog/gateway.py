@@ -217,11 +217,11 @@ def new_token():
     return uuid.uuid4().hex
 
 
-def _now():
+def utc_now():
     return datetime.now(UTC)
 
 
-def _client_request_token(*parts):
+def client_request_token(*parts):
     """DynamoDB's ClientRequestToken (at most 36 characters) for one exact request."""
     return hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:36]
 
@@ -251,7 +251,7 @@ def _change_stock(*, product_id, delta, token, reason, who):
                 return replay
             raise InsufficientStock(product_id, available=current, requested=-delta)
         outcome = _apply_stock_change(
-            product_id=product_id, current=current, delta=delta, token=token, reason=reason, who=who, at=_now()
+            product_id=product_id, current=current, delta=delta, token=token, reason=reason, who=who, at=utc_now()
         )
         if isinstance(outcome, StockChange):
             return outcome
@@ -261,7 +261,7 @@ def _change_stock(*, product_id, delta, token, reason, who):
     raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
 
 
-def _adjustment_item(*, product_id, adjustment_id, at, delta, resulting_level, reason, who, order_id=None):
+def adjustment_item(*, product_id, adjustment_id, at, delta, resulting_level, reason, who, order_id=None):
     stamp = at.isoformat(timespec="microseconds")
     item = {
         **keys.stock_adjustment_key(product_id, at=stamp, adjustment_id=adjustment_id),
@@ -294,7 +294,7 @@ def _apply_stock_change(*, product_id, current, delta, token, reason, who, at):
     marked as used. Returns the StockChange, or the level found instead of `current`
     (None if unknown) when another write got there first."""
     new_level = current + delta
-    adjustment = _adjustment_item(
+    adjustment = adjustment_item(
         product_id=product_id, adjustment_id=token, at=at, delta=delta,
         resulting_level=new_level, reason=reason, who=who,
     )
@@ -331,7 +331,7 @@ def _apply_stock_change(*, product_id, current, delta, token, reason, who, at):
             client().transact_write_items(
                 TransactItems=transact_items,
                 # The same request retried (by botocore, after a lost answer) applies once.
-                ClientRequestToken=_client_request_token(token, product_id, current, adjustment["at"]),
+                ClientRequestToken=client_request_token(token, product_id, current, adjustment["at"]),
             )
     except ClientError as exc:
         code = error_code(exc)

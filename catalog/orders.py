@@ -23,12 +23,12 @@ from .dynamo import client, deserialize, error_code, serialize, table_name, tran
 from .entities import Order, Page, Product
 from .errors import InvalidInput, LineProblem, NotFound, OrderRejected, StockBusy
 from .gateway import (
-    _adjustment_item,
-    _client_request_token,
-    _now,
+    adjustment_item,
     check_id,
     check_quantity,
+    client_request_token,
     products_get_many,
+    utc_now,
 )
 
 MAX_LINES = 25  # 3 actions a line + 2 keeps a transaction within DynamoDB's 100
@@ -99,7 +99,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
             raise OrderRejected(problems)
         outcome = _transact_order(
             customer_id=customer_id, customer_name=customer_name, order_id=order_id, token=token,
-            lines=lines, products=products, at=_now(),
+            lines=lines, products=products, at=utc_now(),
         )
         if isinstance(outcome, Order):
             return outcome
@@ -131,7 +131,7 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
                 }
             }
         )
-        adjustment = _adjustment_item(
+        adjustment = adjustment_item(
             product_id=line.product_id, adjustment_id=order_id, at=at, delta=-line.quantity,
             resulting_level=current - line.quantity, reason=f"Order {order_id}", who=customer_name,
             order_id=order_id,
@@ -184,7 +184,7 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         with translate_errors():
             client().transact_write_items(
                 TransactItems=actions,
-                ClientRequestToken=_client_request_token(token, order_id, stamp, levels),
+                ClientRequestToken=client_request_token(token, order_id, stamp, levels),
             )
     except ClientError as exc:
         code = error_code(exc)

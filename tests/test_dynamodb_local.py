@@ -19,7 +19,7 @@ pytestmark = pytest.mark.dynamodb_local
 def test_a_retried_identical_transaction_applies_once(local_catalog):
     """botocore retries a request whose answer was lost with the same ClientRequestToken;
     DynamoDB applies it once and answers success both times."""
-    at = gateway._now()
+    at = gateway.utc_now()
     args = dict(product_id="4", current=12, delta=5, token="crt", reason="Shipment", who="ann", at=at)
     first = gateway._apply_stock_change(**args)
     second = gateway._apply_stock_change(**args)
