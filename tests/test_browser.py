@@ -91,3 +91,13 @@ def test_screenshots_of_home_and_product(shop, page):
     screenshot(page, "brand")
     page.set_viewport_size({"width": 390, "height": 844})
     screenshot(page, "brand-phone")
+
+
+@pytest.mark.parametrize("menu", ["Brands", "Categories"])
+def test_header_menus_open_within_a_phone_screen(shop, page, menu):
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{shop}/")
+    page.locator("summary", has_text=menu).click()
+    box = page.locator("details[open] ul").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= 390
+    expect(page.locator("details[open] ul").get_by_role("link").first).to_be_visible()
