@@ -83,7 +83,7 @@ def main(argv=None):
                     for _ in range(args.renders):
                         render(client, page, page_ids)
                 per_render = (time.perf_counter() - started) / args.renders * 1000
-                tree = profiler.output_text(unicode=True, color=False, show_all=True)
+                tree = profiler.output_text(unicode=True, color=False)
                 flat = profiler.output_text(unicode=True, color=False, flat=True)
                 text = "Functions by own time:\n" + "\n".join(flat.splitlines()[:60]) + "\n\nCall tree:\n" + tree
                 header = (f"{name}: {args.renders} renders, {per_render:.2f} ms a render profiled; "
