@@ -2,17 +2,16 @@
 (recorded by the meter while it rendered), sent again and again, one after the other, through
 the same boto3 client and to the same DynamoDB Local. What a page costs above this is Django,
 the templates and HTTP."""
+import threading
 import time
 
 from botocore import xform_name
 
 from catalog import dynamo
 
-from .meter import latency_summary
 
-
-def time_requests(calls, iterations, client=None, warmup=20):
-    """Latency summary of sending `calls` (a page's requests, in order) `iterations` times."""
+def time_calls(calls, iterations, client=None, warmup=10):
+    """Durations (seconds) of sending `calls` (a page's requests, in order), `iterations` times."""
     client = client or dynamo.client()
     methods = [(getattr(client, xform_name(operation)), params) for operation, params in calls]
     durations = []
@@ -22,9 +21,7 @@ def time_requests(calls, iterations, client=None, warmup=20):
             method(**params)
         if i >= warmup:
             durations.append(time.perf_counter() - start)
-    summary = latency_summary(durations)
-    summary["requests"] = [describe(operation, params) for operation, params in calls]
-    return summary
+    return durations
 
 
 def describe(operation, params):
@@ -41,3 +38,25 @@ def describe(operation, params):
     if "ExclusiveStartKey" in params:
         parts.append("ExclusiveStartKey")
     return " ".join(parts)
+
+
+def warm_up(call_lists, total, threads=4, client=None):
+    """Send `total` requests (cycling through `call_lists`) from a few threads. DynamoDB Local
+    runs on the JVM: its first few thousand queries are up to twice as slow as later ones,
+    which would otherwise bias whichever catalog or page is measured first."""
+    client = client or dynamo.client()
+    flat = [(getattr(client, xform_name(op)), params) for calls in call_lists for op, params in calls]
+    if not flat:
+        return
+    per_thread = max(1, total // threads)
+
+    def work(offset):
+        for i in range(per_thread):
+            method, params = flat[(offset + i) % len(flat)]
+            method(**params)
+
+    workers = [threading.Thread(target=work, args=(n,)) for n in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()

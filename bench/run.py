@@ -19,6 +19,7 @@ import argparse
 import os
 import platform
 import secrets
+import statistics
 import sys
 import time
 import uuid
@@ -31,8 +32,11 @@ if __package__ in (None, ""):
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(ROOT))
 
-QUICK = {"sizes": [300, 3000], "duration": 3, "raw_iterations": 200, "start_stock": 100}
-FULL = {"sizes": [1000, 100_000], "duration": 10, "raw_iterations": 1000, "start_stock": 200}
+# QUICK must stay under 3 minutes on the 2-core machine (about 2 today).
+QUICK = {"sizes": [300, 3000], "duration": 3, "raw_iterations": 120, "start_stock": 60, "flat_rounds": 2,
+         "flat_duration": 1, "warmup": 2500}
+FULL = {"sizes": [1000, 100_000], "duration": 10, "raw_iterations": 1000, "start_stock": 200, "flat_rounds": 4,
+        "flat_duration": 3, "warmup": 6000}
 # In-process renders are slower than raw requests; fewer of them give as steady a p50.
 MAX_RENDER_ITERATIONS = 300
 
@@ -47,10 +51,13 @@ def parse_args(argv=None):
     parser.add_argument("--sizes", type=_ints, help="catalog sizes, smallest first (default 1000,100000; quick 300,3000)")
     parser.add_argument("--duration", type=int, help="seconds a load point (default 10; quick 3)")
     parser.add_argument("--concurrency", type=_ints, default=[1, 8, 32], help="load concurrencies (default 1,8,32)")
-    parser.add_argument("--raw-iterations", type=int, help="raw requests timed per page type (default 1000; quick 200)")
+    parser.add_argument("--flat-rounds", type=int, help="flatness: rounds over the catalogs (default 4; quick 2)")
+    parser.add_argument("--flat-duration", type=int, help="flatness: seconds a point (default 3; quick 1)")
+    parser.add_argument("--warmup", type=int, help="DynamoDB requests sent before timing anything (default 6000; quick 2500)")
+    parser.add_argument("--raw-iterations", type=int, help="raw requests timed per page type (default 1000; quick 120)")
     parser.add_argument("--baseline", type=int, default=2000, help="products imported one PutItem at a time")
     parser.add_argument("--buyers", type=_ints, default=[8, 32], help="contention: concurrent buyers (default 8,32)")
-    parser.add_argument("--start-stock", type=int, help="contention: stock at the start (default 200; quick 100)")
+    parser.add_argument("--start-stock", type=int, help="contention: stock at the start (default 200; quick 60)")
     parser.add_argument("--no-load", action="store_true", help="skip gunicorn and wrk (page figures from in-process renders)")
     parser.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
     parser.add_argument("--db-path", help="keep DynamoDB Local's data in this folder (default: in memory)")
@@ -158,63 +165,106 @@ def import_catalogs(args, run_id):
 
 
 def measure_in_process(tables, args):
-    """Per size: page ids, DynamoDB cost per page, raw request timings and in-process render timings."""
+    """Per size: DynamoDB cost per page, then the raw requests and the in-process renders timed
+    in alternating rounds over the catalogs (a drift of the machine, or DynamoDB Local's JIT
+    warming up, then hits every catalog alike)."""
     from .meter import latency_summary
     from .pages import PAGES, discover_ids, django_client, measure_costs, render
-    from .raw import time_requests
+    from .raw import describe, time_calls, warm_up
 
-    costs, raw, renders, page_ids = None, {}, {}, {}
+    costs, calls, page_ids = None, {}, {}
     for size, table in tables.items():
         use_table(table)
-        ids = page_ids[size] = discover_ids()
-        size_costs, calls = measure_costs(ids)
+        page_ids[size] = discover_ids()
+        size_costs, calls[size] = measure_costs(page_ids[size])
         if size == args.sizes[-1]:
             costs = size_costs
-        log(f"raw DynamoDB requests on {size:,} products ({args.raw_iterations} each)")
-        raw[str(size)] = {page: time_requests(calls[page], args.raw_iterations) for page in calls}
-        client = django_client()
-        iterations = min(args.raw_iterations, MAX_RENDER_ITERATIONS)
-        renders[str(size)] = {}
-        for page in PAGES:
-            for _ in range(10):
-                render(client, page, ids)
-            durations = []
-            for _ in range(iterations):
-                started = time.perf_counter()
-                render(client, page, ids)
-                durations.append(time.perf_counter() - started)
-            renders[str(size)][page.name] = latency_summary(durations)
+    started = time.perf_counter()
+    warm_up([page_calls for size_calls in calls.values() for page_calls in size_calls.values()], args.warmup)
+    log(f"DynamoDB Local warmed up: {args.warmup:,} requests in {time.perf_counter() - started:.1f} s")
+    client = django_client()
+    rounds = max(1, args.flat_rounds)
+    raw_iterations = max(1, args.raw_iterations // rounds)
+    render_iterations = max(1, min(args.raw_iterations, MAX_RENDER_ITERATIONS) // rounds)
+    raw_times = {size: {page.name: [] for page in PAGES} for size in tables}
+    render_times = {size: {page.name: [] for page in PAGES} for size in tables}
+    log(f"raw DynamoDB requests and in-process renders, {rounds} rounds over the catalogs "
+        f"({raw_iterations} requests and {render_iterations} renders a page a round)")
+    for _ in range(rounds):
+        for size, table in tables.items():
+            use_table(table)
+            for page in PAGES:
+                raw_times[size][page.name] += time_calls(calls[size][page.name], raw_iterations)
+                for _ in range(5):
+                    render(client, page, page_ids[size])
+                for _ in range(render_iterations):
+                    started = time.perf_counter()
+                    render(client, page, page_ids[size])
+                    render_times[size][page.name].append(time.perf_counter() - started)
+    raw = {
+        str(size): {
+            page: {**latency_summary(times), "requests": [describe(op, params) for op, params in calls[size][page]]}
+            for page, times in pages.items()
+        }
+        for size, pages in raw_times.items()
+    }
+    renders = {str(size): {page: latency_summary(times) for page, times in pages.items()} for size, pages in render_times.items()}
     return costs, raw, renders, page_ids
 
 
 def load_pages(tables, args, server_env, out_dir):
-    """gunicorn per table, wrk per page type and concurrency (every concurrency on the largest
-    catalog, concurrency 1 on the others for the flatness comparison)."""
+    """One gunicorn per catalog, all serving at once. First the flatness rounds: each page at
+    concurrency 1 on every catalog in turn, a few short rounds, so that a busy neighbour or a
+    drift of the machine hits every catalog alike. Then every page at every concurrency on the
+    largest catalog. Returns (load, flatness rounds)."""
+    from contextlib import ExitStack
+
     from .load import Server, gunicorn_flags, wrk
     from .pages import PAGES, ids
 
-    results = {}
-    for size, table in tables.items():
-        env = {**server_env, "DYNAMODB_TABLE": table}
-        with Server(env, out_dir / f"gunicorn-{size}.log") as server:
-            page_ids = ids(server.get("/brands/1/"))
+    def point(server, page, page_ids, conc, duration):
+        return wrk(server.url + page.path.format(**page_ids), concurrency=conc, duration=duration,
+                   headers=page.headers, method=page.method, body=page.body)
+
+    def show(size, page, p):
+        log(f"  {size:>7,} {page.name:<15} c={p['concurrency']:<3} {p['rps']:>7} req/s  p50 {p['p50_ms']} ms  "
+            f"p99 {p['p99_ms']} ms  errors {p['errors']}")
+
+    load, rounds = {}, {}
+    with ExitStack() as stack:
+        servers = {}
+        for size, table in tables.items():
+            env = {**server_env, "DYNAMODB_TABLE": table}
+            server = stack.enter_context(Server(env, out_dir / f"gunicorn-{size}.log"))
+            servers[size] = (server, ids(server.get("/brands/1/")))
             # Warm every worker's name cache and connections before measuring.
             wrk(server.url + "/", concurrency=gunicorn_flags()["workers"] * 2, duration=1)
-            results[str(size)] = {}
-            concurrencies = args.concurrency if size == args.sizes[-1] else [1]
-            for page in PAGES:
-                results[str(size)][page.name] = {}
-                for conc in concurrencies:
-                    point = wrk(server.url + page.path.format(**page_ids), concurrency=conc, duration=args.duration,
-                                headers=page.headers, method=page.method, body=page.body)
-                    results[str(size)][page.name][str(conc)] = point
-                    log(f"  {size:>7,} {page.name:<15} c={conc:<3} {point['rps']:>7} req/s  p50 {point['p50_ms']} ms  "
-                        f"p99 {point['p99_ms']} ms  errors {point['errors']}")
-    return results
+        if len(servers) > 1:
+            for n in range(args.flat_rounds):
+                log(f"flatness round {n + 1} of {args.flat_rounds} (concurrency 1, {args.flat_duration} s a point)")
+                for page in PAGES:
+                    for size, (server, page_ids) in servers.items():
+                        p = point(server, page, page_ids, 1, args.flat_duration)
+                        rounds.setdefault(str(size), {}).setdefault(page.name, []).append(p)
+        largest = args.sizes[-1]
+        server, page_ids = servers[largest]
+        log(f"load on {largest:,} products ({args.duration} s a point)")
+        load[str(largest)] = {}
+        for page in PAGES:
+            load[str(largest)][page.name] = {}
+            for conc in args.concurrency:
+                p = load[str(largest)][page.name][str(conc)] = point(server, page, page_ids, conc, args.duration)
+                show(largest, page, p)
+    return load, rounds
 
 
-def page_p50(results, size, page):
-    """A page's p50 at concurrency 1: from wrk when there was load, else the in-process render."""
+def page_p50(results, size, page, *, flatness=False):
+    """A page's p50 at concurrency 1: from wrk when there was load (for flatness, the median of
+    the rounds), else from the in-process renders."""
+    if flatness and results.get("load_flatness"):
+        points = results["load_flatness"].get(str(size), {}).get(page)
+        if points:
+            return round(statistics.median(p["p50_ms"] for p in points), 3)
     load = results.get("load", {}).get(str(size), {}).get(page, {}).get("1")
     if load:
         return load["p50_ms"]
@@ -237,6 +287,8 @@ def bench(args, *, server_env=None):
             "quick": bool(args.quick),
             "sizes": args.sizes,
             "duration_s": args.duration,
+            "flat_rounds": args.flat_rounds,
+            "flat_duration_s": args.flat_duration,
             "concurrency": args.concurrency,
             "raw_iterations": args.raw_iterations,
             "gunicorn": gunicorn_flags(),
@@ -251,7 +303,7 @@ def bench(args, *, server_env=None):
             if not wrk_available():
                 raise SystemExit("wrk is missing: bench/install.sh installs it (apt-get install wrk)")
             results["meta"]["load_generator"] = "wrk " + "(Lua: bench/wrk_report.lua)"
-            results["load"] = load_pages(tables, args, server_env, args.out)
+            results["load"], results["load_flatness"] = load_pages(tables, args, server_env, args.out)
 
         largest, smallest = args.sizes[-1], args.sizes[0]
         results["overhead"] = {}
@@ -267,9 +319,18 @@ def bench(args, *, server_env=None):
         results["flatness"] = {}
         if largest != smallest:
             for page in results["raw"][str(largest)]:
-                small, large = page_p50(results, smallest, page), page_p50(results, largest, page)
+                small, large = page_p50(results, smallest, page, flatness=True), page_p50(results, largest, page, flatness=True)
                 if small and large:
-                    results["flatness"][page] = {"small_p50_ms": small, "large_p50_ms": large, "ratio": round(large / small, 3)}
+                    render_small = results["render"][str(smallest)][page]["p50_ms"]
+                    raw_small = results["raw"][str(smallest)][page]["p50_ms"]
+                    results["flatness"][page] = {
+                        "small_p50_ms": small,
+                        "large_p50_ms": large,
+                        "ratio": round(large / small, 3),
+                        # The same comparison without HTTP, and for the raw request alone.
+                        "render_ratio": round(results["render"][str(largest)][page]["p50_ms"] / render_small, 3),
+                        "raw_ratio": round(results["raw"][str(largest)][page]["p50_ms"] / raw_small, 3),
+                    }
 
         use_table(tables[largest])
         results["contention"] = {}

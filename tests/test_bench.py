@@ -14,7 +14,7 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
     settings.DYNAMODB_ENDPOINT_URL = dynamodb_local_url
     dynamo.reset_client()
     args = bench_run.parse_args([
-        "--sizes", "60,90", "--no-load", "--no-chart", "--raw-iterations", "5", "--baseline", "30",
+        "--sizes", "60,90", "--no-load", "--no-chart", "--raw-iterations", "6", "--warmup", "40", "--baseline", "30",
         "--buyers", "2,4", "--start-stock", "6", "--out", str(tmp_path),
     ])
     try:
