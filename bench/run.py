@@ -61,6 +61,9 @@ def parse_args(argv=None):
     parser.add_argument("--no-load", action="store_true", help="skip gunicorn and wrk (page figures from in-process renders)")
     parser.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
     parser.add_argument("--db-path", help="keep DynamoDB Local's data in this folder (default: in memory)")
+    parser.add_argument("--rederive", type=Path, metavar="RESULTS_JSON",
+                        help="measure nothing: recompute overhead, flatness, targets, results.md and the chart "
+                             "from a saved results.json into --out")
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench", help="where results go (default var/bench)")
     args = parser.parse_args(argv)
     defaults = QUICK if args.quick else FULL
@@ -258,18 +261,52 @@ def load_pages(tables, args, server_env, out_dir):
     return load, rounds
 
 
-def page_p50(results, size, page, *, flatness=False):
-    """A page's p50 at concurrency 1: from wrk when there was load (for flatness, the median of
-    the rounds), else from the in-process renders."""
-    if flatness and results.get("load_flatness"):
-        points = results["load_flatness"].get(str(size), {}).get(page)
-        if points:
-            return round(statistics.median(p["p50_ms"] for p in points), 3)
+def page_p50(results, size, page):
+    """A page's p50 at concurrency 1 over HTTP: the median of the alternating rounds (the
+    steadiest figure on a shared machine), else the load point at concurrency 1, else (no
+    load generator) the in-process render's."""
+    points = results.get("load_flatness", {}).get(str(size), {}).get(page)
+    if points:
+        return round(statistics.median(p["p50_ms"] for p in points), 3)
     load = results.get("load", {}).get(str(size), {}).get(page, {}).get("1")
     if load:
         return load["p50_ms"]
     render = results["render"].get(str(size), {}).get(page)
     return render["p50_ms"] if render else None
+
+
+def derive(results):
+    """Overhead and flatness from the measurements in `results` (also for a saved results.json)."""
+    sizes = results["meta"]["sizes"]
+    largest, smallest = str(sizes[-1]), str(sizes[0])
+    results["overhead"] = {}
+    for page, raw in results["raw"][largest].items():
+        p50 = page_p50(results, largest, page)
+        point = results.get("load", {}).get(largest, {}).get(page, {}).get("1")
+        results["overhead"][page] = {
+            "page_p50_ms": p50,
+            "load_point_p50_ms": point["p50_ms"] if point else None,
+            "render_p50_ms": results["render"][largest][page]["p50_ms"],
+            "raw_p50_ms": raw["p50_ms"],
+            "ratio": round(p50 / raw["p50_ms"], 3) if p50 else None,
+            "render_ratio": round(results["render"][largest][page]["p50_ms"] / raw["p50_ms"], 3),
+            "raw_requests": raw["requests"],
+        }
+    results["flatness"] = {}
+    if largest == smallest:
+        return results
+    for page in results["raw"][largest]:
+        small, large = page_p50(results, smallest, page), page_p50(results, largest, page)
+        if small and large:
+            results["flatness"][page] = {
+                "small_p50_ms": small,
+                "large_p50_ms": large,
+                "ratio": round(large / small, 3),
+                # The same comparison without HTTP, and for the raw request alone.
+                "render_ratio": round(results["render"][largest][page]["p50_ms"] / results["render"][smallest][page]["p50_ms"], 3),
+                "raw_ratio": round(results["raw"][largest][page]["p50_ms"] / results["raw"][smallest][page]["p50_ms"], 3),
+            }
+    return results
 
 
 def bench(args, *, server_env=None):
@@ -305,33 +342,9 @@ def bench(args, *, server_env=None):
             results["meta"]["load_generator"] = "wrk " + "(Lua: bench/wrk_report.lua)"
             results["load"], results["load_flatness"] = load_pages(tables, args, server_env, args.out)
 
-        largest, smallest = args.sizes[-1], args.sizes[0]
-        results["overhead"] = {}
-        for page, raw in results["raw"][str(largest)].items():
-            p50 = page_p50(results, largest, page)
-            results["overhead"][page] = {
-                "page_p50_ms": p50,
-                "render_p50_ms": results["render"][str(largest)][page]["p50_ms"],
-                "raw_p50_ms": raw["p50_ms"],
-                "ratio": round(p50 / raw["p50_ms"], 3) if p50 else None,
-                "raw_requests": raw["requests"],
-            }
-        results["flatness"] = {}
-        if largest != smallest:
-            for page in results["raw"][str(largest)]:
-                small, large = page_p50(results, smallest, page, flatness=True), page_p50(results, largest, page, flatness=True)
-                if small and large:
-                    render_small = results["render"][str(smallest)][page]["p50_ms"]
-                    raw_small = results["raw"][str(smallest)][page]["p50_ms"]
-                    results["flatness"][page] = {
-                        "small_p50_ms": small,
-                        "large_p50_ms": large,
-                        "ratio": round(large / small, 3),
-                        # The same comparison without HTTP, and for the raw request alone.
-                        "render_ratio": round(results["render"][str(largest)][page]["p50_ms"] / render_small, 3),
-                        "raw_ratio": round(results["raw"][str(largest)][page]["p50_ms"] / raw_small, 3),
-                    }
+        derive(results)
 
+        largest = args.sizes[-1]
         use_table(tables[largest])
         results["contention"] = {}
         for buyers in args.buyers:
@@ -357,6 +370,14 @@ def print_targets(results):
 def main(argv=None):
     args = parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.rederive:
+        import json
+
+        from . import report
+
+        results = report.write(derive(json.loads(args.rederive.read_text())), args.out, with_chart=not args.no_chart)
+        print_targets(results)
+        return 0
     from tools import dynamodb_local
 
     log("starting DynamoDB Local")
