@@ -36,7 +36,7 @@ $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.installed
 # Benchmarks (not part of `make test` or CI): `make bench QUICK=1` for the short run.
 # Results in var/bench/ (results.md, results.json, results.png).
 bench-deps:
-	@bench/install.sh
+	@scripts/install-system-deps.sh bench
 
 bench: bench-deps setup dynamodb-local $(VENV)/.bench-installed
 	$(PY) bench/run.py $(if $(QUICK),--quick,)

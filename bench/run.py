@@ -338,7 +338,7 @@ def bench(args, *, server_env=None):
         results["costs"], results["raw"], results["render"], page_ids = measure_in_process(tables, args)
         if server_env is not None and not args.no_load:
             if not wrk_available():
-                raise SystemExit("wrk is missing: bench/install.sh installs it (apt-get install wrk)")
+                raise SystemExit("wrk is missing: `scripts/install-system-deps.sh bench` installs it (apt-get install wrk)")
             results["meta"]["load_generator"] = "wrk " + "(Lua: bench/wrk_report.lua)"
             results["load"], results["load_flatness"] = load_pages(tables, args, server_env, args.out)
 
