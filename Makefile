@@ -7,7 +7,7 @@ PORT ?= 8000
 DYNAMODB_LOCAL_PORT ?= 8001
 PYTEST_ARGS ?=
 
-.PHONY: run test bench setup dynamodb-local system-deps lint clean
+.PHONY: run test bench bench-deps setup dynamodb-local system-deps lint clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -29,7 +29,16 @@ run: setup
 test: system-deps setup dynamodb-local
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-bench: setup dynamodb-local
+$(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.installed
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
+	@touch $@
+
+# Benchmarks (not part of `make test` or CI): `make bench QUICK=1` for the short run.
+# Results in var/bench/ (results.md, results.json, results.png).
+bench-deps:
+	@scripts/install-system-deps.sh bench
+
+bench: bench-deps setup dynamodb-local $(VENV)/.bench-installed
 	$(PY) bench/run.py $(if $(QUICK),--quick,)
 
 lint: setup

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.utils.functional import SimpleLazyObject
 
 from . import names
@@ -15,5 +16,10 @@ def _or_empty(load):
 
 
 def navigation(request):
-    """All brands and categories for the header menus, read only if a template uses them."""
-    return {"nav_brands": _or_empty(names.brands), "nav_categories": _or_empty(names.categories)}
+    """All brands and categories for the header menus, read only if a template uses them.
+    The rendered menus are cached as long as the names are (base.html, names.NAV_FRAGMENT)."""
+    return {
+        "nav_brands": _or_empty(names.brands),
+        "nav_categories": _or_empty(names.categories),
+        "nav_cache_seconds": settings.CATALOG_NAMES_TTL,
+    }

@@ -6,12 +6,16 @@ and the home page is none while the cache is warm.
 """
 from django.conf import settings
 from django.core.cache import cache
+from django.core.cache.utils import make_template_fragment_key
 
 from . import gateway
 from .errors import NotFound
 
 BRANDS_KEY = "catalog:brands"
 CATEGORIES_KEY = "catalog:categories"
+# The header menus of base.html, rendered from these names and cached as long (so a renamed
+# brand can show its old name in the menus for up to twice CATALOG_NAMES_TTL).
+NAV_FRAGMENT = make_template_fragment_key("catalog_nav")
 
 
 def _cached(key, load):
@@ -58,4 +62,4 @@ def category_names():
 
 def forget():
     """Drop the cached names (after an import, say)."""
-    cache.delete_many([BRANDS_KEY, CATEGORIES_KEY])
+    cache.delete_many([BRANDS_KEY, CATEGORIES_KEY, NAV_FRAGMENT])

@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
 # What the tests need from Debian: Java 17 (DynamoDB Local), npm (to fetch it), Chromium
-# (real-browser tests). Installs what is missing with apt when run as root; otherwise says what to do.
+# (real-browser tests); with `bench`, wrk instead of Chromium (the load generator).
+# Installs what is missing with apt when run as root; otherwise says what to do.
 set -euo pipefail
 missing=()
 command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
 command -v npm >/dev/null || missing+=(npm)
-[ -x /usr/bin/chromium ] || missing+=(chromium)
+case "${1:-test}" in
+  test) [ -x /usr/bin/chromium ] || missing+=(chromium) ;;  # `make test`
+  bench) command -v wrk >/dev/null || missing+=(wrk) ;;     # `make bench`: the load generator
+  *) echo "usage: $0 [test|bench]" >&2; exit 2 ;;
+esac
 [ ${#missing[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" -ne 0 ]; then
   echo "Missing: ${missing[*]}. Install them with: sudo apt-get install -y ${missing[*]}" >&2

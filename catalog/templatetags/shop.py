@@ -1,7 +1,11 @@
 from decimal import Decimal
+from functools import lru_cache
+from urllib.parse import quote
 
 from django import template
 from django.conf import settings
+from django.urls import get_script_prefix, get_urlconf, reverse
+from django.utils.http import RFC3986_SUBDELIMS
 
 register = template.Library()
 
@@ -57,3 +61,21 @@ def lookup(mapping, key):
         return mapping.get(key, key)
     except AttributeError:
         return key
+
+
+_MARK = "\x00"
+
+
+@lru_cache(maxsize=64)
+def _around_id(name, script_prefix, urlconf):
+    """The URL of a one-ID page split around the ID: reversed once, reused for every link."""
+    before, _, after = reverse(name, urlconf=urlconf, args=[_MARK]).partition(quote(_MARK))
+    return before, after
+
+
+@register.simple_tag
+def shop_url(name, object_id):
+    """{% shop_url 'brand' b.brand_id %}: what {% url 'brand' b.brand_id %} gives, without a
+    full reverse() per link (a page has a hundred: the menus, tiles and product cards)."""
+    before, after = _around_id(name, get_script_prefix(), get_urlconf())
+    return f"{before}{quote(str(object_id), safe=RFC3986_SUBDELIMS + '~:@')}{after}"

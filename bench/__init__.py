@@ -1,0 +1,1 @@
+"""Benchmarks of the storefront: `make bench` (or `make bench QUICK=1`) runs bench/run.py."""

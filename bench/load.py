@@ -1,0 +1,126 @@
+"""The site served as production serves it (gunicorn, gthread, DEBUG off, whitenoise), and wrk
+to load it."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from tools.dynamodb_local import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+RUN_SCRIPT = ROOT / "scripts" / "run.sh"
+LUA = Path(__file__).with_name("wrk_report.lua")
+
+
+def gunicorn_flags():
+    """The worker flags of scripts/run.sh (its defaults, or WEB_CONCURRENCY / GUNICORN_THREADS)."""
+    text = RUN_SCRIPT.read_text()
+    found = {}
+    for var in ("WEB_CONCURRENCY", "GUNICORN_THREADS"):
+        match = re.search(r"\$\{" + var + r":-(\d+)\}", text)
+        if not match:
+            raise RuntimeError(f"scripts/run.sh no longer has ${{{var}:-N}}: update bench/load.py")
+        found[var] = int(os.environ.get(var) or match.group(1))
+    worker_class = re.search(r"--worker-class (\w+)", text).group(1)
+    return {"worker_class": worker_class, "workers": found["WEB_CONCURRENCY"], "threads": found["GUNICORN_THREADS"]}
+
+
+def collectstatic(env):
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
+    )
+
+
+class Server:
+    """gunicorn on a free loopback port, serving one table."""
+
+    def __init__(self, env, log_path):
+        self.env = env
+        self.log_path = Path(log_path)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.flags = gunicorn_flags()
+        self.process = None
+
+    def __enter__(self):
+        self.log = open(self.log_path, "wb")
+        self.process = subprocess.Popen(
+            [
+                sys.executable, "-m", "gunicorn", "storefront.wsgi:application",
+                "--bind", f"127.0.0.1:{self.port}",
+                "--worker-class", self.flags["worker_class"],
+                "--workers", str(self.flags["workers"]),
+                "--threads", str(self.flags["threads"]),
+                "--access-logfile", "-",
+            ],
+            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        self._wait_ready()
+        return self
+
+    def _wait_ready(self, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {self.process.returncode}; see {self.log_path}")
+            try:
+                with urllib.request.urlopen(self.url + "/", timeout=2) as response:
+                    if response.status == 200:
+                        return
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.2)
+        raise RuntimeError(f"gunicorn did not answer within {timeout}s; see {self.log_path}")
+
+    def get(self, path):
+        with urllib.request.urlopen(self.url + path, timeout=10) as response:
+            return response.read().decode()
+
+    def __exit__(self, *exc):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.log.close()
+        return False
+
+
+def wrk_available():
+    return shutil.which("wrk") is not None
+
+
+def wrk(url, *, concurrency, duration, headers=None, method="GET", body=None):
+    """One load point: `concurrency` connections for `duration` seconds. Returns the figures."""
+    threads = max(1, min(concurrency, os.cpu_count() or 1))
+    cmd = ["wrk", "-t", str(threads), "-c", str(concurrency), "-d", f"{max(1, round(duration))}s", "--timeout", "10s", "-s", str(LUA)]
+    for name, value in (headers or {}).items():
+        cmd += ["-H", f"{name}: {value}"]
+    cmd += [url, "--", method, body or ""]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60)
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("BENCH_JSON ")), None)
+    if out.returncode != 0 or line is None:
+        raise RuntimeError(f"wrk failed ({out.returncode}): {out.stderr or out.stdout}")
+    raw = json.loads(line[len("BENCH_JSON "):])
+    socket_errors = raw["connect"] + raw["read"] + raw["write"] + raw["timeout"]
+    seconds = raw["duration_us"] / 1e6
+    return {
+        "concurrency": concurrency,
+        "seconds": round(seconds, 2),
+        "requests": raw["requests"],
+        "rps": round(raw["requests"] / seconds, 1) if seconds else 0.0,
+        "p50_ms": round(raw["p50_us"] / 1000, 2),
+        "p95_ms": round(raw["p95_us"] / 1000, 2),
+        "p99_ms": round(raw["p99_us"] / 1000, 2),
+        "max_ms": round(raw["max_us"] / 1000, 2),
+        "non2xx": raw["non2xx"],
+        "socket_errors": socket_errors,
+        "errors": raw["non2xx"] + socket_errors,
+    }

@@ -1,0 +1,104 @@
+"""The page types the benchmark measures, and what each costs in DynamoDB (rendered in-process).
+
+Each page type is one entry of PAGES: a path template over the catalog's IDs, the method, the
+headers and the body. The load generator, the in-process renderer and the raw replay all read
+this list, so a new kind of request is one entry. The stock POST and the checkout will come
+that way (method="POST", a body, and the CSRF token the loaders will take from a GET first).
+"""
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from django.core.cache import cache
+from django.test import Client
+
+from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
+from .meter import Meter
+
+
+@dataclass(frozen=True)
+class PageType:
+    name: str
+    path: str  # formatted with the IDs of `ids()`: {brand}, {category}, {product}, {next_url}
+    method: str = "GET"
+    headers: dict = field(default_factory=dict)
+    body: Optional[str] = None
+    note: str = ""
+
+
+PAGES = [
+    PageType("home", "/", note="brands and categories, from the name cache while it is warm"),
+    PageType("brand", "/brands/{brand}/"),
+    PageType("brand_category", "/brands/{brand}/?category={category}"),
+    PageType("category_brand", "/categories/{category}/?brand={brand}"),
+    PageType("product", "/products/{product}/"),
+    PageType("load_more", "{next_url}", headers={"HX-Request": "true"}, note="HTMX fragment: the brand page's page 2"),
+    # Later, one entry each:
+    # PageType("stock_post", "/products/{product}/stock/", method="POST", body="quantity=1&..."),
+    # PageType("checkout", "/checkout/", method="POST", body="..."),
+]
+
+NEXT_URL = re.compile(r'hx-get="([^"]*[?&](?:amp;)?after=[^"]*)"')
+
+
+def next_url(page_html):
+    """The "Load more" link of a browse page (the cursor is signed; take it from the page)."""
+    match = NEXT_URL.search(page_html)
+    if not match:
+        raise RuntimeError("the brand page has no Load more link: the catalog is too small for the bench")
+    return html.unescape(match.group(1))
+
+
+def ids(first_brand_page_html):
+    return {
+        "brand": FEATURED_BRAND,
+        "category": FEATURED_CATEGORY,
+        "product": "1",
+        "next_url": next_url(first_brand_page_html),
+    }
+
+
+def django_client():
+    # The host the bench serves on; the test client's own "testserver" is not an allowed host.
+    return Client(HTTP_HOST="127.0.0.1")
+
+
+def render(client, page, page_ids):
+    headers = {f"HTTP_{k.upper().replace('-', '_')}": v for k, v in page.headers.items()}
+    path = page.path.format(**page_ids)
+    if page.method == "GET":
+        response = client.get(path, **headers)
+    else:
+        response = client.generic(page.method, path, page.body or "", "application/x-www-form-urlencoded", **headers)
+    if not 200 <= response.status_code < 300:
+        raise RuntimeError(f"{page.name} {path}: HTTP {response.status_code}")
+    return response
+
+
+def discover_ids(client=None):
+    client = client or django_client()
+    response = client.get(f"/brands/{FEATURED_BRAND}/")
+    if response.status_code != 200:
+        raise RuntimeError(f"brand page: HTTP {response.status_code}")
+    return ids(response.content.decode())
+
+
+def measure_costs(page_ids, pages=PAGES):
+    """Each page rendered in-process with the Django test client: the DynamoDB requests and the
+    capacity of a render with a cold name cache, and of one with a warm cache (the steady state).
+
+    Returns ({page: {"cold": ..., "warm": ...}}, {page: [(operation, params), ...]}), the second
+    being the requests a page makes (warm, or cold if a warm render makes none) for the raw replay.
+    """
+    client = django_client()
+    costs, calls = {}, {}
+    for page in pages:
+        cache.clear()
+        with Meter() as cold:
+            render(client, page, page_ids)
+        with Meter() as warm:
+            render(client, page, page_ids)
+        costs[page.name] = {"cold": cold.summary(), "warm": warm.summary()}
+        calls[page.name] = warm.calls or cold.calls[:1]
+    return costs, calls

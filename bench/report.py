@@ -1,0 +1,201 @@
+"""results.json -> targets, results.md and a chart."""
+import json
+
+BROWSE_PAGES = ("brand", "brand_category", "category_brand", "load_more", "product")
+
+TARGETS = {
+    "overhead": 1.3,  # page p50 at concurrency 1 / the raw DynamoDB request's p50
+    "flatness": 1.1,  # brand page p50, largest / smallest catalog
+    "requests_per_page": 1,  # DynamoDB requests per browse or product page (warm name cache)
+    "errors": 0,  # non-2xx answers and socket errors under load
+}
+
+
+def targets(results):
+    """Our targets beside what was measured. Informative: nothing fails on them."""
+    rows = []
+    overhead = results.get("overhead", {})
+    if overhead:
+        worst = max((v["ratio"], k) for k, v in overhead.items() if k in BROWSE_PAGES)
+        rows.append({
+            "target": f"overhead ratio <= {TARGETS['overhead']} at concurrency 1 (browse and product pages)",
+            "measured": f"{worst[0]:.2f} at worst ({worst[1]}); brand {overhead['brand']['ratio']:.2f}",
+            "met": worst[0] <= TARGETS["overhead"],
+        })
+    flatness = results.get("flatness", {}).get("brand")
+    if flatness:
+        rows.append({
+            "target": f"flatness ratio <= {TARGETS['flatness']} (brand page p50, largest / smallest catalog)",
+            "measured": f"{flatness['ratio']:.2f}",
+            "met": flatness["ratio"] <= TARGETS["flatness"],
+        })
+    costs = results.get("costs", {})
+    if costs:
+        per_page = {p: costs[p]["warm"]["requests"] for p in BROWSE_PAGES if p in costs}
+        rows.append({
+            "target": "one DynamoDB request per browse or product page",
+            "measured": ", ".join(f"{p} {n}" for p, n in per_page.items()),
+            "met": all(n == TARGETS["requests_per_page"] for n in per_page.values()),
+        })
+    load = results.get("load", {})
+    if load:
+        errors = sum(point["errors"] for pages in load.values() for points in pages.values() for point in points.values())
+        errors += sum(p["errors"] for pages in results.get("load_flatness", {}).values() for points in pages.values()
+                      for p in points)
+        rows.append({"target": "zero errors under load", "measured": str(errors), "met": errors == TARGETS["errors"]})
+    return rows
+
+
+def _table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def markdown(results):
+    meta = results["meta"]
+    out = [
+        f"# Storefront benchmark, {meta['date']}",
+        "",
+        f"{meta['machine']}; load average before: {meta['load_average_before']}. "
+        f"gunicorn {meta['gunicorn']['worker_class']} {meta['gunicorn']['workers']} workers × "
+        f"{meta['gunicorn']['threads']} threads; DynamoDB Local ({meta['dynamodb_local']}); "
+        f"{'quick run' if meta['quick'] else 'full run'}, {meta['duration_s']} s a load point.",
+        "",
+        "## Targets",
+        "",
+        _table(["target", "measured", "met"], [[t["target"], t["measured"], "yes" if t["met"] else "**no**"] for t in results["targets"]]),
+        "",
+        "## Import (the project's bulk path: validate, BatchGetItem for existing IDs, BatchWriteItem)",
+        "",
+    ]
+    rows = []
+    for size, imp in results["import"].items():
+        rows.append([size, imp["seconds"], imp["items_per_s"], ", ".join(f"{n} {op}" for op, n in imp["requests"].items()),
+                     imp["write_units"]])
+    base = results.get("import_baseline")
+    if base:
+        rows.append([f"{base['products']} (one PutItem each)", base["seconds"], base["items_per_s"],
+                     f"{base['requests']} PutItem", base["write_units"]])
+    out += [_table(["products", "seconds", "items/s", "requests", "write units"], rows), ""]
+
+    if results.get("load"):
+        out += ["## Pages under load (wrk, keep-alive connections)", ""]
+        rows = []
+        for size, pages in results["load"].items():
+            for page, points in pages.items():
+                for conc, p in points.items():
+                    rows.append([size, page, conc, p["rps"], p["p50_ms"], p["p95_ms"], p["p99_ms"], p["errors"]])
+        out += [_table(["products", "page", "concurrency", "req/s", "p50 ms", "p95 ms", "p99 ms", "errors"], rows), ""]
+
+    out += ["## Overhead over the raw DynamoDB request (largest catalog, concurrency 1)", ""]
+    rows = []
+    for page, o in results["overhead"].items():
+        rows.append([page, o["raw_p50_ms"], o["render_p50_ms"], f"{o['render_ratio']:.2f}",
+                     o["page_p50_ms"] if o["page_p50_ms"] is not None else "-",
+                     f"{o['ratio']:.2f}" if o["ratio"] is not None else "-",
+                     o.get("load_point_p50_ms") or "-", "; ".join(o["raw_requests"])])
+    out += [_table(["page", "raw p50 ms", "in-process p50 ms", "ratio in-process", "HTTP p50 ms", "ratio",
+                    "HTTP p50 ms, load point", "raw request"], rows), ""]
+    out += ["Raw: the page's own DynamoDB requests (recorded while it rendered) sent alone with boto3. "
+            "In-process: the page rendered by the Django test client (Django, templates, the request). "
+            "HTTP: wrk against gunicorn at concurrency 1, the median of the flatness rounds (the ratio "
+            "uses it); the load point is the single longer run of the table above. The home page makes "
+            "no request while the name cache is warm; its raw figure is the Query PK=BRANDS of a cold cache.", ""]
+
+    if results.get("flatness"):
+        out += ["## Flatness: the same page on the largest and the smallest catalog (p50, concurrency 1)", ""]
+        rows = [[p, f["small_p50_ms"], f["large_p50_ms"], f"{f['ratio']:.2f}", f"{f['render_ratio']:.2f}",
+                 f"{f['raw_ratio']:.2f}"] for p, f in results["flatness"].items()]
+        sizes = results["meta"]["sizes"]
+        out += [_table(["page", f"{sizes[0]} products ms", f"{sizes[-1]} products ms", "ratio",
+                        "ratio in-process", "ratio raw request"], rows), ""]
+        if results.get("load_flatness"):
+            out += [f"Over HTTP: the median of {results['meta']['flat_rounds']} alternating rounds of "
+                    f"{results['meta']['flat_duration_s']} s a catalog. In-process: Django test client renders. "
+                    "Raw: the DynamoDB request alone.", ""]
+
+    out += ["## DynamoDB requests and consumed capacity per page (in-process render)", ""]
+    rows = []
+    for page, c in results["costs"].items():
+        warm, cold = c["warm"], c["cold"]
+        rows.append([page, warm["requests"], warm["read_units"], cold["requests"], cold["read_units"],
+                     ", ".join(f"{n} {op}" for op, n in cold["operations"].items())])
+    out += [_table(["page", "requests (warm)", "read units (warm)", "requests (cold cache)", "read units (cold)",
+                    "operations (cold)"], rows), ""]
+
+    out += ["## Contention: buyers taking 1 each from one product until it runs out", ""]
+    rows = []
+    for n, c in results["contention"].items():
+        rows.append([n, c["start_stock"], c["successes"], c["successes_per_s"], c["transactions"], c["retries"],
+                     c["stock_busy"], c["final_stock"], c["history_items"], "yes" if c["consistent"] else "**NO**"])
+    out += [_table(["buyers", "start", "successes", "successes/s", "TransactWriteItems", "retries", "StockBusy",
+                    "final stock", "history items", "exact"], rows), ""]
+    return "\n".join(out)
+
+
+def chart(results, path):
+    """Latency by page type and concurrency, and the flatness comparison. Needs matplotlib."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = results["meta"]["sizes"]
+    largest = str(sizes[-1])
+    load = results.get("load", {}).get(largest, {})
+    source = "wrk over HTTP"
+    if not load:  # --no-load: the in-process renders, as concurrency 1
+        load = {page: {"1": figures} for page, figures in results["render"][largest].items()}
+        source = "in-process renders, no HTTP"
+    fig, (left, right) = plt.subplots(1, 2, figsize=(14, 5.5), gridspec_kw={"width_ratios": [3, 2]})
+    pages = list(load)
+    concurrencies = sorted({int(c) for points in load.values() for c in points})
+    width = 0.8 / max(1, len(concurrencies))
+    for i, conc in enumerate(concurrencies):
+        xs = [j + (i - (len(concurrencies) - 1) / 2) * width for j in range(len(pages))]
+        p50 = [load[p].get(str(conc), {}).get("p50_ms", 0) for p in pages]
+        p99 = [load[p].get(str(conc), {}).get("p99_ms", 0) for p in pages]
+        bars = left.bar(xs, p50, width, label=f"p50, {conc} concurrent")
+        left.scatter(xs, p99, marker="_", s=200, color=bars.patches[0].get_facecolor(), zorder=3,
+                     label=f"p99, {conc} concurrent")
+    left.set_xticks(range(len(pages)), pages, rotation=20)
+    left.set_ylabel("latency, ms (log scale)")
+    left.set_yscale("log")
+    left.set_title(f"Page latency, {int(largest):,} products ({source})")
+    left.set_ylim(top=left.get_ylim()[1] * 6)
+    left.legend(fontsize=8, ncol=3, loc="upper left")
+    left.grid(axis="y", alpha=0.3)
+
+    flat = results.get("flatness", {})
+    fpages = list(flat)
+    raw = results.get("raw", {})
+    xs = range(len(fpages))
+    right.bar([x - 0.3 for x in xs], [flat[p]["small_p50_ms"] for p in fpages], 0.3, label=f"page, {int(sizes[0]):,} products")
+    right.bar(list(xs), [flat[p]["large_p50_ms"] for p in fpages], 0.3, label=f"page, {int(largest):,} products")
+    right.bar([x + 0.3 for x in xs], [raw.get(largest, {}).get(p, {}).get("p50_ms", 0) for p in fpages], 0.3,
+              label=f"raw DynamoDB request, {int(largest):,}")
+    for x, p in zip(xs, fpages):
+        right.annotate(f"×{flat[p]['ratio']:.2f}", (x, flat[p]["large_p50_ms"]), ha="center", va="bottom", fontsize=8)
+    right.set_xticks(list(xs), fpages, rotation=20)
+    right.set_ylabel("p50 latency, ms (concurrency 1)")
+    right.set_title("Flatness: small vs large catalog (×: large / small)")
+    right.set_ylim(top=right.get_ylim()[1] * 1.3)
+    right.legend(fontsize=8, loc="upper left")
+    right.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write(results, out_dir, *, with_chart=True):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results["targets"] = targets(results)
+    (out_dir / "results.json").write_text(json.dumps(results, indent=2, default=str) + "\n")
+    (out_dir / "results.md").write_text(markdown(results) + "\n")
+    if with_chart:
+        try:
+            chart(results, out_dir / "results.png")
+        except ImportError:
+            print("matplotlib is missing (pip install -r requirements-bench.txt): no chart")
+    return results

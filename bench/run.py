@@ -1,0 +1,421 @@
+#!/usr/bin/env python
+"""Storefront benchmarks: `make bench` (full) or `make bench QUICK=1`.
+
+On this machine, against a DynamoDB Local it starts itself (in memory unless --db-path):
+
+1. imports large generated catalogs through the project's bulk import, each into its own table,
+   beside a baseline of one PutItem per product;
+2. serves the site as production does (gunicorn with scripts/run.sh's worker flags, DEBUG off,
+   whitenoise) and loads each page type with wrk at each concurrency;
+3. times the raw DynamoDB request behind each page alone, and the ratio page / raw;
+4. compares the same pages on the largest and the smallest catalog (flatness);
+5. sets N buyers on one product at once (stock contention) and checks the result is exact;
+6. counts the DynamoDB requests and consumed capacity of each page (rendered in-process).
+
+Writes var/bench/results.json, results.md and results.png, and prints our targets beside the
+figures. Nothing fails on a target: these are measurements.
+"""
+import argparse
+import os
+import platform
+import secrets
+import statistics
+import sys
+import time
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if __package__ in (None, ""):
+    # Run as a script: import from the repository root, never bench/'s modules as top-level ones.
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+    sys.path.insert(0, str(ROOT))
+
+# QUICK must stay under 3 minutes on the 2-core machine (about 2 today).
+QUICK = {"sizes": [300, 3000], "duration": 3, "raw_iterations": 120, "start_stock": 60, "flat_rounds": 2,
+         "flat_duration": 1, "warmup": 2500}
+FULL = {"sizes": [1000, 100_000], "duration": 10, "raw_iterations": 1000, "start_stock": 200, "flat_rounds": 4,
+        "flat_duration": 3, "warmup": 6000}
+# In-process renders are slower than raw requests; fewer of them give as steady a p50.
+MAX_RENDER_ITERATIONS = 300
+
+
+def _ints(text):
+    return [int(x.replace("_", "")) for x in text.split(",") if x.strip()]
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small catalogs, short load points (under 3 minutes)")
+    parser.add_argument("--sizes", type=_ints, help="catalog sizes, smallest first (default 1000,100000; quick 300,3000)")
+    parser.add_argument("--duration", type=int, help="seconds a load point (default 10; quick 3)")
+    parser.add_argument("--concurrency", type=_ints, default=[1, 8, 32], help="load concurrencies (default 1,8,32)")
+    parser.add_argument("--flat-rounds", type=int, help="flatness: rounds over the catalogs (default 4; quick 2)")
+    parser.add_argument("--flat-duration", type=int, help="flatness: seconds a point (default 3; quick 1)")
+    parser.add_argument("--warmup", type=int, help="DynamoDB requests sent before timing anything (default 6000; quick 2500)")
+    parser.add_argument("--raw-iterations", type=int, help="raw requests timed per page type (default 1000; quick 120)")
+    parser.add_argument("--baseline", type=int, default=2000, help="products imported one PutItem at a time")
+    parser.add_argument("--buyers", type=_ints, default=[8, 32], help="contention: concurrent buyers (default 8,32)")
+    parser.add_argument("--start-stock", type=int, help="contention: stock at the start (default 200; quick 60)")
+    parser.add_argument("--no-load", action="store_true", help="skip gunicorn and wrk (page figures from in-process renders)")
+    parser.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
+    parser.add_argument("--db-path", help="keep DynamoDB Local's data in this folder (default: in memory)")
+    parser.add_argument("--rederive", type=Path, metavar="RESULTS_JSON",
+                        help="measure nothing: recompute overhead, flatness, targets, results.md and the chart "
+                             "from a saved results.json into --out")
+    parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench", help="where results go (default var/bench)")
+    args = parser.parse_args(argv)
+    defaults = QUICK if args.quick else FULL
+    for name, value in defaults.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    args.sizes = sorted(args.sizes)
+    return args
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def _machine():
+    memory = ""
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+        memory = f", {pages / 2**30:.0f} GiB"
+    except (ValueError, OSError, AttributeError):
+        pass
+    return f"{platform.machine()} {os.cpu_count()} cores{memory}, Python {platform.python_version()}"
+
+
+def _load_average():
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def use_table(table):
+    """Point the app (this process) at `table`, with an empty name cache."""
+    from django.conf import settings
+
+    from catalog import names
+
+    settings.DYNAMODB_TABLE = table
+    names.forget()
+
+
+def import_catalogs(args, run_id):
+    """Each size into its own table through the bulk import; then the one-PutItem baseline."""
+    from catalog import importer
+    from catalog.dynamo import client, serialize
+    from catalog.table import table_delete, table_ensure
+
+    from .catalog_data import make_catalog
+    from .meter import Meter
+
+    tables, figures, products = {}, {}, None
+    for size in args.sizes:
+        table = tables[size] = f"bench-{size}-{run_id}"
+        use_table(table)
+        table_ensure(table)
+        data = make_catalog(size)
+        log(f"import {size:,} products into {table}")
+        with Meter() as meter:
+            started = time.perf_counter()
+            brands, categories, products = importer.validate(data)
+            validated = time.perf_counter()
+            result = importer.write(brands, categories, products)
+            done = time.perf_counter()
+        items = len(brands) + len(categories) + len(products)
+        figures[str(size)] = {
+            "table": table,
+            "products": len(products),
+            "items": items,
+            "seconds": round(done - started, 2),
+            "validate_seconds": round(validated - started, 2),
+            "write_seconds": round(done - validated, 2),
+            "items_per_s": round(items / (done - started), 1),
+            "write_items_per_s": round(items / (done - validated), 1),
+            "requests": dict(sorted(result.requests.items())),
+            "write_units": round(meter.write_units, 1),
+            "read_units": round(meter.read_units, 1),
+        }
+        log(f"  {figures[str(size)]['items_per_s']:,} items/s, {result.requests}")
+
+    # Baseline: the first products of the largest catalog, one PutItem each, into a scratch table.
+    baseline = products[: args.baseline]
+    table = f"bench-baseline-{run_id}"
+    use_table(table)
+    table_ensure(table)
+    log(f"baseline: {len(baseline):,} products one PutItem at a time")
+    ddb = client()
+    with Meter() as meter:
+        started = time.perf_counter()
+        for product in baseline:
+            ddb.put_item(TableName=table, Item=serialize(product.to_item()))
+        elapsed = time.perf_counter() - started
+    table_delete(table)
+    base = {
+        "products": len(baseline),
+        "seconds": round(elapsed, 2),
+        "items_per_s": round(len(baseline) / elapsed, 1),
+        "requests": len(baseline),
+        "write_units": round(meter.write_units, 1),
+    }
+    log(f"  {base['items_per_s']:,} items/s")
+    return tables, figures, base
+
+
+def measure_in_process(tables, args):
+    """Per size: DynamoDB cost per page, then the raw requests and the in-process renders timed
+    in alternating rounds over the catalogs (a drift of the machine, or DynamoDB Local's JIT
+    warming up, then hits every catalog alike)."""
+    from .meter import latency_summary
+    from .pages import PAGES, discover_ids, django_client, measure_costs, render
+    from .raw import describe, time_calls, warm_up
+
+    costs, calls, page_ids = None, {}, {}
+    for size, table in tables.items():
+        use_table(table)
+        page_ids[size] = discover_ids()
+        size_costs, calls[size] = measure_costs(page_ids[size])
+        if size == args.sizes[-1]:
+            costs = size_costs
+    started = time.perf_counter()
+    warm_up([page_calls for size_calls in calls.values() for page_calls in size_calls.values()], args.warmup)
+    log(f"DynamoDB Local warmed up: {args.warmup:,} requests in {time.perf_counter() - started:.1f} s")
+    client = django_client()
+    rounds = max(1, args.flat_rounds)
+    raw_iterations = max(1, args.raw_iterations // rounds)
+    render_iterations = max(1, min(args.raw_iterations, MAX_RENDER_ITERATIONS) // rounds)
+    raw_times = {size: {page.name: [] for page in PAGES} for size in tables}
+    render_times = {size: {page.name: [] for page in PAGES} for size in tables}
+    log(f"raw DynamoDB requests and in-process renders, {rounds} rounds over the catalogs "
+        f"({raw_iterations} requests and {render_iterations} renders a page a round)")
+    for _ in range(rounds):
+        for size, table in tables.items():
+            use_table(table)
+            for page in PAGES:
+                raw_times[size][page.name] += time_calls(calls[size][page.name], raw_iterations)
+                for _ in range(5):
+                    render(client, page, page_ids[size])
+                for _ in range(render_iterations):
+                    started = time.perf_counter()
+                    render(client, page, page_ids[size])
+                    render_times[size][page.name].append(time.perf_counter() - started)
+    raw = {
+        str(size): {
+            page: {**latency_summary(times), "requests": [describe(op, params) for op, params in calls[size][page]]}
+            for page, times in pages.items()
+        }
+        for size, pages in raw_times.items()
+    }
+    renders = {str(size): {page: latency_summary(times) for page, times in pages.items()} for size, pages in render_times.items()}
+    return costs, raw, renders, page_ids
+
+
+def load_pages(tables, args, server_env, out_dir):
+    """One gunicorn per catalog, all serving at once. First the flatness rounds: each page at
+    concurrency 1 on every catalog in turn, a few short rounds, so that a busy neighbour or a
+    drift of the machine hits every catalog alike. Then every page at every concurrency on the
+    largest catalog. Returns (load, flatness rounds)."""
+    from contextlib import ExitStack
+
+    from .load import Server, gunicorn_flags, wrk
+    from .pages import PAGES, ids
+
+    def point(server, page, page_ids, conc, duration):
+        return wrk(server.url + page.path.format(**page_ids), concurrency=conc, duration=duration,
+                   headers=page.headers, method=page.method, body=page.body)
+
+    def show(size, page, p):
+        log(f"  {size:>7,} {page.name:<15} c={p['concurrency']:<3} {p['rps']:>7} req/s  p50 {p['p50_ms']} ms  "
+            f"p99 {p['p99_ms']} ms  errors {p['errors']}")
+
+    load, rounds = {}, {}
+    with ExitStack() as stack:
+        servers = {}
+        for size, table in tables.items():
+            env = {**server_env, "DYNAMODB_TABLE": table}
+            server = stack.enter_context(Server(env, out_dir / f"gunicorn-{size}.log"))
+            servers[size] = (server, ids(server.get("/brands/1/")))
+            # Warm every worker's name cache and connections before measuring.
+            wrk(server.url + "/", concurrency=gunicorn_flags()["workers"] * 2, duration=1)
+        if len(servers) > 1:
+            for n in range(args.flat_rounds):
+                log(f"flatness round {n + 1} of {args.flat_rounds} (concurrency 1, {args.flat_duration} s a point)")
+                for page in PAGES:
+                    for size, (server, page_ids) in servers.items():
+                        p = point(server, page, page_ids, 1, args.flat_duration)
+                        rounds.setdefault(str(size), {}).setdefault(page.name, []).append(p)
+        largest = args.sizes[-1]
+        server, page_ids = servers[largest]
+        log(f"load on {largest:,} products ({args.duration} s a point)")
+        load[str(largest)] = {}
+        for page in PAGES:
+            load[str(largest)][page.name] = {}
+            for conc in args.concurrency:
+                p = load[str(largest)][page.name][str(conc)] = point(server, page, page_ids, conc, args.duration)
+                show(largest, page, p)
+    return load, rounds
+
+
+def page_p50(results, size, page):
+    """A page's p50 at concurrency 1 over HTTP: the median of the alternating rounds (the
+    steadiest figure on a shared machine), else the load point at concurrency 1, else (no
+    load generator) the in-process render's."""
+    points = results.get("load_flatness", {}).get(str(size), {}).get(page)
+    if points:
+        return round(statistics.median(p["p50_ms"] for p in points), 3)
+    load = results.get("load", {}).get(str(size), {}).get(page, {}).get("1")
+    if load:
+        return load["p50_ms"]
+    render = results["render"].get(str(size), {}).get(page)
+    return render["p50_ms"] if render else None
+
+
+def derive(results):
+    """Overhead and flatness from the measurements in `results` (also for a saved results.json)."""
+    sizes = results["meta"]["sizes"]
+    largest, smallest = str(sizes[-1]), str(sizes[0])
+    results["overhead"] = {}
+    for page, raw in results["raw"][largest].items():
+        p50 = page_p50(results, largest, page)
+        point = results.get("load", {}).get(largest, {}).get(page, {}).get("1")
+        results["overhead"][page] = {
+            "page_p50_ms": p50,
+            "load_point_p50_ms": point["p50_ms"] if point else None,
+            "render_p50_ms": results["render"][largest][page]["p50_ms"],
+            "raw_p50_ms": raw["p50_ms"],
+            "ratio": round(p50 / raw["p50_ms"], 3) if p50 else None,
+            "render_ratio": round(results["render"][largest][page]["p50_ms"] / raw["p50_ms"], 3),
+            "raw_requests": raw["requests"],
+        }
+    results["flatness"] = {}
+    if largest == smallest:
+        return results
+    for page in results["raw"][largest]:
+        small, large = page_p50(results, smallest, page), page_p50(results, largest, page)
+        if small and large:
+            results["flatness"][page] = {
+                "small_p50_ms": small,
+                "large_p50_ms": large,
+                "ratio": round(large / small, 3),
+                # The same comparison without HTTP, and for the raw request alone.
+                "render_ratio": round(results["render"][largest][page]["p50_ms"] / results["render"][smallest][page]["p50_ms"], 3),
+                "raw_ratio": round(results["raw"][largest][page]["p50_ms"] / results["raw"][smallest][page]["p50_ms"], 3),
+            }
+    return results
+
+
+def bench(args, *, server_env=None):
+    """Everything but starting DynamoDB Local and Django: the core, also run by tests/test_bench.py."""
+    from . import contention, report
+    from .load import gunicorn_flags, wrk_available
+
+    run_id = uuid.uuid4().hex[:6]
+    started = time.perf_counter()
+    results = {
+        "meta": {
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "machine": _machine(),
+            "load_average_before": _load_average(),
+            "quick": bool(args.quick),
+            "sizes": args.sizes,
+            "duration_s": args.duration,
+            "flat_rounds": args.flat_rounds,
+            "flat_duration_s": args.flat_duration,
+            "concurrency": args.concurrency,
+            "raw_iterations": args.raw_iterations,
+            "gunicorn": gunicorn_flags(),
+            "dynamodb_local": f"data in {args.db_path}" if args.db_path else "in memory",
+            "load_generator": None,
+        }
+    }
+    tables, results["import"], results["import_baseline"] = import_catalogs(args, run_id)
+    try:
+        results["costs"], results["raw"], results["render"], page_ids = measure_in_process(tables, args)
+        if server_env is not None and not args.no_load:
+            if not wrk_available():
+                raise SystemExit("wrk is missing: `scripts/install-system-deps.sh bench` installs it (apt-get install wrk)")
+            results["meta"]["load_generator"] = "wrk " + "(Lua: bench/wrk_report.lua)"
+            results["load"], results["load_flatness"] = load_pages(tables, args, server_env, args.out)
+
+        derive(results)
+
+        largest = args.sizes[-1]
+        use_table(tables[largest])
+        results["contention"] = {}
+        for buyers in args.buyers:
+            log(f"contention: {buyers} buyers, stock {args.start_stock}")
+            c = results["contention"][str(buyers)] = contention.run(buyers, start_stock=args.start_stock)
+            log(f"  {c['successes_per_s']} successes/s, {c['retries']} retries, exact: {c['consistent']}")
+    finally:
+        from catalog.table import table_delete
+
+        for table in tables.values():
+            table_delete(table)
+    results["meta"]["seconds"] = round(time.perf_counter() - started, 1)
+    results["meta"]["load_average_after"] = _load_average()
+    return report.write(results, args.out, with_chart=not args.no_chart)
+
+
+def print_targets(results):
+    print("\nTargets (informative; nothing fails on them):")
+    for t in results["targets"]:
+        print(f"  [{'met' if t['met'] else 'NOT met'}] {t['target']}: {t['measured']}")
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.rederive:
+        import json
+
+        from . import report
+
+        results = report.write(derive(json.loads(args.rederive.read_text())), args.out, with_chart=not args.no_chart)
+        print_targets(results)
+        return 0
+    from tools import dynamodb_local
+
+    log("starting DynamoDB Local")
+    with open(args.out / "dynamodb-local.log", "wb") as ddb_log:
+        process, url = dynamodb_local.start(db_path=args.db_path, log=ddb_log)
+        try:
+            env = {
+                **os.environ,
+                "DJANGO_SETTINGS_MODULE": "storefront.settings",
+                "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+                "DYNAMODB_ENDPOINT_URL": url,
+                "DJANGO_SQLITE_PATH": str(args.out / "db.sqlite3"),
+                "DJANGO_LOG_LEVEL": "WARNING",
+            }
+            env.pop("DJANGO_DEBUG", None)
+            os.environ.update(env)
+            os.environ.pop("DJANGO_DEBUG", None)
+            from .load import collectstatic
+
+            # DEBUG off serves hashed static names from the manifest: the in-process renders need it too.
+            collectstatic(env)
+            import django
+
+            django.setup()
+            results = bench(args, server_env=env)
+        finally:
+            dynamodb_local.stop(process)
+    print_targets(results)
+    print(f"\n{results['meta']['seconds']} s. Results: {args.out / 'results.md'}, results.json, results.png")
+    return 0
+
+
+if __name__ == "__main__":
+    if __package__ in (None, ""):
+        # `python bench/run.py`: run as the bench package's module so relative imports work.
+        import runpy
+
+        sys.modules.pop("bench.run", None)
+        runpy.run_module("bench.run", run_name="__main__")
+        sys.exit(0)
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""The benchmark's core on a tiny catalog: it runs end to end and writes the results it promises.
+(No load generator here: `make bench` runs wrk; this checks everything else, fast.)"""
+import json
+
+import pytest
+
+from bench import run as bench_run
+from catalog import dynamo
+
+pytestmark = pytest.mark.dynamodb_local
+
+
+def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_url, tmp_path):
+    settings.DYNAMODB_ENDPOINT_URL = dynamodb_local_url
+    dynamo.reset_client()
+    args = bench_run.parse_args([
+        "--sizes", "60,90", "--no-load", "--no-chart", "--raw-iterations", "6", "--warmup", "40", "--baseline", "30",
+        "--buyers", "2,4", "--start-stock", "6", "--out", str(tmp_path),
+    ])
+    try:
+        bench_run.bench(args)
+    finally:
+        dynamo.reset_client()
+
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert {"meta", "import", "import_baseline", "costs", "raw", "render", "overhead", "flatness", "contention",
+            "targets"} <= set(results)
+    assert set(results["import"]) == {"60", "90"}
+    assert results["import"]["90"]["requests"]["BatchWriteItem"] >= 1
+    assert results["import_baseline"]["requests"] == 30
+    pages = {"home", "brand", "brand_category", "category_brand", "product", "load_more"}
+    assert set(results["costs"]) == pages == set(results["overhead"]) == set(results["flatness"])
+    for page in pages - {"home"}:
+        assert results["costs"][page]["warm"]["requests"] == 1, page
+        assert results["overhead"][page]["ratio"] > 0
+    assert results["costs"]["home"]["cold"]["operations"] == {"Query": 2}
+    for buyers in ("2", "4"):
+        c = results["contention"][buyers]
+        assert c["successes"] == 6 and c["final_stock"] == 0 and c["history_items"] == 6 and c["consistent"]
+    assert {t["target"].split(" ")[0] for t in results["targets"]} >= {"overhead", "flatness", "one"}
+    assert "## Contention" in (tmp_path / "results.md").read_text()
