@@ -6,6 +6,7 @@ brands, a long tail), and the first FEATURED products are brand 1 in category 1,
 the benchmark measures (brand 1, category 1, their intersection, the second page) have the
 same shape, full pages with a "Load more", at every catalog size.
 """
+
 import random
 from decimal import Decimal
 

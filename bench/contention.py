@@ -3,6 +3,7 @@
 A buyer is a function (product_id) -> True when it took one, False when there is nothing left.
 BUYERS names them; the checkout will be one more entry, measured by the same harness.
 """
+
 import threading
 import time
 import uuid
@@ -18,7 +19,9 @@ from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
 
 def buy_one_stock_decrease(product_id):
     try:
-        gateway.stock_decrease(product_id=product_id, quantity=1, token=gateway.new_token(), reason="bench", who="bench")
+        gateway.stock_decrease(
+            product_id=product_id, quantity=1, token=gateway.new_token(), reason="bench", who="bench"
+        )
     except InsufficientStock:
         return False
     return True
@@ -44,10 +47,20 @@ def run(buyers, *, start_stock, buyer="stock_decrease"):
     """`buyers` threads on a fresh product holding `start_stock`; returns the figures and proof."""
     buy = BUYERS[buyer]
     product_id = f"contention-{buyers}-{uuid.uuid4().hex[:8]}"
-    importer.write([], [], [Product(
-        product_id=product_id, name="Contended", brand_id=FEATURED_BRAND, category_id=FEATURED_CATEGORY,
-        price=Decimal("1.00"), stock_level=start_stock,
-    )])
+    importer.write(
+        [],
+        [],
+        [
+            Product(
+                product_id=product_id,
+                name="Contended",
+                brand_id=FEATURED_BRAND,
+                category_id=FEATURED_CATEGORY,
+                price=Decimal("1.00"),
+                stock_level=start_stock,
+            )
+        ],
+    )
     successes, busy, failures = [0], [0], []
     lock = threading.Lock()
     gate = threading.Barrier(buyers)

@@ -1,5 +1,6 @@
 """The site served as production serves it (gunicorn, gthread, DEBUG off, whitenoise), and wrk
 to load it."""
+
 import json
 import os
 import re
@@ -52,14 +53,25 @@ class Server:
         self.log = open(self.log_path, "wb")
         self.process = subprocess.Popen(
             [
-                sys.executable, "-m", "gunicorn", "storefront.wsgi:application",
-                "--bind", f"127.0.0.1:{self.port}",
-                "--worker-class", self.flags["worker_class"],
-                "--workers", str(self.flags["workers"]),
-                "--threads", str(self.flags["threads"]),
-                "--access-logfile", "-",
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "storefront.wsgi:application",
+                "--bind",
+                f"127.0.0.1:{self.port}",
+                "--worker-class",
+                self.flags["worker_class"],
+                "--workers",
+                str(self.flags["workers"]),
+                "--threads",
+                str(self.flags["threads"]),
+                "--access-logfile",
+                "-",
             ],
-            cwd=ROOT, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
         )
         self._wait_ready()
         return self
@@ -100,7 +112,19 @@ def wrk_available():
 def wrk(url, *, concurrency, duration, headers=None, method="GET", body=None):
     """One load point: `concurrency` connections for `duration` seconds. Returns the figures."""
     threads = max(1, min(concurrency, os.cpu_count() or 1))
-    cmd = ["wrk", "-t", str(threads), "-c", str(concurrency), "-d", f"{max(1, round(duration))}s", "--timeout", "10s", "-s", str(LUA)]
+    cmd = [
+        "wrk",
+        "-t",
+        str(threads),
+        "-c",
+        str(concurrency),
+        "-d",
+        f"{max(1, round(duration))}s",
+        "--timeout",
+        "10s",
+        "-s",
+        str(LUA),
+    ]
     for name, value in (headers or {}).items():
         cmd += ["-H", f"{name}: {value}"]
     cmd += [url, "--", method, body or ""]
@@ -108,7 +132,7 @@ def wrk(url, *, concurrency, duration, headers=None, method="GET", body=None):
     line = next((ln for ln in out.stdout.splitlines() if ln.startswith("BENCH_JSON ")), None)
     if out.returncode != 0 or line is None:
         raise RuntimeError(f"wrk failed ({out.returncode}): {out.stderr or out.stdout}")
-    raw = json.loads(line[len("BENCH_JSON "):])
+    raw = json.loads(line[len("BENCH_JSON ") :])
     socket_errors = raw["connect"] + raw["read"] + raw["write"] + raw["timeout"]
     seconds = raw["duration_us"] / 1e6
     return {

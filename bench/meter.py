@@ -4,6 +4,7 @@ capacity it consumed, seen through botocore's own events on the app's client.
 The app's gateway is not touched: `ReturnConsumedCapacity` is added to each request on its way
 out (before-parameter-build) and `ConsumedCapacity` read from each parsed answer (after-call).
 """
+
 import copy
 import threading
 

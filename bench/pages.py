@@ -5,10 +5,10 @@ headers and the body. The load generator, the in-process renderer and the raw re
 this list, so a new kind of request is one entry. The stock POST and the checkout will come
 that way (method="POST", a body, and the CSRF token the loaders will take from a GET first).
 """
+
 import html
 import re
 from dataclasses import dataclass, field
-from typing import Optional
 
 from django.core.cache import cache
 from django.test import Client
@@ -23,7 +23,7 @@ class PageType:
     path: str  # formatted with the IDs of `ids()`: {brand}, {category}, {product}, {next_url}
     method: str = "GET"
     headers: dict = field(default_factory=dict)
-    body: Optional[str] = None
+    body: str | None = None
     note: str = ""
 
 

@@ -5,6 +5,7 @@
 
 Writes var/bench/profile-<page>.txt (and .html): where a render's time goes, DynamoDB included.
 """
+
 import argparse
 import os
 import secrets
@@ -37,13 +38,15 @@ def main(argv=None):
     with open(args.out / "dynamodb-local-profile.log", "wb") as ddb_log:
         process, url = dynamodb_local.start(log=ddb_log)
         try:
-            os.environ.update({
-                "DJANGO_SETTINGS_MODULE": "storefront.settings",
-                "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-                "DYNAMODB_ENDPOINT_URL": url,
-                "DYNAMODB_TABLE": "bench-profile",
-                "DJANGO_LOG_LEVEL": "WARNING",
-            })
+            os.environ.update(
+                {
+                    "DJANGO_SETTINGS_MODULE": "storefront.settings",
+                    "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+                    "DYNAMODB_ENDPOINT_URL": url,
+                    "DYNAMODB_TABLE": "bench-profile",
+                    "DJANGO_LOG_LEVEL": "WARNING",
+                }
+            )
             os.environ.pop("DJANGO_DEBUG", None)
             collectstatic(dict(os.environ))
             import django
@@ -73,8 +76,10 @@ def main(argv=None):
                     durations.append(time.perf_counter() - started)
                 plain, plain_cpu = latency_summary(durations), latency_summary(cpu)
                 # CPU time of this process: what the app itself costs, steady on a busy machine.
-                print(f"{name}: unprofiled p50 {plain['p50_ms']} ms, mean {plain['mean_ms']} ms; "
-                      f"CPU p50 {plain_cpu['p50_ms']} ms, p10 {percentile(sorted(cpu), 10) * 1000:.3f} ms")
+                print(
+                    f"{name}: unprofiled p50 {plain['p50_ms']} ms, mean {plain['mean_ms']} ms; "
+                    f"CPU p50 {plain_cpu['p50_ms']} ms, p10 {percentile(sorted(cpu), 10) * 1000:.3f} ms"
+                )
                 if args.time_only:
                     continue
                 profiler = Profiler(interval=0.001)
@@ -86,8 +91,11 @@ def main(argv=None):
                 tree = profiler.output_text(unicode=True, color=False)
                 flat = profiler.output_text(unicode=True, color=False, flat=True)
                 text = "Functions by own time:\n" + "\n".join(flat.splitlines()[:60]) + "\n\nCall tree:\n" + tree
-                header = (f"{name}: {args.renders} renders, {per_render:.2f} ms a render profiled; "
-                          f"unprofiled p50 {plain['p50_ms']} ms, mean {plain['mean_ms']} ms, CPU p50 {plain_cpu['p50_ms']} ms\n\n")
+                header = (
+                    f"{name}: {args.renders} renders, {per_render:.2f} ms a render profiled; "
+                    f"unprofiled p50 {plain['p50_ms']} ms, mean {plain['mean_ms']} ms, "
+                    f"CPU p50 {plain_cpu['p50_ms']} ms\n\n"
+                )
                 (args.out / f"profile-{name}.txt").write_text(header + text)
                 (args.out / f"profile-{name}.html").write_text(profiler.output_html())
                 print(f"{name}: {per_render:.2f} ms a render -> {args.out / f'profile-{name}.txt'}")

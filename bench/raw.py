@@ -2,6 +2,7 @@
 (recorded by the meter while it rendered), sent again and again, one after the other, through
 the same boto3 client and to the same DynamoDB Local. What a page costs above this is Django,
 the templates and HTTP."""
+
 import threading
 import time
 

@@ -1,4 +1,5 @@
 """results.json -> targets, results.md and a chart."""
+
 import json
 
 BROWSE_PAGES = ("brand", "brand_category", "category_brand", "load_more", "product")
@@ -17,31 +18,43 @@ def targets(results):
     overhead = results.get("overhead", {})
     if overhead:
         worst = max((v["ratio"], k) for k, v in overhead.items() if k in BROWSE_PAGES)
-        rows.append({
-            "target": f"overhead ratio <= {TARGETS['overhead']} at concurrency 1 (browse and product pages)",
-            "measured": f"{worst[0]:.2f} at worst ({worst[1]}); brand {overhead['brand']['ratio']:.2f}",
-            "met": worst[0] <= TARGETS["overhead"],
-        })
+        rows.append(
+            {
+                "target": f"overhead ratio <= {TARGETS['overhead']} at concurrency 1 (browse and product pages)",
+                "measured": f"{worst[0]:.2f} at worst ({worst[1]}); brand {overhead['brand']['ratio']:.2f}",
+                "met": worst[0] <= TARGETS["overhead"],
+            }
+        )
     flatness = results.get("flatness", {}).get("brand")
     if flatness:
-        rows.append({
-            "target": f"flatness ratio <= {TARGETS['flatness']} (brand page p50, largest / smallest catalog)",
-            "measured": f"{flatness['ratio']:.2f}",
-            "met": flatness["ratio"] <= TARGETS["flatness"],
-        })
+        rows.append(
+            {
+                "target": f"flatness ratio <= {TARGETS['flatness']} (brand page p50, largest / smallest catalog)",
+                "measured": f"{flatness['ratio']:.2f}",
+                "met": flatness["ratio"] <= TARGETS["flatness"],
+            }
+        )
     costs = results.get("costs", {})
     if costs:
         per_page = {p: costs[p]["warm"]["requests"] for p in BROWSE_PAGES if p in costs}
-        rows.append({
-            "target": "one DynamoDB request per browse or product page",
-            "measured": ", ".join(f"{p} {n}" for p, n in per_page.items()),
-            "met": all(n == TARGETS["requests_per_page"] for n in per_page.values()),
-        })
+        rows.append(
+            {
+                "target": "one DynamoDB request per browse or product page",
+                "measured": ", ".join(f"{p} {n}" for p, n in per_page.items()),
+                "met": all(n == TARGETS["requests_per_page"] for n in per_page.values()),
+            }
+        )
     load = results.get("load", {})
     if load:
-        errors = sum(point["errors"] for pages in load.values() for points in pages.values() for point in points.values())
-        errors += sum(p["errors"] for pages in results.get("load_flatness", {}).values() for points in pages.values()
-                      for p in points)
+        errors = sum(
+            point["errors"] for pages in load.values() for points in pages.values() for point in points.values()
+        )
+        errors += sum(
+            p["errors"]
+            for pages in results.get("load_flatness", {}).values()
+            for points in pages.values()
+            for p in points
+        )
         rows.append({"target": "zero errors under load", "measured": str(errors), "met": errors == TARGETS["errors"]})
     return rows
 
@@ -64,19 +77,36 @@ def markdown(results):
         "",
         "## Targets",
         "",
-        _table(["target", "measured", "met"], [[t["target"], t["measured"], "yes" if t["met"] else "**no**"] for t in results["targets"]]),
+        _table(
+            ["target", "measured", "met"],
+            [[t["target"], t["measured"], "yes" if t["met"] else "**no**"] for t in results["targets"]],
+        ),
         "",
         "## Import (the project's bulk path: validate, BatchGetItem for existing IDs, BatchWriteItem)",
         "",
     ]
     rows = []
     for size, imp in results["import"].items():
-        rows.append([size, imp["seconds"], imp["items_per_s"], ", ".join(f"{n} {op}" for op, n in imp["requests"].items()),
-                     imp["write_units"]])
+        rows.append(
+            [
+                size,
+                imp["seconds"],
+                imp["items_per_s"],
+                ", ".join(f"{n} {op}" for op, n in imp["requests"].items()),
+                imp["write_units"],
+            ]
+        )
     base = results.get("import_baseline")
     if base:
-        rows.append([f"{base['products']} (one PutItem each)", base["seconds"], base["items_per_s"],
-                     f"{base['requests']} PutItem", base["write_units"]])
+        rows.append(
+            [
+                f"{base['products']} (one PutItem each)",
+                base["seconds"],
+                base["items_per_s"],
+                f"{base['requests']} PutItem",
+                base["write_units"],
+            ]
+        )
     out += [_table(["products", "seconds", "items/s", "requests", "write units"], rows), ""]
 
     if results.get("load"):
@@ -91,46 +121,143 @@ def markdown(results):
     out += ["## Overhead over the raw DynamoDB request (largest catalog, concurrency 1)", ""]
     rows = []
     for page, o in results["overhead"].items():
-        rows.append([page, o["raw_p50_ms"], o["render_p50_ms"], f"{o['render_ratio']:.2f}",
-                     o["page_p50_ms"] if o["page_p50_ms"] is not None else "-",
-                     f"{o['ratio']:.2f}" if o["ratio"] is not None else "-",
-                     o.get("load_point_p50_ms") or "-", "; ".join(o["raw_requests"])])
-    out += [_table(["page", "raw p50 ms", "in-process p50 ms", "ratio in-process", "HTTP p50 ms", "ratio",
-                    "HTTP p50 ms, load point", "raw request"], rows), ""]
-    out += ["Raw: the page's own DynamoDB requests (recorded while it rendered) sent alone with boto3. "
-            "In-process: the page rendered by the Django test client (Django, templates, the request). "
-            "HTTP: wrk against gunicorn at concurrency 1, the median of the flatness rounds (the ratio "
-            "uses it); the load point is the single longer run of the table above. The home page makes "
-            "no request while the name cache is warm; its raw figure is the Query PK=BRANDS of a cold cache.", ""]
+        rows.append(
+            [
+                page,
+                o["raw_p50_ms"],
+                o["render_p50_ms"],
+                f"{o['render_ratio']:.2f}",
+                o["page_p50_ms"] if o["page_p50_ms"] is not None else "-",
+                f"{o['ratio']:.2f}" if o["ratio"] is not None else "-",
+                o.get("load_point_p50_ms") or "-",
+                "; ".join(o["raw_requests"]),
+            ]
+        )
+    out += [
+        _table(
+            [
+                "page",
+                "raw p50 ms",
+                "in-process p50 ms",
+                "ratio in-process",
+                "HTTP p50 ms",
+                "ratio",
+                "HTTP p50 ms, load point",
+                "raw request",
+            ],
+            rows,
+        ),
+        "",
+    ]
+    out += [
+        "Raw: the page's own DynamoDB requests (recorded while it rendered) sent alone with boto3. "
+        "In-process: the page rendered by the Django test client (Django, templates, the request). "
+        "HTTP: wrk against gunicorn at concurrency 1, the median of the flatness rounds (the ratio "
+        "uses it); the load point is the single longer run of the table above. The home page makes "
+        "no request while the name cache is warm; its raw figure is the Query PK=BRANDS of a cold cache.",
+        "",
+    ]
 
     if results.get("flatness"):
         out += ["## Flatness: the same page on the largest and the smallest catalog (p50, concurrency 1)", ""]
-        rows = [[p, f["small_p50_ms"], f["large_p50_ms"], f"{f['ratio']:.2f}", f"{f['render_ratio']:.2f}",
-                 f"{f['raw_ratio']:.2f}"] for p, f in results["flatness"].items()]
+        rows = [
+            [
+                p,
+                f["small_p50_ms"],
+                f["large_p50_ms"],
+                f"{f['ratio']:.2f}",
+                f"{f['render_ratio']:.2f}",
+                f"{f['raw_ratio']:.2f}",
+            ]
+            for p, f in results["flatness"].items()
+        ]
         sizes = results["meta"]["sizes"]
-        out += [_table(["page", f"{sizes[0]} products ms", f"{sizes[-1]} products ms", "ratio",
-                        "ratio in-process", "ratio raw request"], rows), ""]
+        out += [
+            _table(
+                [
+                    "page",
+                    f"{sizes[0]} products ms",
+                    f"{sizes[-1]} products ms",
+                    "ratio",
+                    "ratio in-process",
+                    "ratio raw request",
+                ],
+                rows,
+            ),
+            "",
+        ]
         if results.get("load_flatness"):
-            out += [f"Over HTTP: the median of {results['meta']['flat_rounds']} alternating rounds of "
-                    f"{results['meta']['flat_duration_s']} s a catalog. In-process: Django test client renders. "
-                    "Raw: the DynamoDB request alone.", ""]
+            out += [
+                f"Over HTTP: the median of {results['meta']['flat_rounds']} alternating rounds of "
+                f"{results['meta']['flat_duration_s']} s a catalog. In-process: Django test client renders. "
+                "Raw: the DynamoDB request alone.",
+                "",
+            ]
 
     out += ["## DynamoDB requests and consumed capacity per page (in-process render)", ""]
     rows = []
     for page, c in results["costs"].items():
         warm, cold = c["warm"], c["cold"]
-        rows.append([page, warm["requests"], warm["read_units"], cold["requests"], cold["read_units"],
-                     ", ".join(f"{n} {op}" for op, n in cold["operations"].items())])
-    out += [_table(["page", "requests (warm)", "read units (warm)", "requests (cold cache)", "read units (cold)",
-                    "operations (cold)"], rows), ""]
+        rows.append(
+            [
+                page,
+                warm["requests"],
+                warm["read_units"],
+                cold["requests"],
+                cold["read_units"],
+                ", ".join(f"{n} {op}" for op, n in cold["operations"].items()),
+            ]
+        )
+    out += [
+        _table(
+            [
+                "page",
+                "requests (warm)",
+                "read units (warm)",
+                "requests (cold cache)",
+                "read units (cold)",
+                "operations (cold)",
+            ],
+            rows,
+        ),
+        "",
+    ]
 
     out += ["## Contention: buyers taking 1 each from one product until it runs out", ""]
     rows = []
     for n, c in results["contention"].items():
-        rows.append([n, c["start_stock"], c["successes"], c["successes_per_s"], c["transactions"], c["retries"],
-                     c["stock_busy"], c["final_stock"], c["history_items"], "yes" if c["consistent"] else "**NO**"])
-    out += [_table(["buyers", "start", "successes", "successes/s", "TransactWriteItems", "retries", "StockBusy",
-                    "final stock", "history items", "exact"], rows), ""]
+        rows.append(
+            [
+                n,
+                c["start_stock"],
+                c["successes"],
+                c["successes_per_s"],
+                c["transactions"],
+                c["retries"],
+                c["stock_busy"],
+                c["final_stock"],
+                c["history_items"],
+                "yes" if c["consistent"] else "**NO**",
+            ]
+        )
+    out += [
+        _table(
+            [
+                "buyers",
+                "start",
+                "successes",
+                "successes/s",
+                "TransactWriteItems",
+                "retries",
+                "StockBusy",
+                "final stock",
+                "history items",
+                "exact",
+            ],
+            rows,
+        ),
+        "",
+    ]
     return "\n".join(out)
 
 
@@ -157,8 +284,9 @@ def chart(results, path):
         p50 = [load[p].get(str(conc), {}).get("p50_ms", 0) for p in pages]
         p99 = [load[p].get(str(conc), {}).get("p99_ms", 0) for p in pages]
         bars = left.bar(xs, p50, width, label=f"p50, {conc} concurrent")
-        left.scatter(xs, p99, marker="_", s=200, color=bars.patches[0].get_facecolor(), zorder=3,
-                     label=f"p99, {conc} concurrent")
+        left.scatter(
+            xs, p99, marker="_", s=200, color=bars.patches[0].get_facecolor(), zorder=3, label=f"p99, {conc} concurrent"
+        )
     left.set_xticks(range(len(pages)), pages, rotation=20)
     left.set_ylabel("latency, ms (log scale)")
     left.set_yscale("log")
@@ -171,10 +299,16 @@ def chart(results, path):
     fpages = list(flat)
     raw = results.get("raw", {})
     xs = range(len(fpages))
-    right.bar([x - 0.3 for x in xs], [flat[p]["small_p50_ms"] for p in fpages], 0.3, label=f"page, {int(sizes[0]):,} products")
+    right.bar(
+        [x - 0.3 for x in xs], [flat[p]["small_p50_ms"] for p in fpages], 0.3, label=f"page, {int(sizes[0]):,} products"
+    )
     right.bar(list(xs), [flat[p]["large_p50_ms"] for p in fpages], 0.3, label=f"page, {int(largest):,} products")
-    right.bar([x + 0.3 for x in xs], [raw.get(largest, {}).get(p, {}).get("p50_ms", 0) for p in fpages], 0.3,
-              label=f"raw DynamoDB request, {int(largest):,}")
+    right.bar(
+        [x + 0.3 for x in xs],
+        [raw.get(largest, {}).get(p, {}).get("p50_ms", 0) for p in fpages],
+        0.3,
+        label=f"raw DynamoDB request, {int(largest):,}",
+    )
     for x, p in zip(xs, fpages):
         right.annotate(f"×{flat[p]['ratio']:.2f}", (x, flat[p]["large_p50_ms"]), ha="center", va="bottom", fontsize=8)
     right.set_xticks(list(xs), fpages, rotation=20)

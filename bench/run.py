@@ -15,6 +15,7 @@ On this machine, against a DynamoDB Local it starts itself (in memory unless --d
 Writes var/bench/results.json, results.md and results.png, and prints our targets beside the
 figures. Nothing fails on a target: these are measurements.
 """
+
 import argparse
 import os
 import platform
@@ -23,7 +24,7 @@ import statistics
 import sys
 import time
 import uuid
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,10 +34,24 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(ROOT))
 
 # QUICK must stay under 3 minutes on the 2-core machine (about 2 today).
-QUICK = {"sizes": [300, 3000], "duration": 3, "raw_iterations": 120, "start_stock": 60, "flat_rounds": 2,
-         "flat_duration": 1, "warmup": 2500}
-FULL = {"sizes": [1000, 100_000], "duration": 10, "raw_iterations": 1000, "start_stock": 200, "flat_rounds": 4,
-        "flat_duration": 3, "warmup": 6000}
+QUICK = {
+    "sizes": [300, 3000],
+    "duration": 3,
+    "raw_iterations": 120,
+    "start_stock": 60,
+    "flat_rounds": 2,
+    "flat_duration": 1,
+    "warmup": 2500,
+}
+FULL = {
+    "sizes": [1000, 100_000],
+    "duration": 10,
+    "raw_iterations": 1000,
+    "start_stock": 200,
+    "flat_rounds": 4,
+    "flat_duration": 3,
+    "warmup": 6000,
+}
 # In-process renders are slower than raw requests; fewer of them give as steady a p50.
 MAX_RENDER_ITERATIONS = 300
 
@@ -48,22 +63,32 @@ def _ints(text):
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small catalogs, short load points (under 3 minutes)")
-    parser.add_argument("--sizes", type=_ints, help="catalog sizes, smallest first (default 1000,100000; quick 300,3000)")
+    parser.add_argument(
+        "--sizes", type=_ints, help="catalog sizes, smallest first (default 1000,100000; quick 300,3000)"
+    )
     parser.add_argument("--duration", type=int, help="seconds a load point (default 10; quick 3)")
     parser.add_argument("--concurrency", type=_ints, default=[1, 8, 32], help="load concurrencies (default 1,8,32)")
     parser.add_argument("--flat-rounds", type=int, help="flatness: rounds over the catalogs (default 4; quick 2)")
     parser.add_argument("--flat-duration", type=int, help="flatness: seconds a point (default 3; quick 1)")
-    parser.add_argument("--warmup", type=int, help="DynamoDB requests sent before timing anything (default 6000; quick 2500)")
+    parser.add_argument(
+        "--warmup", type=int, help="DynamoDB requests sent before timing anything (default 6000; quick 2500)"
+    )
     parser.add_argument("--raw-iterations", type=int, help="raw requests timed per page type (default 1000; quick 120)")
     parser.add_argument("--baseline", type=int, default=2000, help="products imported one PutItem at a time")
     parser.add_argument("--buyers", type=_ints, default=[8, 32], help="contention: concurrent buyers (default 8,32)")
     parser.add_argument("--start-stock", type=int, help="contention: stock at the start (default 200; quick 60)")
-    parser.add_argument("--no-load", action="store_true", help="skip gunicorn and wrk (page figures from in-process renders)")
+    parser.add_argument(
+        "--no-load", action="store_true", help="skip gunicorn and wrk (page figures from in-process renders)"
+    )
     parser.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
     parser.add_argument("--db-path", help="keep DynamoDB Local's data in this folder (default: in memory)")
-    parser.add_argument("--rederive", type=Path, metavar="RESULTS_JSON",
-                        help="measure nothing: recompute overhead, flatness, targets, results.md and the chart "
-                             "from a saved results.json into --out")
+    parser.add_argument(
+        "--rederive",
+        type=Path,
+        metavar="RESULTS_JSON",
+        help="measure nothing: recompute overhead, flatness, targets, results.md and the chart "
+        "from a saved results.json into --out",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench", help="where results go (default var/bench)")
     args = parser.parse_args(argv)
     defaults = QUICK if args.quick else FULL
@@ -191,8 +216,10 @@ def measure_in_process(tables, args):
     render_iterations = max(1, min(args.raw_iterations, MAX_RENDER_ITERATIONS) // rounds)
     raw_times = {size: {page.name: [] for page in PAGES} for size in tables}
     render_times = {size: {page.name: [] for page in PAGES} for size in tables}
-    log(f"raw DynamoDB requests and in-process renders, {rounds} rounds over the catalogs "
-        f"({raw_iterations} requests and {render_iterations} renders a page a round)")
+    log(
+        f"raw DynamoDB requests and in-process renders, {rounds} rounds over the catalogs "
+        f"({raw_iterations} requests and {render_iterations} renders a page a round)"
+    )
     for _ in range(rounds):
         for size, table in tables.items():
             use_table(table)
@@ -211,7 +238,10 @@ def measure_in_process(tables, args):
         }
         for size, pages in raw_times.items()
     }
-    renders = {str(size): {page: latency_summary(times) for page, times in pages.items()} for size, pages in render_times.items()}
+    renders = {
+        str(size): {page: latency_summary(times) for page, times in pages.items()}
+        for size, pages in render_times.items()
+    }
     return costs, raw, renders, page_ids
 
 
@@ -226,12 +256,20 @@ def load_pages(tables, args, server_env, out_dir):
     from .pages import PAGES, ids
 
     def point(server, page, page_ids, conc, duration):
-        return wrk(server.url + page.path.format(**page_ids), concurrency=conc, duration=duration,
-                   headers=page.headers, method=page.method, body=page.body)
+        return wrk(
+            server.url + page.path.format(**page_ids),
+            concurrency=conc,
+            duration=duration,
+            headers=page.headers,
+            method=page.method,
+            body=page.body,
+        )
 
     def show(size, page, p):
-        log(f"  {size:>7,} {page.name:<15} c={p['concurrency']:<3} {p['rps']:>7} req/s  p50 {p['p50_ms']} ms  "
-            f"p99 {p['p99_ms']} ms  errors {p['errors']}")
+        log(
+            f"  {size:>7,} {page.name:<15} c={p['concurrency']:<3} {p['rps']:>7} req/s  p50 {p['p50_ms']} ms  "
+            f"p99 {p['p99_ms']} ms  errors {p['errors']}"
+        )
 
     load, rounds = {}, {}
     with ExitStack() as stack:
@@ -303,8 +341,12 @@ def derive(results):
                 "large_p50_ms": large,
                 "ratio": round(large / small, 3),
                 # The same comparison without HTTP, and for the raw request alone.
-                "render_ratio": round(results["render"][largest][page]["p50_ms"] / results["render"][smallest][page]["p50_ms"], 3),
-                "raw_ratio": round(results["raw"][largest][page]["p50_ms"] / results["raw"][smallest][page]["p50_ms"], 3),
+                "render_ratio": round(
+                    results["render"][largest][page]["p50_ms"] / results["render"][smallest][page]["p50_ms"], 3
+                ),
+                "raw_ratio": round(
+                    results["raw"][largest][page]["p50_ms"] / results["raw"][smallest][page]["p50_ms"], 3
+                ),
             }
     return results
 
@@ -318,7 +360,7 @@ def bench(args, *, server_env=None):
     started = time.perf_counter()
     results = {
         "meta": {
-            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": _machine(),
             "load_average_before": _load_average(),
             "quick": bool(args.quick),
@@ -338,7 +380,9 @@ def bench(args, *, server_env=None):
         results["costs"], results["raw"], results["render"], page_ids = measure_in_process(tables, args)
         if server_env is not None and not args.no_load:
             if not wrk_available():
-                raise SystemExit("wrk is missing: `scripts/install-system-deps.sh bench` installs it (apt-get install wrk)")
+                raise SystemExit(
+                    "wrk is missing: `scripts/install-system-deps.sh bench` installs it (apt-get install wrk)"
+                )
             results["meta"]["load_generator"] = "wrk " + "(Lua: bench/wrk_report.lua)"
             results["load"], results["load_flatness"] = load_pages(tables, args, server_env, args.out)
 
