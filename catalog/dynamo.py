@@ -128,6 +128,27 @@ def _backoff(attempt):
     time.sleep(random.uniform(0, min(2.0, 0.05 * 2**attempt)))
 
 
+# An optimistic write (stock, orders) that lost a race retries for this long before giving up.
+CONTENDED_WRITE_SECONDS = 10.0
+
+
+def contended_attempts():
+    """Attempt numbers 0, 1, 2, ... for an optimistic write: before each retry a pause of
+    full jitter (up to 2 ms, doubling, capped at 500 ms), so that many writers of one item
+    spread out instead of colliding again; no further attempt once CONTENDED_WRITE_SECONDS
+    have passed (a shopper waits that long at most, well within a worker's timeout).
+    `make bench` on DynamoDB Local: with a 100 ms cap 32 buyers of one product gave up 8 times
+    in 200 sales and 64 buyers 42 times; with 500 ms, none, and more sales a second."""
+    deadline = time.monotonic() + CONTENDED_WRITE_SECONDS
+    attempt = 0
+    while True:
+        yield attempt
+        attempt += 1
+        if time.monotonic() >= deadline:
+            return
+        time.sleep(random.uniform(0, min(0.5, 0.002 * 2**attempt)))
+
+
 def batch_get(item_keys, *, projection=None, consistent=False, on_request=None):
     """GetItem for many keys: BatchGetItem, 100 keys a request, retrying UnprocessedKeys with
     backoff. Returns the items found (deserialized), in no particular order."""

@@ -17,7 +17,6 @@ Every function validates its input before sending anything, returns typed object
 raises only the exceptions of `catalog.errors`.
 """
 import hashlib
-import random
 import time
 import uuid
 from datetime import UTC, datetime
@@ -30,6 +29,7 @@ from .dynamo import (
     BATCH_GET_SIZE,
     batch_get,
     client,
+    contended_attempts,
     deserialize,
     error_code,
     serialize,
@@ -51,8 +51,6 @@ MAX_REASON = 200
 MAX_WHO = 150
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
 TOKEN_TTL_SECONDS = 7 * 24 * 3600
-# Optimistic stock writes retry when another writer got there first.
-STOCK_WRITE_ATTEMPTS = 40
 
 
 # --- validation -------------------------------------------------------------------------
@@ -241,7 +239,7 @@ def _change_stock(*, product_id, delta, token, reason, who):
     reason = _check_text("Reason", reason, MAX_REASON)
     who = _check_text("Who", who, MAX_WHO)
     current = None
-    for attempt in range(STOCK_WRITE_ATTEMPTS):
+    for _attempt in contended_attempts():
         if current is None:
             current = product_get(product_id=product_id, consistent=True).stock_level
         if current + delta < 0:
@@ -257,7 +255,6 @@ def _change_stock(*, product_id, delta, token, reason, who):
             return outcome
         # Someone else changed the stock first: try again from the level they left.
         current = outcome
-        time.sleep(random.uniform(0, min(0.05, 0.002 * 2**attempt)))
     raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
 
 

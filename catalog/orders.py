@@ -8,9 +8,7 @@ Order IDs sort by time, so a customer's orders newest first are one Query, ScanI
 Placing an order is one TransactWriteItems: every line's stock decrease (only if the level and the
 price are still what was read), a stock adjustment for each, the order, its lines and the customer.
 """
-import random
 import secrets
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -19,7 +17,7 @@ from botocore.exceptions import ClientError
 from django.conf import settings
 
 from . import cursor, keys
-from .dynamo import client, deserialize, error_code, serialize, table_name, translate_errors
+from .dynamo import client, contended_attempts, deserialize, error_code, serialize, table_name, translate_errors
 from .entities import Order, Page, Product
 from .errors import InvalidInput, LineProblem, NotFound, OrderRejected, StockBusy
 from .gateway import (
@@ -32,7 +30,6 @@ from .gateway import (
 )
 
 MAX_LINES = 25  # 3 actions a line + 2 keeps a transaction within DynamoDB's 100
-PLACE_ATTEMPTS = 40
 
 
 @dataclass(frozen=True)
@@ -88,7 +85,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
     check_id("Idempotency key", token)
     _check_lines(lines)
     products = None
-    for attempt in range(PLACE_ATTEMPTS):
+    for _attempt in contended_attempts():
         if products is None:
             products = products_get_many(product_ids=[line.product_id for line in lines], consistent=True)
         problems = _problems(lines, products)
@@ -107,7 +104,6 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
             return order_get(customer_id=customer_id, order_id=order_id)
         # Another buyer got there first; `outcome` holds what changed (or None: read again).
         products = outcome
-        time.sleep(random.uniform(0, min(0.05, 0.002 * 2**attempt)))
     raise StockBusy("So many people are buying these right now that your order did not go through; please try again.")
 
 

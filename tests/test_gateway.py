@@ -14,6 +14,7 @@ from catalog.errors import (
     InvalidId,
     InvalidQuantity,
     NotFound,
+    StockBusy,
 )
 
 from .conftest import items_in_partition, seed
@@ -222,6 +223,42 @@ def test_a_used_key_replays_even_after_the_stock_ran_out(catalog):
     assert len(gateway.stock_history(product_id="2").items) == 1
     with pytest.raises(InsufficientStock):  # a new key is still refused
         gateway.stock_decrease(product_id="2", quantity=3, token="new-key", reason="Sale")
+
+def _a_rival_writes_first(monkeypatch, times):
+    """Before each of our next `times` stock transactions, another writer adds 1 to product 4."""
+    real, left = gateway._apply_stock_change, [times]
+
+    def rival_first(**kwargs):
+        if left[0]:
+            left[0] -= 1
+            dynamo.client().update_item(
+                TableName=dynamo.table_name(), Key={"PK": {"S": "P#4"}, "SK": {"S": "METADATA"}},
+                UpdateExpression="ADD stockLevel :one", ExpressionAttributeValues={":one": {"N": "1"}},
+            )
+        return real(**kwargs)
+
+    monkeypatch.setattr(gateway, "_apply_stock_change", rival_first)
+
+
+def test_a_write_that_loses_a_race_retries_from_the_level_the_rival_left(catalog, monkeypatch):
+    _a_rival_writes_first(monkeypatch, times=3)
+    change = gateway.stock_decrease(product_id="4", quantity=2, token="after-rivals", reason="Sale")
+    assert change.level == 12 + 3 - 2
+    assert gateway.product_get(product_id="4").stock_level == 13
+    assert [(h.delta, h.resulting_level) for h in gateway.stock_history(product_id="4").items] == [(-2, 13)]
+
+
+def test_a_write_that_keeps_losing_gives_up_as_busy_and_writes_nothing_of_its_own(catalog, monkeypatch):
+    monkeypatch.setattr(dynamo, "CONTENDED_WRITE_SECONDS", 0.05)
+    _a_rival_writes_first(monkeypatch, times=10_000)
+    with pytest.raises(StockBusy):
+        gateway.stock_decrease(product_id="4", quantity=2, token="never-lands", reason="Sale")
+    assert gateway.stock_history(product_id="4").items == []
+    monkeypatch.undo()
+    rivals = gateway.product_get(product_id="4").stock_level - 12
+    assert rivals >= 1  # only the rival's writes landed; the same key may be sent again
+    assert gateway.stock_decrease(product_id="4", quantity=2, token="never-lands").level == 12 + rivals - 2
+
 
 def test_each_write_records_an_adjustment_in_the_products_partition(catalog):
     gateway.stock_increase(product_id="4", quantity=10, token="a1", reason="Shipment 17", who="ann")
