@@ -60,6 +60,8 @@ class StockAdjustmentForm(forms.Form):
         max_length=gateway.MAX_REASON, required=False, help_text="Required for a decrease."
     )
     token = forms.CharField(widget=forms.HiddenInput, error_messages={"required": EXPIRED})
+    # The level the page showed: a hint that saves the gateway a read (a wrong one costs a retry).
+    seen_level = forms.CharField(required=False, widget=forms.HiddenInput)
 
     @classmethod
     def fresh(cls):
@@ -70,6 +72,10 @@ class StockAdjustmentForm(forms.Form):
         if not keys.valid_id(token):
             raise forms.ValidationError(EXPIRED)
         return token
+
+    def clean_seen_level(self):
+        value = self.cleaned_data["seen_level"]
+        return int(value) if value.isdigit() and len(value) <= 9 else None  # a hint: never an error
 
     def clean(self):
         cleaned = super().clean()

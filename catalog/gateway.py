@@ -199,15 +199,26 @@ def products_by_category(*, category_id, brand_id=None, after=None, limit=None):
 
 # --- stock writes (patterns 4, 5) -------------------------------------------------------
 
-def stock_increase(*, product_id, quantity, token, reason="", who=""):
-    """Pattern 5: a shipment arrived. Returns the new level."""
-    return _change_stock(product_id=product_id, delta=check_quantity(quantity), token=token, reason=reason, who=who)
+def stock_increase(*, product_id, quantity, token, reason="", who="", expected_level=None):
+    """Pattern 5: a shipment arrived. Returns the new level (a StockChange).
+
+    `expected_level`, the level the caller last saw (say, on the page the staff member
+    submitted), saves the read before the write: when it is still right the write is one
+    TransactWriteItems. It is only a hint: a stale one costs one more attempt, never a wrong level."""
+    return _change_stock(
+        product_id=product_id, delta=check_quantity(quantity), token=token, reason=reason, who=who,
+        expected_level=expected_level,
+    )
 
 
-def stock_decrease(*, product_id, quantity, token, reason="", who=""):
+def stock_decrease(*, product_id, quantity, token, reason="", who="", expected_level=None):
     """Pattern 4: stock left (a sale, damage, a correction). Never below zero: raises
-    InsufficientStock, changing nothing, when `quantity` is more than is in stock."""
-    return _change_stock(product_id=product_id, delta=-check_quantity(quantity), token=token, reason=reason, who=who)
+    InsufficientStock, changing nothing, when `quantity` is more than is in stock (read
+    consistently, whatever `expected_level` said). `expected_level` as for stock_increase."""
+    return _change_stock(
+        product_id=product_id, delta=-check_quantity(quantity), token=token, reason=reason, who=who,
+        expected_level=expected_level,
+    )
 
 
 def new_token():
@@ -233,15 +244,20 @@ def _check_text(what, value, limit):
     return value
 
 
-def _change_stock(*, product_id, delta, token, reason, who):
+def _change_stock(*, product_id, delta, token, reason, who, expected_level):
     check_id("Product", product_id)
     check_id("Idempotency key", token)
     reason = _check_text("Reason", reason, MAX_REASON)
     who = _check_text("Who", who, MAX_WHO)
-    current = None
+    if expected_level is not None and (
+        isinstance(expected_level, bool) or not isinstance(expected_level, int) or expected_level < 0
+    ):
+        raise InvalidInput("The expected stock level must be a whole number, 0 or more.")
+    # The level the next attempt is conditional on, and whether DynamoDB told it (not a hint).
+    current, known = expected_level, False
     for _attempt in contended_attempts():
-        if current is None:
-            current = product_get(product_id=product_id, consistent=True).stock_level
+        if current is None or (current + delta < 0 and not known):  # never refuse on a hint
+            current, known = product_get(product_id=product_id, consistent=True).stock_level, True
         if current + delta < 0:
             # A key used already answers as it did then, even if stock has run out since.
             replay = _replay_of_used_token(product_id=product_id, token=token)
@@ -253,8 +269,9 @@ def _change_stock(*, product_id, delta, token, reason, who):
         )
         if isinstance(outcome, StockChange):
             return outcome
-        # Someone else changed the stock first: try again from the level they left.
-        current = outcome
+        # Someone else changed the stock first (or the hint was stale): try again from the
+        # level DynamoDB returned with the refusal.
+        current, known = outcome, outcome is not None
     raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
 
 

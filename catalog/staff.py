@@ -113,7 +113,7 @@ def product_stock(request, product_id):
     try:
         change = write(
             product_id=product_id, quantity=data["quantity"], token=data["token"], reason=data["reason"],
-            who=request.user.get_username(),
+            who=request.user.get_username(), expected_level=data["seen_level"],
         )
     except InsufficientStock as exc:
         form.add_error(

@@ -12,6 +12,7 @@ from catalog.errors import (
     InsufficientStock,
     InvalidCursor,
     InvalidId,
+    InvalidInput,
     InvalidQuantity,
     NotFound,
     StockBusy,
@@ -224,6 +225,43 @@ def test_a_used_key_replays_even_after_the_stock_ran_out(catalog):
     with pytest.raises(InsufficientStock):  # a new key is still refused
         gateway.stock_decrease(product_id="2", quantity=3, token="new-key", reason="Sale")
 
+def test_a_write_with_the_level_the_caller_saw_is_one_transaction(catalog):
+    with count_requests() as counter:
+        change = gateway.stock_increase(product_id="4", quantity=3, token="seen", expected_level=12)
+    assert counter.operations == ["TransactWriteItems"]
+    assert change.level == 15 == gateway.product_get(product_id="4").stock_level
+
+
+def test_a_stale_expected_level_costs_a_retry_never_a_wrong_level(catalog):
+    with count_requests() as counter:
+        change = gateway.stock_decrease(product_id="4", quantity=2, token="stale", expected_level=40)
+    assert counter.operations == ["TransactWriteItems", "TransactWriteItems"]
+    assert change.level == 10 == gateway.product_get(product_id="4").stock_level
+    assert [(h.delta, h.resulting_level) for h in gateway.stock_history(product_id="4").items] == [(-2, 10)]
+
+
+def test_a_decrease_is_never_refused_on_a_stale_expected_level(catalog):
+    assert gateway.stock_decrease(product_id="2", quantity=3, token="low-hint", expected_level=0).level == 0
+    with pytest.raises(InsufficientStock) as raised:  # refused on the level read, not on the hint
+        gateway.stock_decrease(product_id="2", quantity=1, token="high-hint", expected_level=50)
+    assert raised.value.available == 0
+
+
+@pytest.mark.parametrize("write", [gateway.stock_increase, gateway.stock_decrease])
+def test_an_expected_level_never_creates_an_unknown_product(catalog, write):
+    with pytest.raises(NotFound):
+        write(product_id="999", quantity=1, token="tok", expected_level=5)
+    assert items_in_partition("P#999") == []
+
+
+@pytest.mark.parametrize("hint", [-1, 1.5, "3", True])
+def test_a_malformed_expected_level_is_rejected_before_any_request(catalog, hint):
+    with count_requests() as counter:
+        with pytest.raises(InvalidInput):
+            gateway.stock_increase(product_id="4", quantity=1, token="tok", expected_level=hint)
+    assert counter.total == 0
+
+
 def _a_rival_writes_first(monkeypatch, times):
     """Before each of our next `times` stock transactions, another writer adds 1 to product 4."""
     real, left = gateway._apply_stock_change, [times]
@@ -296,7 +334,8 @@ def test_history_pages_newest_first(catalog):
         (lambda: gateway.products_by_category(category_id="1", brand_id="3"), ["Query"]),
         (lambda: gateway.stock_history(product_id="1"), ["Query"]),
         (lambda: gateway.stock_history(product_id="1", consistent=True), ["Query"]),
-        # A stock write is one conditional transaction, conditional on the level read just before.
+        # A stock write is one conditional transaction, conditional on the level read just before
+        # (or on the level the caller saw: see test_a_write_with_the_level_the_caller_saw_is_one_transaction).
         (lambda: gateway.stock_decrease(product_id="1", quantity=1, token="c1"), ["GetItem", "TransactWriteItems"]),
         (lambda: gateway.stock_increase(product_id="1", quantity=1, token="c2"), ["GetItem", "TransactWriteItems"]),
     ],

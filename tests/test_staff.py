@@ -342,11 +342,31 @@ def test_the_stock_page_is_one_getitem_and_one_query(catalog, staff_client):
     assert counter.operations == ["GetItem", "Query"]
 
 
-def test_an_htmx_adjustment_costs_the_write_and_one_query(catalog, staff_client):
-    staff_client.get("/")
+def seen_level_in(response):
+    return re.search(r'name="seen_level" value="(\d+)"', response.content.decode()).group(1)
+
+
+def test_an_htmx_adjustment_from_the_page_costs_one_transaction_and_one_query(catalog, staff_client):
+    page = staff_client.get(STOCK_URL.format("1"))
     with count_requests() as counter:
-        adjust(staff_client, "1", headers=HX, quantity="1")
-    assert counter.operations == ["GetItem", "TransactWriteItems", "Query"]
+        response = adjust(staff_client, "1", headers=HX, quantity="1", seen_level=seen_level_in(page))
+    assert counter.operations == ["TransactWriteItems", "Query"]
+    assert shown_level(response) == 71 and seen_level_in(response) == "71"
+
+
+def test_an_adjustment_from_a_page_gone_stale_still_lands_on_the_level_of_now(catalog, staff_client):
+    page = staff_client.get(STOCK_URL.format("1"))
+    gateway.stock_decrease(product_id="1", quantity=30, token="meanwhile", reason="Sale")
+    response = adjust(staff_client, "1", headers=HX, quantity="5", seen_level=seen_level_in(page))
+    assert "Received 5: stock is now 45." in response.content.decode()
+    assert level("1") == 45
+    assert history_rows(response)[0] == ("ann", "+5", 45, "")
+
+
+@pytest.mark.parametrize("seen", ["", "abc", "-3", "9" * 40])
+def test_a_missing_or_tampered_seen_level_is_only_ignored(catalog, staff_client, seen):
+    response = adjust(staff_client, "1", headers=HX, quantity="2", seen_level=seen)
+    assert response.status_code == 200 and shown_level(response) == 72 == level("1")
 
 
 def test_a_form_with_errors_costs_no_write(catalog, staff_client):
