@@ -17,6 +17,7 @@ from tools.dynamodb_local import free_port
 ROOT = Path(__file__).resolve().parent.parent
 RUN_SCRIPT = ROOT / "scripts" / "run.sh"
 LUA = Path(__file__).with_name("wrk_report.lua")
+FLOW_LUA = Path(__file__).with_name("wrk_flow.lua")
 
 
 def gunicorn_flags():
@@ -109,9 +110,12 @@ def wrk_available():
     return shutil.which("wrk") is not None
 
 
-def wrk(url, *, concurrency, duration, headers=None, method="GET", body=None):
-    """One load point: `concurrency` connections for `duration` seconds. Returns the figures."""
-    threads = max(1, min(concurrency, os.cpu_count() or 1))
+def wrk(url, *, concurrency, duration, headers=None, method="GET", body=None, flow=None, sessions=None):
+    """One load point: `concurrency` connections for `duration` seconds. Returns the figures.
+
+    `flow` ("stock_post", "checkout") runs wrk_flow.lua instead: one thread a connection, each
+    with its own signed-in session from the file `sessions` (see bench/flows.py)."""
+    threads = concurrency if flow else max(1, min(concurrency, os.cpu_count() or 1))
     cmd = [
         "wrk",
         "-t",
@@ -123,11 +127,11 @@ def wrk(url, *, concurrency, duration, headers=None, method="GET", body=None):
         "--timeout",
         "10s",
         "-s",
-        str(LUA),
+        str(FLOW_LUA if flow else LUA),
     ]
     for name, value in (headers or {}).items():
         cmd += ["-H", f"{name}: {value}"]
-    cmd += [url, "--", method, body or ""]
+    cmd += [url, "--"] + ([flow, str(sessions)] if flow else [method, body or ""])
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60)
     line = next((ln for ln in out.stdout.splitlines() if ln.startswith("BENCH_JSON ")), None)
     if out.returncode != 0 or line is None:

@@ -2,8 +2,8 @@
 
 Each page type is one entry of PAGES: a path template over the catalog's IDs, the method, the
 headers and the body. The load generator, the in-process renderer and the raw replay all read
-this list, so a new kind of request is one entry. The stock POST and the checkout will come
-that way (method="POST", a body, and the CSRF token the loaders will take from a GET first).
+this list, so a new kind of GET is one entry. The POST flows (the staff stock adjustment and
+the checkout) need a signed-in session a connection: bench/flows.py and bench/wrk_flow.lua.
 """
 
 import html
@@ -34,9 +34,6 @@ PAGES = [
     PageType("category_brand", "/categories/{category}/?brand={brand}"),
     PageType("product", "/products/{product}/"),
     PageType("load_more", "{next_url}", headers={"HX-Request": "true"}, note="HTMX fragment: the brand page's page 2"),
-    # Later, one entry each:
-    # PageType("stock_post", "/products/{product}/stock/", method="POST", body="quantity=1&..."),
-    # PageType("checkout", "/checkout/", method="POST", body="..."),
 ]
 
 NEXT_URL = re.compile(r'hx-get="([^"]*[?&](?:amp;)?after=[^"]*)"')

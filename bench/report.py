@@ -117,6 +117,16 @@ def markdown(results):
                 for conc, p in points.items():
                     rows.append([size, page, conc, p["rps"], p["p50_ms"], p["p95_ms"], p["p99_ms"], p["errors"]])
         out += [_table(["products", "page", "concurrency", "req/s", "p50 ms", "p95 ms", "p99 ms", "errors"], rows), ""]
+        from .flows import NOTES
+
+        flows = [flow for flow in NOTES if any(flow in pages for pages in results["load"].values())]
+        if flows:
+            out += [
+                "POST flows: one wrk connection a signed-in user, each with its own session and product. "
+                + "; ".join(f"{flow}: {NOTES[flow]}" for flow in flows)
+                + ". Errors: 4xx/5xx answers, and checkouts not sent on to their order page.",
+                "",
+            ]
 
     out += ["## Overhead over the raw DynamoDB request (largest catalog, concurrency 1)", ""]
     rows = []
@@ -223,26 +233,36 @@ def markdown(results):
         "",
     ]
 
-    out += ["## Contention: buyers taking 1 each from one product until it runs out", ""]
+    out += [
+        "## Contention: buyers taking 1 each from one product until it runs out",
+        "",
+        "checkout: each buyer places orders of 1 (`order_place`, one transaction a try); stock_decrease: the "
+        "gateway's stock write alone. Retries: transactions refused because another buyer changed the stock first.",
+        "",
+    ]
     rows = []
-    for n, c in results["contention"].items():
-        rows.append(
-            [
-                n,
-                c["start_stock"],
-                c["successes"],
-                c["successes_per_s"],
-                c["transactions"],
-                c["retries"],
-                c["stock_busy"],
-                c["final_stock"],
-                c["history_items"],
-                "yes" if c["consistent"] else "**NO**",
-            ]
-        )
+    for buyer, by_count in results["contention"].items():
+        for n, c in by_count.items():
+            rows.append(
+                [
+                    buyer,
+                    n,
+                    c["start_stock"],
+                    c["successes"],
+                    c["successes_per_s"],
+                    c["transactions"],
+                    c["retries"],
+                    c["stock_busy"],
+                    c["final_stock"],
+                    c["history_items"],
+                    "—" if c.get("orders") is None else c["orders"],
+                    "yes" if c["consistent"] else "**NO**",
+                ]
+            )
     out += [
         _table(
             [
+                "buyer",
                 "buyers",
                 "start",
                 "successes",
@@ -252,6 +272,7 @@ def markdown(results):
                 "StockBusy",
                 "final stock",
                 "history items",
+                "orders",
                 "exact",
             ],
             rows,

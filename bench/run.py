@@ -6,10 +6,11 @@ On this machine, against a DynamoDB Local it starts itself (in memory unless --d
 1. imports large generated catalogs through the project's bulk import, each into its own table,
    beside a baseline of one PutItem per product;
 2. serves the site as production does (gunicorn with scripts/run.sh's worker flags, DEBUG off,
-   whitenoise) and loads each page type with wrk at each concurrency;
+   whitenoise) and loads each page type with wrk at each concurrency, then the POST flows (a
+   staff stock adjustment, a shopper's add-to-cart and checkout) with a signed-in user a connection;
 3. times the raw DynamoDB request behind each page alone, and the ratio page / raw;
 4. compares the same pages on the largest and the smallest catalog (flatness);
-5. sets N buyers on one product at once (stock contention) and checks the result is exact;
+5. sets N buyers on one product at once (checkouts, then bare stock writes) and checks the result is exact;
 6. counts the DynamoDB requests and consumed capacity of each page (rendered in-process).
 
 Writes var/bench/results.json, results.md and results.png, and prints our targets beside the
@@ -26,6 +27,7 @@ import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 ROOT = Path(__file__).resolve().parent.parent
 if __package__ in (None, ""):
@@ -252,6 +254,7 @@ def load_pages(tables, args, server_env, out_dir):
     largest catalog. Returns (load, flatness rounds)."""
     from contextlib import ExitStack
 
+    from . import flows
     from .load import Server, gunicorn_flags, wrk
     from .pages import PAGES, ids
 
@@ -296,6 +299,18 @@ def load_pages(tables, args, server_env, out_dir):
             for conc in args.concurrency:
                 p = load[str(largest)][page.name][str(conc)] = point(server, page, page_ids, conc, args.duration)
                 show(largest, page, p)
+        # The POST flows: a signed-in user a connection (bench/flows.py).
+        use_table(tables[largest])
+        for flow in flows.FLOWS:
+            load[str(largest)][flow] = {}
+            sessions = flows.prepare(flow, max(args.concurrency), out_dir / f"sessions-{flow}.tsv")
+            try:
+                for conc in args.concurrency:
+                    p = wrk(server.url + "/", concurrency=conc, duration=args.duration, flow=flow, sessions=sessions)
+                    load[str(largest)][flow][str(conc)] = p
+                    show(largest, SimpleNamespace(name=flow), p)
+            finally:
+                sessions.unlink()  # signed-in session cookies
     return load, rounds
 
 
@@ -391,10 +406,13 @@ def bench(args, *, server_env=None):
         largest = args.sizes[-1]
         use_table(tables[largest])
         results["contention"] = {}
-        for buyers in args.buyers:
-            log(f"contention: {buyers} buyers, stock {args.start_stock}")
-            c = results["contention"][str(buyers)] = contention.run(buyers, start_stock=args.start_stock)
-            log(f"  {c['successes_per_s']} successes/s, {c['retries']} retries, exact: {c['consistent']}")
+        for buyer in contention.BUYERS:
+            results["contention"][buyer] = {}
+            for buyers in args.buyers:
+                log(f"contention, {buyer}: {buyers} buyers, stock {args.start_stock}")
+                c = contention.run(buyers, start_stock=args.start_stock, buyer=buyer)
+                results["contention"][buyer][str(buyers)] = c
+                log(f"  {c['successes_per_s']} successes/s, {c['retries']} retries, exact: {c['consistent']}")
     finally:
         from catalog.table import table_delete
 

@@ -34,8 +34,11 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
         assert results["costs"][page]["warm"]["requests"] == 1, page
         assert results["overhead"][page]["ratio"] > 0
     assert results["costs"]["home"]["cold"]["operations"] == {"Query": 2}
-    for buyers in ("2", "4"):
-        c = results["contention"][buyers]
-        assert c["successes"] == 6 and c["final_stock"] == 0 and c["history_items"] == 6 and c["consistent"]
+    assert set(results["contention"]) == {"checkout", "stock_decrease"}
+    for buyer, by_count in results["contention"].items():
+        for buyers in ("2", "4"):
+            c = by_count[buyers]
+            assert c["successes"] == 6 and c["final_stock"] == 0 and c["history_items"] == 6 and c["consistent"]
+            assert c["orders"] == (6 if buyer == "checkout" else None)
     assert {t["target"].split(" ")[0] for t in results["targets"]} >= {"overhead", "flatness", "one"}
     assert "## Contention" in (tmp_path / "results.md").read_text()

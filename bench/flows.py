@@ -1,0 +1,57 @@
+"""The POST flows under load: a staff stock adjustment and a shopper's checkout.
+
+Each wrk connection is one signed-in user with its own session (the cart lives in it) and its
+own product, so the figures are those of many people each doing their own thing, not of one
+product's contention (bench/contention.py measures that). The sessions are made here, in the
+SQLite database the gunicorn workers share, before the load starts.
+"""
+
+import secrets
+import string
+
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.test import Client
+
+from catalog import gateway
+
+FLOWS = {
+    # name: (first product ID of the flow's connections, staff?)
+    "stock_post": (1, True),
+    "checkout": (101, False),
+}
+NOTES = {
+    "stock_post": "staff: +1 with HTMX, a new idempotency key each (GetItem, TransactWriteItems, Query)",
+    "checkout": "shopper: add 1 to the cart (HTMX), then place the order; the two requests in turn",
+}
+
+
+def _csrf_secret():
+    alphabet = string.ascii_letters + string.digits
+    return "".join(secrets.choice(alphabet) for _ in range(32))
+
+
+def prepare(flow, connections, path):
+    """Writes the sessions file for `connections` connections of `flow`: a user each (staff for
+    the stock page), signed in, and a product each with stock enough for any run."""
+    call_command("migrate", verbosity=0, interactive=False)
+    first, staff = FLOWS[flow]
+    users = get_user_model().objects
+    lines = []
+    for n in range(connections):
+        username = f"bench-{flow}-{n}"
+        user = users.filter(username=username).first() or users.create_user(
+            username=username, password=secrets.token_urlsafe(16), is_staff=staff
+        )
+        client = Client(HTTP_HOST="127.0.0.1")
+        client.force_login(user)
+        csrf = _csrf_secret()
+        cookie = f"sessionid={client.cookies['sessionid'].value}; csrftoken={csrf}"
+        product_id = str(first + n)
+        gateway.stock_increase(
+            product_id=product_id, quantity=gateway.MAX_QUANTITY, token=gateway.new_token(),
+            reason="bench: stock for the checkout load", who="bench",
+        )
+        lines.append(f"{cookie}\t{csrf}\t{product_id}\n")
+    path.write_text("".join(lines))
+    return path

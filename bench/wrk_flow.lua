@@ -1,0 +1,85 @@
+-- wrk script for the POST flows. One wrk thread a connection, and each connection is one
+-- signed-in user with its own session, CSRF token and product (a line of the sessions file:
+-- cookie TAB csrf-token TAB product-id). Arguments after `--`: flow ("stock_post" or
+-- "checkout"), the sessions file.
+--   stock_post: staff adjustments (+1, a new idempotency key each) with HTMX, as the stock page sends them.
+--   checkout:   add 1 to the cart (HTMX), then place the order (a new order ID and key), in turn.
+-- Prints one JSON line at the end, as wrk_report.lua does; "non2xx" counts failures: any 4xx/5xx,
+-- and a checkout that was not sent on to its order page.
+local threads = {}
+local next_id = 0
+
+function setup(thread)
+  next_id = next_id + 1
+  thread:set("id", next_id)
+  table.insert(threads, thread)
+end
+
+local function hex(n)
+  local t = {}
+  for i = 1, n do t[i] = string.format("%x", math.random(0, 15)) end
+  return table.concat(t)
+end
+
+function init(args)
+  non2xx = 0
+  flow = args[1]
+  local n = 0
+  for line in io.lines(args[2]) do
+    n = n + 1
+    if n == id then cookie, csrf, product = line:match("([^\t]*)\t([^\t]*)\t([^\t]*)") end
+  end
+  if product == nil then error("no session for connection " .. id) end
+  math.randomseed(os.time() * 1000 + id)
+  carted = false
+end
+
+function request()
+  local headers = {
+    ["Cookie"] = cookie,
+    ["X-CSRFToken"] = csrf,
+    ["Content-Type"] = "application/x-www-form-urlencoded",
+    ["HX-Request"] = "true",
+  }
+  if flow == "stock_post" then
+    last = "stock"
+    return wrk.format("POST", "/staff/products/" .. product .. "/stock/", headers,
+      "action=increase&quantity=1&reason=bench&token=" .. hex(32))
+  end
+  -- Place the order only once this run has seen the cart take the product: wrk may build a
+  -- request it never sends, so strict alternation could check out an empty cart.
+  if not carted then
+    last = "add"
+    return wrk.format("POST", "/cart/add/", headers, "product_id=" .. product .. "&quantity=1")
+  end
+  last = "checkout"
+  headers["HX-Request"] = nil
+  local order_id = os.date("!%Y%m%dT%H%M%S") .. string.format("%06d", math.random(0, 999999)) .. "-" .. hex(8)
+  return wrk.format("POST", "/checkout/", headers, "order_id=" .. order_id .. "&token=" .. hex(32))
+end
+
+function response(status, headers, body)
+  if last == "add" then carted = (status == 200) end
+  if last == "checkout" then carted = false end
+  if status >= 400 then
+    non2xx = non2xx + 1
+  elseif last == "checkout" then
+    local location = headers["Location"] or ""
+    if status ~= 302 or not location:find("/account/orders/", 1, true) then non2xx = non2xx + 1 end
+  elseif status >= 300 then
+    non2xx = non2xx + 1
+  end
+end
+
+function done(summary, latency, requests)
+  local non = 0
+  for _, thread in ipairs(threads) do non = non + thread:get("non2xx") end
+  local e = summary.errors
+  io.write(string.format(
+    'BENCH_JSON {"requests": %d, "duration_us": %d, "bytes": %d, "non2xx": %d, ' ..
+    '"connect": %d, "read": %d, "write": %d, "status": %d, "timeout": %d, ' ..
+    '"p50_us": %.1f, "p95_us": %.1f, "p99_us": %.1f, "max_us": %.1f, "mean_us": %.1f}\n',
+    summary.requests, summary.duration, summary.bytes, non,
+    e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(95), latency:percentile(99), latency.max, latency.mean))
+end
