@@ -17,7 +17,6 @@ from tools.dynamodb_local import free_port
 ROOT = Path(__file__).resolve().parent.parent
 RUN_SCRIPT = ROOT / "scripts" / "run.sh"
 LUA = Path(__file__).with_name("wrk_report.lua")
-FLOW_LUA = Path(__file__).with_name("wrk_flow.lua")
 
 
 def gunicorn_flags():
@@ -113,8 +112,8 @@ def wrk_available():
 def wrk(url, *, concurrency, duration, headers=None, method="GET", body=None, flow=None, sessions=None):
     """One load point: `concurrency` connections for `duration` seconds. Returns the figures.
 
-    `flow` ("stock_post", "checkout") runs wrk_flow.lua instead: one thread a connection, each
-    with its own signed-in session from the file `sessions` (see bench/flows.py)."""
+    `flow` ("stock_post", "checkout") loads a POST flow instead: one thread a connection, each
+    with its own signed-in session from the file `sessions` (see bench/flows.py, wrk_report.lua)."""
     threads = concurrency if flow else max(1, min(concurrency, os.cpu_count() or 1))
     cmd = [
         "wrk",
@@ -127,11 +126,11 @@ def wrk(url, *, concurrency, duration, headers=None, method="GET", body=None, fl
         "--timeout",
         "10s",
         "-s",
-        str(FLOW_LUA if flow else LUA),
+        str(LUA),
     ]
     for name, value in (headers or {}).items():
         cmd += ["-H", f"{name}: {value}"]
-    cmd += [url, "--"] + ([flow, str(sessions)] if flow else [method, body or ""])
+    cmd += [url, "--"] + (["flow", flow, str(sessions)] if flow else [method, body or ""])
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60)
     line = next((ln for ln in out.stdout.splitlines() if ln.startswith("BENCH_JSON ")), None)
     if out.returncode != 0 or line is None:

@@ -3,7 +3,7 @@
 Each page type is one entry of PAGES: a path template over the catalog's IDs, the method, the
 headers and the body. The load generator, the in-process renderer and the raw replay all read
 this list, so a new kind of GET is one entry. The POST flows (the staff stock adjustment and
-the checkout) need a signed-in session a connection: bench/flows.py and bench/wrk_flow.lua.
+the checkout) need a signed-in session a connection: bench/flows.py and bench/wrk_report.lua.
 """
 
 import html
