@@ -21,7 +21,10 @@ FLOWS = {
     "checkout": (101, False),
 }
 NOTES = {
-    "stock_post": "staff: +1 with HTMX, a new idempotency key each (GetItem, TransactWriteItems, Query)",
+    "stock_post": (
+        "staff: +1 with HTMX, a new idempotency key each, and the level the last answer showed "
+        "(TransactWriteItems, Query; a GetItem more when that level is stale)"
+    ),
     "checkout": "shopper: add 1 to the cart (HTMX), then place the order; the two requests in turn",
 }
 

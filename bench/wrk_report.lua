@@ -4,8 +4,8 @@
 --   flow NAME SESSIONS_FILE     a POST flow (bench/flows.py): one wrk thread a connection, each
 --                               a signed-in user: a line of the sessions file, cookie TAB
 --                               csrf-token TAB product-id.
--- The flows: "stock_post", staff adjustments (+1, a new idempotency key each) with HTMX, as the
--- stock page sends them; "checkout", add 1 to the cart (HTMX), then place the order (a new order
+-- The flows: "stock_post", staff adjustments (+1, a new idempotency key each, and the level the
+-- last answer showed) with HTMX, as the stock page sends them; "checkout", add 1 to the cart (HTMX), then place the order (a new order
 -- ID and key), in turn. "non2xx" counts failures: a non-2xx answer, except that a checkout
 -- must be sent on to its order page (a 302 there, not back to the cart).
 local threads = {}
@@ -52,8 +52,9 @@ function request()
   }
   if flow == "stock_post" then
     last = "stock"
+    -- The level the last answer showed goes back with the form, as the page's form sends it.
     return wrk.format("POST", "/staff/products/" .. product .. "/stock/", headers,
-      "action=increase&quantity=1&reason=bench&token=" .. hex(32))
+      "action=increase&quantity=1&reason=bench&token=" .. hex(32) .. "&seen_level=" .. (seen_level or ""))
   end
   -- Place the order only once this run has seen the cart take the product: wrk may build a
   -- request it never sends, so strict alternation could check out an empty cart.
@@ -68,6 +69,7 @@ function request()
 end
 
 function response(status, headers, body)
+  if last == "stock" then seen_level = body:match('name="seen_level" value="(%d+)"') end
   if last == "add" then carted = (status == 200) end
   if last == "checkout" then
     carted = false
