@@ -376,3 +376,35 @@ def test_the_client_is_built_once_and_rebuilt_when_settings_change(ddb, settings
     settings.DYNAMODB_READ_TIMEOUT = 1.5
     assert dynamo.client() is not first
     assert dynamo.client().meta.config.read_timeout == 1.5
+
+
+# --- batches ------------------------------------------------------------------------------
+
+def _unprocessed(monkeypatch, *, times):
+    """BatchGetItem answers its first `times` calls with every key left unprocessed."""
+    ddb_client = dynamo.client()
+    real, calls = ddb_client.batch_get_item, []
+
+    def flaky(RequestItems):
+        calls.append(1)
+        if len(calls) <= times:
+            return {"Responses": {}, "UnprocessedKeys": RequestItems}
+        return real(RequestItems=RequestItems)
+
+    monkeypatch.setattr(ddb_client, "batch_get_item", flaky)
+    monkeypatch.setattr(dynamo, "_backoff", lambda attempt: None)
+    return calls
+
+
+def test_keys_left_unprocessed_are_asked_for_again(catalog, monkeypatch):
+    calls = _unprocessed(monkeypatch, times=2)
+    products = gateway.products_get_many(product_ids=["1", "2", "4"])
+    assert sorted(products) == ["1", "2", "4"] and products["2"].stock_level == 3
+    assert len(calls) == 3
+
+
+def test_keys_never_processed_make_the_catalog_unavailable(catalog, monkeypatch):
+    calls = _unprocessed(monkeypatch, times=1_000)
+    with pytest.raises(CatalogUnavailable):
+        gateway.products_get_many(product_ids=["1", "2"])
+    assert len(calls) == dynamo.UNPROCESSED_ATTEMPTS
