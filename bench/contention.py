@@ -11,10 +11,11 @@ import time
 import uuid
 from decimal import Decimal
 
-from catalog import gateway, importer, orders
-from catalog.dynamo import count_requests
-from catalog.entities import Product
-from catalog.errors import InsufficientStock, LineProblem, OrderRejected, StockBusy
+from catalog import gateway
+from catalog.gateway import importer, orders
+from catalog.gateway.client import count_requests
+from catalog.gateway.entities import Product
+from catalog.gateway.errors import InsufficientStock, LineProblem, OrderRejected, StockBusy
 
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
 

@@ -8,7 +8,7 @@ out (before-parameter-build) and `ConsumedCapacity` read from each parsed answer
 import copy
 import threading
 
-from catalog import dynamo
+from catalog.gateway import client as dynamo
 
 READS = {"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"}
 WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}

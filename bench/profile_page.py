@@ -52,8 +52,8 @@ def main(argv=None):
             import django
 
             django.setup()
-            from catalog import importer
-            from catalog.table import table_ensure
+            from catalog.gateway import importer
+            from catalog.gateway.schema import table_ensure
 
             from .catalog_data import make_catalog
             from .meter import latency_summary, percentile

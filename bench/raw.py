@@ -8,7 +8,7 @@ import time
 
 from botocore import xform_name
 
-from catalog import dynamo
+from catalog.gateway import client as dynamo
 
 
 def time_calls(calls, iterations, client=None, warmup=10):

@@ -134,9 +134,9 @@ def use_table(table):
 
 def import_catalogs(args, run_id):
     """Each size into its own table through the bulk import; then the one-PutItem baseline."""
-    from catalog import importer
-    from catalog.dynamo import client, serialize
-    from catalog.table import table_delete, table_ensure
+    from catalog.gateway import importer
+    from catalog.gateway.client import client, serialize
+    from catalog.gateway.schema import table_delete, table_ensure
 
     from .catalog_data import make_catalog
     from .meter import Meter
@@ -416,7 +416,7 @@ def bench(args, *, server_env=None):
                 results["contention"][buyer][str(buyers)] = c
                 log(f"  {c['successes_per_s']} successes/s, {c['retries']} retries, exact: {c['consistent']}")
     finally:
-        from catalog.table import table_delete
+        from catalog.gateway.schema import table_delete
 
         for table in tables.values():
             table_delete(table)

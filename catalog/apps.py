@@ -8,6 +8,6 @@ class CatalogConfig(AppConfig):
     def ready(self):
         from django.core.signals import setting_changed
 
-        from . import dynamo
+        from .gateway import client as dynamo
 
         setting_changed.connect(dynamo.on_setting_changed)

@@ -2,7 +2,7 @@ from django.conf import settings
 from django.utils.functional import SimpleLazyObject
 
 from . import names
-from .errors import CatalogUnavailable
+from .gateway import CatalogUnavailable
 
 
 def _or_empty(load):

@@ -9,7 +9,7 @@ from django.core.cache import cache
 from django.core.cache.utils import make_template_fragment_key
 
 from . import gateway
-from .errors import NotFound
+from .gateway import NotFound
 
 BRANDS_KEY = "catalog:brands"
 CATEGORIES_KEY = "catalog:categories"

@@ -1,7 +1,7 @@
 """The shopper's cart, kept in the Django session: product ID → quantity and the price last shown."""
 from decimal import Decimal
 
-from catalog.orders import MAX_LINES, CartLine
+from catalog.gateway.orders import MAX_LINES, CartLine
 
 SESSION_KEY = "cart"
 PLACED_KEY = "placed_orders"

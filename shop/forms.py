@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from catalog.keys import ID_PATTERN
+from catalog.gateway.keys import ID_PATTERN
 
 from .cart import MAX_LINE_QUANTITY
 

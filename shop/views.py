@@ -11,8 +11,9 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from catalog import gateway, orders
-from catalog.errors import InvalidInput, OrderRejected, StockBusy
+from catalog import gateway
+from catalog.gateway import orders
+from catalog.gateway.errors import InvalidInput, OrderRejected, StockBusy
 
 from .cart import Cart, CartFull
 from .forms import CheckoutForm, ProductForm, QuantityForm, SignUpForm

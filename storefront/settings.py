@@ -69,6 +69,7 @@ INSTALLED_APPS = [
     "template_partials",
     "catalog",
     "shop",
+    "staff",
 ]
 
 MIDDLEWARE = [
@@ -81,7 +82,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "catalog.middleware.CatalogErrorMiddleware",
+    "storefront.errors.CatalogErrorMiddleware",
 ]
 
 ROOT_URLCONF = "storefront.urls"
@@ -99,7 +100,7 @@ TEMPLATES = [
                 "catalog.context_processors.navigation",
                 "shop.context_processors.cart",
             ],
-            "builtins": ["template_partials.templatetags.partials", "catalog.templatetags.shop"],
+            "builtins": ["template_partials.templatetags.partials", "catalog.templatetags.catalog_tags"],
         },
     },
 ]

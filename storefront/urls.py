@@ -5,6 +5,6 @@ urlpatterns = [
     path("accounts/login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("", include("shop.urls")),
-    path("staff/", include("catalog.staff_urls")),
+    path("staff/", include("staff.urls")),
     path("", include("catalog.urls")),
 ]

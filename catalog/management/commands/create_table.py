@@ -3,8 +3,8 @@ import json
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.errors import CatalogUnavailable
-from catalog.table import create_table_request, table_ensure
+from catalog.gateway.errors import CatalogUnavailable
+from catalog.gateway.schema import create_table_request, table_ensure
 
 
 class Command(BaseCommand):

@@ -3,9 +3,8 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from catalog import importer
-from catalog.errors import CatalogUnavailable
-from catalog.gateway import brands_all
+from catalog.gateway import brands_all, importer
+from catalog.gateway.errors import CatalogUnavailable
 
 
 class Command(BaseCommand):

@@ -12,10 +12,11 @@ from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
-from . import gateway, names
-from .errors import InsufficientStock, InvalidInput, NotFound
+from catalog import gateway, names
+from catalog.gateway import InsufficientStock, InvalidInput, NotFound
+from storefront.http import optional_param, query_string
+
 from .forms import INCREASE, FindProductForm, StockAdjustmentForm, StockListForm
-from .views import _optional, _query
 
 
 def staff_required(view):
@@ -66,7 +67,7 @@ def stock_list(request):
             else:
                 return redirect("staff_product_stock", product_id=product_id)
     listing = StockListForm(request.GET if {"brand", "category"} & set(request.GET) else None)
-    context = {"find": find, "listing": listing, "page": None, "after": _optional(request, "after")}
+    context = {"find": find, "listing": listing, "page": None, "after": optional_param(request, "after")}
     if listing.is_bound and not listing.is_valid():
         status = 400
     elif listing.is_bound:
@@ -90,8 +91,8 @@ def _stock_table(request, choice, *, after):
         "heading": heading,
         "brand_names": brand_names,
         "category_names": category_names,
-        "first_url": request.path + _query(brand=brand_id, category=category_id),
-        "next_url": (request.path + _query(brand=brand_id, category=category_id, after=page.next_cursor))
+        "first_url": request.path + query_string(brand=brand_id, category=category_id),
+        "next_url": (request.path + query_string(brand=brand_id, category=category_id, after=page.next_cursor))
         if page.next_cursor
         else None,
     }
@@ -149,7 +150,7 @@ def _stock_page(request, product_id, *, form, status=200, level=None, confirmati
     """The whole page (GetItem + Query); with HTMX after a POST the level, form and history
     (the Query, and the GetItem unless the write told the level); with HTMX and ?after= the
     next history rows (the Query)."""
-    after = _optional(request, "after")
+    after = optional_param(request, "after")
     partial = None
     if request.htmx and not request.htmx.history_restore_request:
         partial = "stock" if request.method == "POST" else ("history-page" if after else None)
@@ -166,7 +167,7 @@ def _stock_page(request, product_id, *, form, status=200, level=None, confirmati
     context.update(
         level=level,
         history=history,
-        history_next_url=(request.path + _query(after=history.next_cursor)) if history.next_cursor else None,
+        history_next_url=(request.path + query_string(after=history.next_cursor)) if history.next_cursor else None,
     )
     template = "staff/product_stock.html" + (f"#{partial}" if partial else "")
     return render(request, template, context, status=status)

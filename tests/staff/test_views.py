@@ -9,10 +9,8 @@ import pytest
 from django.test import Client
 
 from catalog import gateway
-from catalog.dynamo import count_requests
-
-from .conftest import seed, small_catalog
-from .test_views import _paged
+from catalog.gateway.client import count_requests
+from tests.helpers import paged_catalog, seed, small_catalog
 
 HX = {"HX-Request": "true"}
 STOCK_URL = "/staff/products/{}/stock/"
@@ -446,7 +444,7 @@ def test_an_unknown_brand_or_category_choice_is_refused(catalog, staff_client, q
 
 
 def test_the_stock_table_is_paged(ddb, staff_client, settings):
-    _paged(ddb, settings, n=7, size=3)
+    paged_catalog(settings, n=7, size=3)
     seen, url = [], "/staff/stock/?brand=2"
     while url:
         response = staff_client.get(url)

@@ -5,11 +5,12 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from catalog import dynamo, gateway, importer
-from catalog.dynamo import count_requests
-from catalog.errors import NotFound
-
-from .conftest import seed, small_catalog
+from catalog import gateway
+from catalog.gateway import client as dynamo
+from catalog.gateway import importer
+from catalog.gateway.client import count_requests
+from catalog.gateway.errors import NotFound
+from tests.helpers import seed, small_catalog
 
 
 def write_json(tmp_path, data, name="catalog.json"):

@@ -4,7 +4,7 @@ import logging
 
 from django.shortcuts import render
 
-from .errors import CatalogUnavailable, InvalidInput, NotFound
+from catalog.gateway import CatalogUnavailable, InvalidInput, NotFound
 
 log = logging.getLogger(__name__)
 

@@ -12,10 +12,10 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from . import keys
-from .dynamo import batch_get, batch_put, client, serialize, table_name, translate_errors
+from .client import batch_get, batch_put, client, serialize, table_name, translate_errors
 from .entities import Brand, Category, Product
 
-DEMO_CATALOG = Path(__file__).resolve().parent / "demo" / "demo_catalog.json"
+DEMO_CATALOG = Path(__file__).resolve().parent.parent / "demo" / "demo_catalog.json"
 
 MAX_NAME = 200
 MAX_DESCRIPTION = 2000
@@ -246,7 +246,7 @@ def write(brands, categories, products, *, reset_stock=False, progress=None):
 
 def import_catalog(data, *, reset_stock=False, progress=None):
     """Validate `data` (a parsed catalog file) against itself and the table, then write it."""
-    from .gateway import brands_all, categories_all
+    from .products import brands_all, categories_all
 
     known_brands = known_categories = frozenset()
     if referenced_ids(data, "brands", "brandId"):

@@ -4,7 +4,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from .conftest import screenshot, seed, small_catalog
+from tests.helpers import screenshot, seed, small_catalog
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

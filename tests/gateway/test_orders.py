@@ -5,12 +5,12 @@ from decimal import Decimal
 
 import pytest
 
-from catalog import gateway, orders
-from catalog.dynamo import count_requests
-from catalog.errors import InvalidInput, LineProblem, NotFound, OrderRejected
-from catalog.orders import CartLine
-
-from .conftest import items_in_partition, seed, small_catalog
+from catalog import gateway
+from catalog.gateway import orders
+from catalog.gateway.client import count_requests
+from catalog.gateway.errors import InvalidInput, LineProblem, NotFound, OrderRejected
+from catalog.gateway.orders import CartLine
+from tests.helpers import items_in_partition, seed, small_catalog
 
 
 def line(product_id, quantity=1, price=None):

@@ -1,8 +1,8 @@
 """Staff forms: what a stock page accepts, checked before anything reaches the gateway."""
 from django import forms
 
-from . import gateway, keys, names
-from .errors import InvalidId
+from catalog import gateway, names
+from catalog.gateway import InvalidId, keys
 
 INCREASE = "increase"
 DECREASE = "decrease"

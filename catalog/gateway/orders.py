@@ -17,17 +17,12 @@ from botocore.exceptions import ClientError
 from django.conf import settings
 
 from . import cursor, keys
-from .dynamo import client, contended_attempts, deserialize, error_code, serialize, table_name, translate_errors
+from .client import client, contended_attempts, deserialize, error_code, serialize, table_name, translate_errors
 from .entities import Order, Page, Product
 from .errors import InvalidInput, LineProblem, NotFound, OrderRejected, StockBusy
-from .gateway import (
-    adjustment_item,
-    check_id,
-    check_quantity,
-    client_request_token,
-    products_get_many,
-    utc_now,
-)
+from .products import products_get_many
+from .stock import adjustment_item
+from .validate import check_id, check_quantity, client_request_token, utc_now
 
 MAX_LINES = 25  # 3 actions a line + 2 keeps a transaction within DynamoDB's 100
 

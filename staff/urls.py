@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import staff
+from . import views as staff
 
 urlpatterns = [
     path("", staff.home, name="staff"),

@@ -4,10 +4,12 @@ from decimal import Decimal
 import pytest
 from botocore.stub import Stubber
 
-from catalog import dynamo, gateway
-from catalog.dynamo import count_requests
-from catalog.entities import Brand, Category, Product
-from catalog.errors import (
+from catalog import gateway
+from catalog.gateway import client as dynamo
+from catalog.gateway import stock
+from catalog.gateway.client import count_requests
+from catalog.gateway.entities import Brand, Category, Product
+from catalog.gateway.errors import (
     CatalogUnavailable,
     InsufficientStock,
     InvalidCursor,
@@ -17,8 +19,7 @@ from catalog.errors import (
     NotFound,
     StockBusy,
 )
-
-from .conftest import items_in_partition, seed
+from tests.helpers import items_in_partition, seed
 
 
 def ids(page):
@@ -264,7 +265,7 @@ def test_a_malformed_expected_level_is_rejected_before_any_request(catalog, hint
 
 def _a_rival_writes_first(monkeypatch, times):
     """Before each of our next `times` stock transactions, another writer adds 1 to product 4."""
-    real, left = gateway._apply_stock_change, [times]
+    real, left = stock._apply_stock_change, [times]
 
     def rival_first(**kwargs):
         if left[0]:
@@ -275,7 +276,7 @@ def _a_rival_writes_first(monkeypatch, times):
             )
         return real(**kwargs)
 
-    monkeypatch.setattr(gateway, "_apply_stock_change", rival_first)
+    monkeypatch.setattr(stock, "_apply_stock_change", rival_first)
 
 
 def test_a_write_that_loses_a_race_retries_from_the_level_the_rival_left(catalog, monkeypatch):

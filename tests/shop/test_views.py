@@ -4,10 +4,10 @@ import re
 import pytest
 from django.test import Client
 
-from catalog import gateway, importer, orders
-from catalog.dynamo import count_requests
-
-from .conftest import items_in_partition, small_catalog
+from catalog import gateway
+from catalog.gateway import importer, orders
+from catalog.gateway.client import count_requests
+from tests.helpers import items_in_partition, small_catalog
 
 pytestmark = pytest.mark.django_db
 HX = {"HX-Request": "true"}

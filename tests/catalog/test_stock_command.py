@@ -8,10 +8,10 @@ import pytest
 from botocore.stub import Stubber
 from django.core.management import CommandError, call_command
 
-from catalog import dynamo, gateway
-from catalog.dynamo import count_requests
-
-from .conftest import REPO
+from catalog import gateway
+from catalog.gateway import client as dynamo
+from catalog.gateway.client import count_requests
+from tests.helpers import REPO
 
 
 def stock(*args):

@@ -5,8 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from catalog import gateway
-
-from .conftest import screenshot, seed
+from tests.helpers import screenshot, seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

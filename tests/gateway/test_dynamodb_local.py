@@ -6,12 +6,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from catalog import dynamo, gateway
-from catalog.errors import InsufficientStock
-from catalog.table import table_ensure
+from catalog import gateway
+from catalog.gateway import client as dynamo
+from catalog.gateway import stock
+from catalog.gateway.errors import InsufficientStock
+from catalog.gateway.schema import table_ensure
+from tests.helpers import items_in_partition, seed
 from tools import dynamodb_local
-
-from .conftest import items_in_partition, seed
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -19,10 +20,10 @@ pytestmark = pytest.mark.dynamodb_local
 def test_a_retried_identical_transaction_applies_once(local_catalog):
     """botocore retries a request whose answer was lost with the same ClientRequestToken;
     DynamoDB applies it once and answers success both times."""
-    at = gateway.utc_now()
+    at = stock.utc_now()
     args = dict(product_id="4", current=12, delta=5, token="crt", reason="Shipment", who="ann", at=at)
-    first = gateway._apply_stock_change(**args)
-    second = gateway._apply_stock_change(**args)
+    first = stock._apply_stock_change(**args)
+    second = stock._apply_stock_change(**args)
     assert first.level == second.level == 17
     assert gateway.product_get(product_id="4").stock_level == 17
     assert len(gateway.stock_history(product_id="4").items) == 1

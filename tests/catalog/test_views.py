@@ -4,10 +4,10 @@ import re
 import pytest
 from botocore.stub import Stubber
 
-from catalog import dynamo, names
-from catalog.dynamo import count_requests
-
-from .conftest import seed, small_catalog
+from catalog import names
+from catalog.gateway import client as dynamo
+from catalog.gateway.client import count_requests
+from tests.helpers import paged_catalog, seed, small_catalog
 
 HX = {"HX-Request": "true"}
 
@@ -81,19 +81,8 @@ def test_a_history_restore_request_gets_the_whole_page(catalog, client):
     assert "<html" in response.content.decode()
 
 
-def _paged(ddb, settings, n=7, size=3):
-    settings.CATALOG_PAGE_SIZE = size
-    data = small_catalog()
-    data["products"] = [
-        {"productId": f"x{i}", "name": f"Gadget {i}", "brandId": "2", "categoryId": "3", "price": "5.00",
-         "stockLevel": 9}
-        for i in range(n)
-    ]
-    seed(data)
-
-
 def test_load_more_walks_every_page_without_javascript(ddb, client, settings):
-    _paged(ddb, settings)
+    paged_catalog(settings)
     seen, url = [], "/brands/2/?category=3"
     while url:
         response = client.get(url)
@@ -104,7 +93,7 @@ def test_load_more_walks_every_page_without_javascript(ddb, client, settings):
 
 
 def test_load_more_with_htmx_appends_just_the_next_page(ddb, client, settings):
-    _paged(ddb, settings)
+    paged_catalog(settings)
     first = client.get("/brands/2/").content.decode()
     next_url = re.search(r'hx-get="([^"]+after=[^"]+)"', first).group(1).replace("&amp;", "&")
     fragment = client.get(next_url, headers=HX).content.decode()
@@ -153,7 +142,7 @@ def test_malformed_ids_and_cursors_are_a_400_with_an_explanation(catalog, client
 
 
 def test_a_cursor_for_another_brand_is_rejected(ddb, client, settings):
-    _paged(ddb, settings)
+    paged_catalog(settings)
     first = client.get("/brands/2/").content.decode()
     cursor = re.search(r"after=([^\"&]+)", first).group(1)
     assert client.get(f"/brands/3/?after={cursor}").status_code == 400

@@ -2,7 +2,7 @@
 from botocore.exceptions import ClientError
 
 from . import keys
-from .dynamo import client, error_code, translate_errors
+from .client import client, error_code, translate_errors
 
 # What a product list shows, projected into both indexes (INCLUDE).
 LIST_ATTRIBUTES = [

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from bench import run as bench_run
-from catalog import dynamo
+from catalog.gateway import client as dynamo
 
 pytestmark = pytest.mark.dynamodb_local
 

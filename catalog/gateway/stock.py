@@ -1,203 +1,27 @@
-"""The catalog's data access layer: one function per access pattern of the single table.
-
-| # | access pattern                | function                                        | request                   |
-|---|-------------------------------|-------------------------------------------------|---------------------------|
-| 1 | all brands                    | brands_all()                                    | Query PK=BRANDS           |
-| 2 | all categories                | categories_all()                                | Query PK=CATEGORIES       |
-| 3 | product by id                 | product_get(product_id=)                        | GetItem P#<pid>/METADATA  |
-| 4 | decrease stock                | stock_decrease(product_id=, quantity=, ...)     | TransactWriteItems        |
-| 5 | increase stock                | stock_increase(product_id=, quantity=, ...)     | TransactWriteItems        |
-| 6 | products by brand             | products_by_brand(brand_id=)                    | Query GSI1                |
-| 7 | products by brand + category  | products_by_brand(brand_id=, category_id=)      | Query GSI1 begins_with    |
-| 8 | products by category          | products_by_category(category_id=)              | Query GSI2                |
-| 9 | products by category + brand  | products_by_category(category_id=, brand_id=)   | Query GSI2 begins_with    |
-|   | stock history                 | stock_history(product_id=)                      | Query P#<pid> STOCK#      |
-
-Every function validates its input before sending anything, returns typed objects, and
-raises only the exceptions of `catalog.errors`.
-"""
-import hashlib
+"""Stock writes (patterns 4, 5) and a product's stock history: optimistic, exact and idempotent."""
 import time
-import uuid
-from datetime import UTC, datetime
 
 from botocore.exceptions import ClientError
-from django.conf import settings
 
 from . import cursor, keys
-from .dynamo import (
-    BATCH_GET_SIZE,
-    batch_get,
-    client,
-    contended_attempts,
-    deserialize,
-    error_code,
-    serialize,
-    table_name,
-    translate_errors,
-)
-from .entities import Brand, Category, Page, Product, StockAdjustment, StockChange
-from .errors import (
-    InsufficientStock,
-    InvalidId,
-    InvalidInput,
-    InvalidQuantity,
-    NotFound,
-    StockBusy,
+from .client import client, contended_attempts, deserialize, error_code, serialize, table_name, translate_errors
+from .entities import Page, StockAdjustment, StockChange
+from .errors import InsufficientStock, InvalidInput, StockBusy
+from .products import product_get
+from .validate import (
+    MAX_REASON,
+    MAX_WHO,
+    check_id,
+    check_quantity,
+    check_text,
+    client_request_token,
+    page_size,
+    utc_now,
 )
 
-MAX_QUANTITY = 1_000_000
-MAX_REASON = 200
-MAX_WHO = 150
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
 TOKEN_TTL_SECONDS = 7 * 24 * 3600
 
-
-# --- validation -------------------------------------------------------------------------
-
-def check_id(what, value):
-    if not keys.valid_id(value):
-        raise InvalidId(what, value)
-    return value
-
-
-def check_quantity(quantity):
-    if isinstance(quantity, bool) or not isinstance(quantity, int):
-        raise InvalidQuantity("Quantity must be a whole number.")
-    if not 1 <= quantity <= MAX_QUANTITY:
-        raise InvalidQuantity(f"Quantity must be between 1 and {MAX_QUANTITY:,}.")
-    return quantity
-
-
-def _page_size(limit):
-    size = settings.CATALOG_PAGE_SIZE if limit is None else limit
-    if not isinstance(size, int) or not 1 <= size <= 1000:
-        raise ValueError("page size must be 1 to 1000")
-    return size
-
-
-# --- brands and categories (patterns 1, 2) ----------------------------------------------
-
-def _query_all(**params):
-    """Every item of a Query, following LastEvaluatedKey (pagination aside, one request)."""
-    items = []
-    with translate_errors():
-        while True:
-            response = client().query(TableName=table_name(), **params)
-            items.extend(deserialize(i) for i in response["Items"])
-            if "LastEvaluatedKey" not in response:
-                return items
-            params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
-
-
-def brands_all():
-    """Pattern 1: every brand, by name."""
-    items = _query_all(
-        KeyConditionExpression="PK = :pk", ExpressionAttributeValues=serialize({":pk": keys.BRANDS_PK})
-    )
-    return sorted((Brand.from_item(i) for i in items), key=lambda b: (b.name.casefold(), b.brand_id))
-
-
-def categories_all():
-    """Pattern 2: every category, by name."""
-    items = _query_all(
-        KeyConditionExpression="PK = :pk", ExpressionAttributeValues=serialize({":pk": keys.CATEGORIES_PK})
-    )
-    return sorted((Category.from_item(i) for i in items), key=lambda c: (c.name.casefold(), c.category_id))
-
-
-# --- one product (pattern 3) ------------------------------------------------------------
-
-def product_get(*, product_id, consistent=False):
-    """Pattern 3: the product with all its attributes. `consistent` reads the latest write."""
-    check_id("Product", product_id)
-    with translate_errors():
-        response = client().get_item(
-            TableName=table_name(), Key=serialize(keys.product_key(product_id)), ConsistentRead=consistent
-        )
-    if "Item" not in response:
-        raise NotFound("Product", product_id)
-    return Product.from_item(deserialize(response["Item"]))
-
-
-def products_get_many(*, product_ids, consistent=False):
-    """Several products by id in one BatchGetItem (at most 100): {product_id: Product}.
-    Unknown ids are simply absent."""
-    ids = list(dict.fromkeys(check_id("Product", pid) for pid in product_ids))
-    if len(ids) > BATCH_GET_SIZE:
-        raise ValueError(f"at most {BATCH_GET_SIZE} products at once")
-    items = batch_get([keys.product_key(pid) for pid in ids], consistent=consistent)
-    return {p.product_id: p for p in (Product.from_item(i) for i in items)}
-
-
-# --- product lists (patterns 6 to 9) ----------------------------------------------------
-
-def _list_products(*, index, partition, prefix, after, limit):
-    size = _page_size(limit)
-    pk_name, sk_name = f"{index}PK", f"{index}SK"
-    key_names = ("PK", "SK", pk_name, sk_name)
-    scope = f"{index}:{partition}:{prefix or ''}"
-    condition = f"{pk_name} = :pk"
-    values = {":pk": partition}
-    if prefix:
-        condition += f" AND begins_with({sk_name}, :prefix)"
-        values[":prefix"] = prefix
-    params = {
-        "TableName": table_name(),
-        "IndexName": index,
-        "KeyConditionExpression": condition,
-        "ExpressionAttributeValues": serialize(values),
-        # One more than a page tells whether there is a next page without a second request.
-        "Limit": size + 1,
-    }
-    if after is not None:
-        start = cursor.decode(after, scope=scope, key_names=key_names)
-        params["ExclusiveStartKey"] = serialize(start)
-    with translate_errors():
-        response = client().query(**params)
-    items = [deserialize(i) for i in response["Items"]]
-    next_key = None
-    if len(items) > size:
-        items = items[:size]
-        next_key = {k: items[-1][k] for k in key_names}
-    elif "LastEvaluatedKey" in response and items:
-        # DynamoDB stopped early (1 MB page): carry on from where it stopped.
-        next_key = deserialize(response["LastEvaluatedKey"])
-    return Page(
-        items=[Product.from_item(i) for i in items],
-        next_cursor=cursor.encode(next_key, scope=scope) if next_key else None,
-    )
-
-
-def products_by_brand(*, brand_id, category_id=None, after=None, limit=None):
-    """Patterns 6 and 7: a brand's products, optionally in one category (GSI1)."""
-    check_id("Brand", brand_id)
-    if category_id is not None:
-        check_id("Category", category_id)
-    return _list_products(
-        index=keys.GSI1,
-        partition=keys.brand_gsi_pk(brand_id),
-        prefix=keys.category_in_brand_prefix(category_id) if category_id is not None else None,
-        after=after,
-        limit=limit,
-    )
-
-
-def products_by_category(*, category_id, brand_id=None, after=None, limit=None):
-    """Patterns 8 and 9: a category's products, optionally of one brand (GSI2)."""
-    check_id("Category", category_id)
-    if brand_id is not None:
-        check_id("Brand", brand_id)
-    return _list_products(
-        index=keys.GSI2,
-        partition=keys.category_gsi_pk(category_id),
-        prefix=keys.brand_in_category_prefix(brand_id) if brand_id is not None else None,
-        after=after,
-        limit=limit,
-    )
-
-
-# --- stock writes (patterns 4, 5) -------------------------------------------------------
 
 def stock_increase(*, product_id, quantity, token, reason="", who="", expected_level=None):
     """Pattern 5: a shipment arrived. Returns the new level (a StockChange).
@@ -221,34 +45,12 @@ def stock_decrease(*, product_id, quantity, token, reason="", who="", expected_l
     )
 
 
-def new_token():
-    """A fresh idempotency key for one stock write (a form render, a command run)."""
-    return uuid.uuid4().hex
-
-
-def utc_now():
-    return datetime.now(UTC)
-
-
-def client_request_token(*parts):
-    """DynamoDB's ClientRequestToken (at most 36 characters) for one exact request."""
-    return hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:36]
-
-
-def _check_text(what, value, limit):
-    if not isinstance(value, str):
-        raise InvalidInput(f"{what} must be text.")
-    value = value.strip()
-    if len(value) > limit:
-        raise InvalidInput(f"{what} must be at most {limit} characters.")
-    return value
-
 
 def _change_stock(*, product_id, delta, token, reason, who, expected_level):
     check_id("Product", product_id)
     check_id("Idempotency key", token)
-    reason = _check_text("Reason", reason, MAX_REASON)
-    who = _check_text("Who", who, MAX_WHO)
+    reason = check_text("Reason", reason, MAX_REASON)
+    who = check_text("Who", who, MAX_WHO)
     if expected_level is not None and (
         isinstance(expected_level, bool) or not isinstance(expected_level, int) or expected_level < 0
     ):
@@ -390,13 +192,12 @@ def _replay_of(*, product_id, item):
     return StockChange(product_id=product_id, level=adjustment.resulting_level, adjustment=adjustment, replayed=True)
 
 
-# --- stock history ----------------------------------------------------------------------
 
 def stock_history(*, product_id, after=None, limit=None, consistent=False):
     """A product's stock adjustments, newest first: one Query on its own partition.
     `consistent` includes the latest write (as product_get's)."""
     check_id("Product", product_id)
-    size = _page_size(limit)
+    size = page_size(limit)
     pk = keys.product_pk(product_id)
     scope = f"history:{pk}"
     params = {
@@ -420,3 +221,4 @@ def stock_history(*, product_id, after=None, limit=None, consistent=False):
         items=[StockAdjustment.from_item(i) for i in items],
         next_cursor=cursor.encode(next_key, scope=scope) if next_key else None,
     )
+

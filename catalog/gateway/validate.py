@@ -1,0 +1,59 @@
+"""Input checks shared by every access pattern: nothing malformed is sent to DynamoDB."""
+import hashlib
+import uuid
+from datetime import UTC, datetime
+
+from django.conf import settings
+
+from . import keys
+from .errors import InvalidId, InvalidInput, InvalidQuantity
+
+MAX_QUANTITY = 1_000_000
+MAX_REASON = 200
+MAX_WHO = 150
+
+
+def check_id(what, value):
+    if not keys.valid_id(value):
+        raise InvalidId(what, value)
+    return value
+
+
+def check_quantity(quantity):
+    if isinstance(quantity, bool) or not isinstance(quantity, int):
+        raise InvalidQuantity("Quantity must be a whole number.")
+    if not 1 <= quantity <= MAX_QUANTITY:
+        raise InvalidQuantity(f"Quantity must be between 1 and {MAX_QUANTITY:,}.")
+    return quantity
+
+
+def page_size(limit):
+    size = settings.CATALOG_PAGE_SIZE if limit is None else limit
+    if not isinstance(size, int) or not 1 <= size <= 1000:
+        raise ValueError("page size must be 1 to 1000")
+    return size
+
+
+def check_text(what, value, limit):
+    if not isinstance(value, str):
+        raise InvalidInput(f"{what} must be text.")
+    value = value.strip()
+    if len(value) > limit:
+        raise InvalidInput(f"{what} must be at most {limit} characters.")
+    return value
+
+
+
+def new_token():
+    """A fresh idempotency key for one stock write (a form render, a command run)."""
+    return uuid.uuid4().hex
+
+
+def utc_now():
+    return datetime.now(UTC)
+
+
+def client_request_token(*parts):
+    """DynamoDB's ClientRequestToken (at most 36 characters) for one exact request."""
+    return hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:36]
+

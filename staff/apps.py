@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class StaffConfig(AppConfig):
+    name = "staff"
+    verbose_name = "Back office: stock and orders"

@@ -1,0 +1,99 @@
+"""Helpers the tests share: a small catalog, seeding through the import path, reading a
+partition back, and the browser tests' Chromium settings."""
+import copy
+from pathlib import Path
+
+from catalog.gateway import client as dynamo
+from catalog.gateway import importer
+
+REPO = Path(__file__).resolve().parent.parent
+
+# A small catalog. Brand and category IDs 1 and 10 both exist: prefix queries must keep them apart.
+SMALL_CATALOG = {
+    "brands": [
+        {"brandId": "1", "name": "Microsoft"},
+        {"brandId": "2", "name": "Google"},
+        {"brandId": "3", "name": "Tesla"},
+        {"brandId": "10", "name": "Acme"},
+    ],
+    "categories": [
+        {"categoryId": "1", "name": "Cars"},
+        {"categoryId": "2", "name": "Boats"},
+        {"categoryId": "3", "name": "Phones"},
+        {"categoryId": "10", "name": "Chargers"},
+    ],
+    "products": [
+        {"productId": "1", "name": "Model 3", "brandId": "3", "categoryId": "1", "price": "39990.00",
+         "stockLevel": 70, "description": "Electric sedan.", "attributes": {"range_km": 510, "seats": 5}},
+        {"productId": "2", "name": "Model Y", "brandId": "3", "categoryId": "1", "price": "44990.00",
+         "stockLevel": 3, "description": "Electric SUV.", "attributes": {"range_km": 533, "awd": True}},
+        {"productId": "3", "name": "Wall Connector", "brandId": "3", "categoryId": "10", "price": "475.00",
+         "stockLevel": 0, "description": "Home charger.", "attributes": {"kw": 11.5}},
+        {"productId": "4", "name": "Pixel 9", "brandId": "2", "categoryId": "3", "price": "899.00",
+         "stockLevel": 12, "description": "Phone.", "attributes": {"storage_gb": 128, "color": "Obsidian"}},
+        {"productId": "5", "name": "Surface Duo", "brandId": "1", "categoryId": "3", "price": "1399.99",
+         "stockLevel": 5, "description": "Folding phone.", "attributes": {}},
+        {"productId": "6", "name": "Acme Jet Boat", "brandId": "10", "categoryId": "2", "price": "15000.00",
+         "stockLevel": 2, "description": "Fast.", "attributes": {"length_m": 5.2}},
+        {"productId": "7", "name": "Acme Car Charger", "brandId": "10", "categoryId": "10", "price": "29.90",
+         "stockLevel": 40, "description": "12 V.", "attributes": {}},
+        {"productId": "8", "name": "Acme Roadster", "brandId": "10", "categoryId": "1", "price": "9999.00",
+         "stockLevel": 1, "description": "Tiny car.", "attributes": {}},
+    ],
+}
+
+
+def small_catalog():
+    return copy.deepcopy(SMALL_CATALOG)
+
+
+def seed(data=None):
+    """Fill the current table through the project's own import path."""
+    return importer.import_catalog(data if data is not None else small_catalog())
+
+
+def items_in_partition(pk):
+    """Every item of one partition (to check what a write left behind)."""
+    response = dynamo.client().query(
+        TableName=dynamo.table_name(),
+        KeyConditionExpression="PK = :pk",
+        ExpressionAttributeValues=dynamo.serialize({":pk": pk}),
+        ConsistentRead=True,
+    )
+    return [dynamo.deserialize(i) for i in response["Items"]]
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def paged_catalog(settings, n=7, size=3):
+    """Pages of `size`; brand 2 / category 3 gets `n` gadgets (x0, x1, ...), enough to page through."""
+    settings.CATALOG_PAGE_SIZE = size
+    data = small_catalog()
+    data["products"] = [
+        {"productId": f"x{i}", "name": f"Gadget {i}", "brandId": "2", "categoryId": "3", "price": "5.00",
+         "stockLevel": 9}
+        for i in range(n)
+    ]
+    seed(data)
+
+
+# --- real browser ---------------------------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOTS = REPO / "var" / "screenshots"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def screenshot(page, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
