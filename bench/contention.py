@@ -29,7 +29,7 @@ def buy_one_checkout(product_id, price, buyer_no):
             customer_name=f"Bench buyer {buyer_no}",
             order_id=orders.new_order_id(),
             token=gateway.new_token(),
-            lines=[orders.CartLine(product_id=product_id, quantity=1, price=price)],
+            lines=[gateway.PurchaseLine(product_id=product_id, quantity=1, price=price)],
         )
     except OrderRejected as exc:
         if all(problem.kind == LineProblem.SHORT for problem in exc.problems):

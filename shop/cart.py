@@ -1,7 +1,7 @@
 """The shopper's cart, kept in the Django session: product ID → quantity and the price last shown."""
 from decimal import Decimal
 
-from catalog.gateway.orders import MAX_LINES, CartLine
+from catalog.gateway import MAX_LINES, PurchaseLine
 
 SESSION_KEY = "cart"
 PLACED_KEY = "placed_orders"
@@ -59,7 +59,7 @@ class Cart:
 
     def order_lines(self):
         return [
-            CartLine(product_id=pid, quantity=line["quantity"], price=Decimal(line["price"]))
+            PurchaseLine(product_id=pid, quantity=line["quantity"], price=Decimal(line["price"]))
             for pid, line in self.lines.items()
         ]
 

@@ -7,7 +7,17 @@ definition), `keys` (every key format), `cursor` (signed page cursors), `validat
 `entities`, `products`, `stock`, `orders`, `importer`.
 """
 from .client import count_requests, reset_client
-from .entities import Brand, Category, Order, OrderLine, Page, Product, StockAdjustment, StockChange
+from .entities import (
+    Brand,
+    Category,
+    Order,
+    OrderLine,
+    Page,
+    Product,
+    PurchaseLine,
+    StockAdjustment,
+    StockChange,
+)
 from .errors import (
     CatalogError,
     CatalogUnavailable,
@@ -21,7 +31,7 @@ from .errors import (
     OrderRejected,
     StockBusy,
 )
-from .orders import MAX_LINES, CartLine, new_order_id, order_get, order_place, orders_by_customer
+from .orders import MAX_LINES, line_problems, new_order_id, order_get, order_place, orders_by_customer
 from .products import (
     brands_all,
     categories_all,
@@ -36,10 +46,11 @@ from .validate import MAX_QUANTITY, MAX_REASON, check_id, check_quantity, new_to
 
 __all__ = [
     "MAX_LINES", "MAX_QUANTITY", "MAX_REASON",
-    "Brand", "CartLine", "Category", "Order", "OrderLine", "Page", "Product", "StockAdjustment", "StockChange",
+    "Brand", "PurchaseLine", "Category", "Order", "OrderLine", "Page", "Product", "StockAdjustment", "StockChange",
     "CatalogError", "CatalogUnavailable", "InsufficientStock", "InvalidCursor", "InvalidId", "InvalidInput",
     "InvalidQuantity", "LineProblem", "NotFound", "OrderRejected", "StockBusy",
     "brands_all", "categories_all", "check_id", "check_quantity", "count_requests", "create_table_request",
+    "line_problems",
     "new_order_id", "new_token", "order_get", "order_place", "orders_by_customer", "product_get",
     "products_by_brand", "products_by_category", "products_get_many", "reset_client", "stock_decrease",
     "stock_history", "stock_increase", "table_delete", "table_ensure",

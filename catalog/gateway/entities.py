@@ -133,6 +133,58 @@ class StockAdjustment:
             order_id=item.get("orderId"),
         )
 
+    @property
+    def stamp(self):
+        return self.at.isoformat(timespec="microseconds")
+
+    def attributes(self):
+        """The adjustment without its key (what an idempotency mark keeps of it)."""
+        item = {
+            "type": "STOCK_ADJUSTMENT",
+            "productId": self.product_id,
+            "adjustmentId": self.adjustment_id,
+            "at": self.stamp,
+            "delta": self.delta,
+            "resultingLevel": self.resulting_level,
+            "reason": self.reason,
+            "who": self.who,
+        }
+        if self.order_id:
+            item["orderId"] = self.order_id
+        return item
+
+    def to_item(self):
+        return {
+            **keys.stock_adjustment_key(self.product_id, at=self.stamp, adjustment_id=self.adjustment_id),
+            **self.attributes(),
+        }
+
+
+@dataclass(frozen=True)
+class IdempotencyMark:
+    """An idempotency key that was used: the first answer of the write made with it, kept in the
+    product's partition until `expires_at` (DynamoDB's TTL removes it)."""
+
+    adjustment: StockAdjustment
+    token: str
+    expires_at: int
+
+    @classmethod
+    def from_item(cls, item):
+        return cls(
+            adjustment=StockAdjustment.from_item(item["adjustment"]),
+            token=item["SK"].removeprefix(keys.TOKEN_PREFIX),
+            expires_at=_int(item.get("expiresAt")),
+        )
+
+    def to_item(self):
+        return {
+            **keys.token_key(self.adjustment.product_id, self.token),
+            "type": "IDEMPOTENCY_KEY",
+            "adjustment": self.adjustment.attributes(),
+            "expiresAt": self.expires_at,
+        }
+
 
 @dataclass(frozen=True)
 class StockChange:
@@ -158,6 +210,15 @@ class Page(Generic[T]):
 
 
 @dataclass(frozen=True)
+class PurchaseLine:
+    """What a buyer asks for: a product, how many, at the price they saw."""
+
+    product_id: str
+    quantity: int
+    price: Decimal
+
+
+@dataclass(frozen=True)
 class OrderLine:
     product_id: str
     name: str
@@ -176,6 +237,17 @@ class OrderLine:
             unit_price=_price(item.get("unitPrice")),
             quantity=_int(item.get("quantity")),
         )
+
+    def to_item(self, *, customer_id, order_id):
+        return {
+            **keys.order_line_key(customer_id, order_id, self.product_id),
+            "type": "ORDER_LINE",
+            "orderId": order_id,
+            "productId": self.product_id,
+            "productName": self.name,
+            "unitPrice": self.unit_price,
+            "quantity": self.quantity,
+        }
 
 
 @dataclass(frozen=True)
@@ -199,3 +271,19 @@ class Order:
             total=_price(order_item.get("total")),
             lines=tuple(sorted((OrderLine.from_item(i) for i in line_items), key=lambda line: line.name)),
         )
+
+    def to_item(self):
+        """The order itself; each line is an item of its own (OrderLine.to_item)."""
+        return {
+            **keys.order_key(self.customer_id, self.order_id),
+            "type": "ORDER",
+            "orderId": self.order_id,
+            "customerId": self.customer_id,
+            "placedAt": self.placed_at.isoformat(timespec="microseconds"),
+            "total": self.total,
+            "lineCount": len(self.lines),
+            "itemCount": self.item_count,
+        }
+
+    def line_items(self):
+        return [line.to_item(customer_id=self.customer_id, order_id=self.order_id) for line in self.lines]

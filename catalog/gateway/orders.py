@@ -9,31 +9,22 @@ Placing an order is one TransactWriteItems: every line's stock decrease (only if
 price are still what was read), a stock adjustment for each, the order, its lines and the customer.
 """
 import secrets
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from botocore.exceptions import ClientError
 from django.conf import settings
 
-from . import cursor, keys
-from .client import client, contended_attempts, deserialize, error_code, serialize, table_name, translate_errors
-from .entities import Order, Page, Product
+from . import keys
+from .client import contended_attempts
+from .entities import Order, OrderLine, Page, Product, StockAdjustment
 from .errors import InvalidInput, LineProblem, NotFound, OrderRejected, StockBusy
+from .pages import KeyRange, query_items
 from .products import products_get_many
-from .stock import adjustment_item
+from .stock import stock_level_update
+from .transact import put, transact_write, update
 from .validate import check_id, check_quantity, client_request_token, utc_now
 
 MAX_LINES = 25  # 3 actions a line + 2 keeps a transaction within DynamoDB's 100
-
-
-@dataclass(frozen=True)
-class CartLine:
-    """What the shopper is buying: a product, how many, at the price they saw."""
-
-    product_id: str
-    quantity: int
-    price: Decimal
 
 
 def new_order_id():
@@ -55,7 +46,10 @@ def _check_lines(lines):
         seen.add(line.product_id)
 
 
-def _problems(lines, products):
+def line_problems(lines, products):
+    """Why lines cannot be bought as they are (a LineProblem each: gone, price changed, short),
+    given the products as they are now ({product_id: Product}). The order's transaction holds
+    DynamoDB to the same three conditions."""
     problems = []
     for line in lines:
         product = products.get(line.product_id)
@@ -83,7 +77,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
     for _attempt in contended_attempts():
         if products is None:
             products = products_get_many(product_ids=[line.product_id for line in lines], consistent=True)
-        problems = _problems(lines, products)
+        problems = line_problems(lines, products)
         if problems:
             placed = _order_or_none(customer_id=customer_id, order_id=order_id)
             if placed is not None:
@@ -95,112 +89,74 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
         )
         if isinstance(outcome, Order):
             return outcome
-        if outcome == "replay":
+        if outcome is REPLAY:
             return order_get(customer_id=customer_id, order_id=order_id)
         # Another buyer got there first; `outcome` holds what changed (or None: read again).
         products = outcome
     raise StockBusy("So many people are buying these right now that your order did not go through; please try again.")
 
 
+REPLAY = object()  # the order was placed before: answer it
+
+
 def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at):
-    table = table_name()
-    stamp = at.isoformat(timespec="microseconds")
+    """One TransactWriteItems: each line's stock decrease (if level and price are as read) and its
+    stock adjustment, the order, its lines and the customer. Returns the Order; REPLAY when the
+    order exists already; or, when another buyer got there first, the products as DynamoDB
+    returned them (None: read them again)."""
+    order = Order(
+        order_id=order_id, customer_id=customer_id, placed_at=at,
+        total=sum((line.price * line.quantity for line in lines), Decimal("0.00")),
+        lines=tuple(
+            OrderLine(product_id=line.product_id, name=products[line.product_id].name, unit_price=line.price,
+                      quantity=line.quantity)
+            for line in lines
+        ),
+    )
     actions = []
     for line in lines:
         current = products[line.product_id].stock_level
-        actions.append(
-            {
-                "Update": {
-                    "TableName": table,
-                    "Key": serialize(keys.product_key(line.product_id)),
-                    "UpdateExpression": "SET stockLevel = :new",
-                    "ConditionExpression": "attribute_exists(PK) AND stockLevel = :current AND price = :price",
-                    "ExpressionAttributeValues": serialize(
-                        {":new": current - line.quantity, ":current": current, ":price": line.price}
-                    ),
-                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-                }
-            }
-        )
-        adjustment = adjustment_item(
+        actions.append(stock_level_update(
+            product_id=line.product_id, current=current, new=current - line.quantity,
+            extra_condition=" AND price = :price", extra_values={":price": line.price},
+        ))
+        sale = StockAdjustment(
             product_id=line.product_id, adjustment_id=order_id, at=at, delta=-line.quantity,
-            resulting_level=current - line.quantity, reason=f"Order {order_id}", who=customer_name,
-            order_id=order_id,
+            resulting_level=current - line.quantity, reason=f"Order {order_id}", who=customer_name, order_id=order_id,
         )
-        actions.append({"Put": {"TableName": table, "Item": serialize(adjustment),
-                                "ConditionExpression": "attribute_not_exists(PK)"}})
-    total = sum((line.price * line.quantity for line in lines), Decimal("0.00"))
-    order_item = {
-        **keys.order_key(customer_id, order_id),
-        "type": "ORDER",
-        "orderId": order_id,
-        "customerId": customer_id,
-        "placedAt": stamp,
-        "total": total,
-        "lineCount": len(lines),
-        "itemCount": sum(line.quantity for line in lines),
-    }
+        actions.append(put(sale.to_item(), if_absent=True))
     order_index = len(actions)
-    actions.append({"Put": {"TableName": table, "Item": serialize(order_item),
-                            "ConditionExpression": "attribute_not_exists(PK)"}})
-    line_items = []
-    for line in lines:
-        item = {
-            **keys.order_line_key(customer_id, order_id, line.product_id),
-            "type": "ORDER_LINE",
-            "orderId": order_id,
-            "productId": line.product_id,
-            "productName": products[line.product_id].name,
-            "unitPrice": line.price,
-            "quantity": line.quantity,
-        }
-        line_items.append(item)
-        actions.append({"Put": {"TableName": table, "Item": serialize(item)}})
-    actions.append(
-        {
-            "Update": {
-                "TableName": table,
-                "Key": serialize(keys.customer_key(customer_id)),
-                "UpdateExpression": "SET #type = :type, customerId = :cid, username = :name, lastOrderAt = :at "
-                "ADD orderCount :one",
-                "ExpressionAttributeNames": {"#type": "type"},
-                "ExpressionAttributeValues": serialize(
-                    {":type": "CUSTOMER", ":cid": customer_id, ":name": customer_name, ":at": stamp, ":one": 1}
-                ),
-            }
-        }
-    )
+    actions.append(put(order.to_item(), if_absent=True))
+    actions.extend(put(item) for item in order.line_items())
+    actions.append(_customer_update(customer_id=customer_id, customer_name=customer_name, at=at))
     levels = tuple(products[line.product_id].stock_level for line in lines)
-    try:
-        with translate_errors():
-            client().transact_write_items(
-                TransactItems=actions,
-                ClientRequestToken=client_request_token(token, order_id, stamp, levels),
-            )
-    except ClientError as exc:
-        code = error_code(exc)
-        if code == "IdempotentParameterMismatchException":
-            return "replay"
-        if code in ("TransactionInProgressException", "TransactionConflictException"):
-            return None
-        if code != "TransactionCanceledException":
-            raise
-        reasons = exc.response.get("CancellationReasons", [])
-        codes = [r.get("Code") for r in reasons]
-        if len(codes) > order_index and codes[order_index] == "ConditionalCheckFailed":
-            return "replay"
-        if "ConditionalCheckFailed" not in codes:
-            return None  # a conflict with another transaction: read again
-        fresh = dict(products)
-        for i, line in enumerate(lines):
-            if codes[2 * i] == "ConditionalCheckFailed":
-                old = reasons[2 * i].get("Item")
-                if old is None:
-                    fresh.pop(line.product_id, None)  # the product is gone
-                else:
-                    fresh[line.product_id] = Product.from_item(deserialize(old))
-        return fresh
-    return Order.from_items(order_item, line_items)
+    stamp = at.isoformat(timespec="microseconds")
+    refusal = transact_write(actions, request_token=client_request_token(token, order_id, stamp, levels))
+    if refusal is None:
+        return order
+    if refusal.replay or refusal.failed(order_index):
+        return REPLAY
+    if not refusal.any_failed:
+        return None  # a conflict with another transaction: read again
+    fresh = dict(products)
+    for i, line in enumerate(lines):
+        if refusal.failed(2 * i):
+            old = refusal.items[2 * i]
+            if old is None:
+                fresh.pop(line.product_id, None)  # the product is gone
+            else:
+                fresh[line.product_id] = Product.from_item(old)
+    return fresh
+
+
+def _customer_update(*, customer_id, customer_name, at):
+    return update(
+        keys.customer_key(customer_id),
+        "SET #type = :type, customerId = :cid, username = :name, lastOrderAt = :at ADD orderCount :one",
+        {":type": "CUSTOMER", ":cid": customer_id, ":name": customer_name,
+         ":at": at.isoformat(timespec="microseconds"), ":one": 1},
+        names={"#type": "type"},
+    )
 
 
 def _order_or_none(*, customer_id, order_id):
@@ -215,14 +171,9 @@ def order_get(*, customer_id, order_id):
     check_id("Customer", customer_id)
     check_id("Order", order_id)
     order_sk = keys.order_key(customer_id, order_id)["SK"]
-    with translate_errors():
-        response = client().query(
-            TableName=table_name(),
-            KeyConditionExpression="PK = :pk AND begins_with(SK, :sk)",
-            ExpressionAttributeValues=serialize({":pk": keys.customer_pk(customer_id), ":sk": order_sk}),
-            ConsistentRead=True,
-        )
-    items = [deserialize(i) for i in response["Items"]]
+    items, _ = query_items(
+        KeyRange(partition=keys.customer_pk(customer_id), prefix=order_sk, consistent=True), limit=MAX_LINES + 1
+    )
     head = next((i for i in items if i["SK"] == order_sk), None)
     if head is None:
         raise NotFound("Order", order_id)
@@ -235,22 +186,11 @@ def orders_by_customer(*, customer_id, after=None, limit=None):
     Newest first, an order's lines come before the order itself (ORDER#b#ITEM#… > ORDER#b);
     a page that ends inside an order leaves that order for the next page."""
     check_id("Customer", customer_id)
-    pk = keys.customer_pk(customer_id)
-    scope = f"orders:{pk}"
     size = limit or settings.CATALOG_PAGE_SIZE
-    params = {
-        "TableName": table_name(),
-        "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
-        "ExpressionAttributeValues": serialize({":pk": pk, ":prefix": keys.ORDER_PREFIX}),
-        "ScanIndexForward": False,
-        "Limit": size * (MAX_LINES + 1) + 1,
-    }
-    if after is not None:
-        params["ExclusiveStartKey"] = serialize(cursor.decode(after, scope=scope, key_names=("PK", "SK")))
-    with translate_errors():
-        response = client().query(**params)
+    key_range = KeyRange(partition=keys.customer_pk(customer_id), prefix=keys.ORDER_PREFIX, forward=False)
+    items, last = query_items(key_range, limit=size * (MAX_LINES + 1) + 1, after=after)
     orders, lines, last_head = [], [], None
-    for item in (deserialize(i) for i in response["Items"]):
+    for item in items:
         if item.get("type") == "ORDER":
             if len(orders) == size:
                 break
@@ -259,8 +199,5 @@ def orders_by_customer(*, customer_id, after=None, limit=None):
         else:
             lines.append(item)
     read = sum(len(o.lines) + 1 for o in orders)
-    more = "LastEvaluatedKey" in response or len(response["Items"]) > read
-    next_cursor = None
-    if more and last_head is not None:
-        next_cursor = cursor.encode({"PK": last_head["PK"], "SK": last_head["SK"]}, scope=scope)
-    return Page(items=orders, next_cursor=next_cursor)
+    more = last is not None or len(items) > read
+    return Page(items=orders, next_cursor=key_range.encode(last_head) if more and last_head else None)

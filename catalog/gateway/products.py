@@ -10,38 +10,23 @@
 | 8 | products by category          | products_by_category(category_id=)              | Query GSI2                |
 | 9 | products by category + brand  | products_by_category(category_id=, brand_id=)   | Query GSI2 begins_with    |
 """
-from . import cursor, keys
+from . import keys
 from .client import BATCH_GET_SIZE, batch_get, client, deserialize, serialize, table_name, translate_errors
-from .entities import Brand, Category, Page, Product
+from .entities import Brand, Category, Product
 from .errors import NotFound
+from .pages import KeyRange, query_all, query_page
 from .validate import check_id, page_size
-
-
-def _query_all(**params):
-    """Every item of a Query, following LastEvaluatedKey (pagination aside, one request)."""
-    items = []
-    with translate_errors():
-        while True:
-            response = client().query(TableName=table_name(), **params)
-            items.extend(deserialize(i) for i in response["Items"])
-            if "LastEvaluatedKey" not in response:
-                return items
-            params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
 
 def brands_all():
     """Pattern 1: every brand, by name."""
-    items = _query_all(
-        KeyConditionExpression="PK = :pk", ExpressionAttributeValues=serialize({":pk": keys.BRANDS_PK})
-    )
+    items = query_all(KeyRange(partition=keys.BRANDS_PK))
     return sorted((Brand.from_item(i) for i in items), key=lambda b: (b.name.casefold(), b.brand_id))
 
 
 def categories_all():
     """Pattern 2: every category, by name."""
-    items = _query_all(
-        KeyConditionExpression="PK = :pk", ExpressionAttributeValues=serialize({":pk": keys.CATEGORIES_PK})
-    )
+    items = query_all(KeyRange(partition=keys.CATEGORIES_PK))
     return sorted((Category.from_item(i) for i in items), key=lambda c: (c.name.casefold(), c.category_id))
 
 
@@ -71,55 +56,17 @@ def products_get_many(*, product_ids, consistent=False):
 
 # --- product lists (patterns 6 to 9) ----------------------------------------------------
 
-def _list_products(*, index, partition, prefix, after, limit):
-    size = page_size(limit)
-    pk_name, sk_name = f"{index}PK", f"{index}SK"
-    key_names = ("PK", "SK", pk_name, sk_name)
-    scope = f"{index}:{partition}:{prefix or ''}"
-    condition = f"{pk_name} = :pk"
-    values = {":pk": partition}
-    if prefix:
-        condition += f" AND begins_with({sk_name}, :prefix)"
-        values[":prefix"] = prefix
-    params = {
-        "TableName": table_name(),
-        "IndexName": index,
-        "KeyConditionExpression": condition,
-        "ExpressionAttributeValues": serialize(values),
-        # One more than a page tells whether there is a next page without a second request.
-        "Limit": size + 1,
-    }
-    if after is not None:
-        start = cursor.decode(after, scope=scope, key_names=key_names)
-        params["ExclusiveStartKey"] = serialize(start)
-    with translate_errors():
-        response = client().query(**params)
-    items = [deserialize(i) for i in response["Items"]]
-    next_key = None
-    if len(items) > size:
-        items = items[:size]
-        next_key = {k: items[-1][k] for k in key_names}
-    elif "LastEvaluatedKey" in response and items:
-        # DynamoDB stopped early (1 MB page): carry on from where it stopped.
-        next_key = deserialize(response["LastEvaluatedKey"])
-    return Page(
-        items=[Product.from_item(i) for i in items],
-        next_cursor=cursor.encode(next_key, scope=scope) if next_key else None,
-    )
-
-
 def products_by_brand(*, brand_id, category_id=None, after=None, limit=None):
     """Patterns 6 and 7: a brand's products, optionally in one category (GSI1)."""
     check_id("Brand", brand_id)
     if category_id is not None:
         check_id("Category", category_id)
-    return _list_products(
+    key_range = KeyRange(
         index=keys.GSI1,
         partition=keys.brand_gsi_pk(brand_id),
         prefix=keys.category_in_brand_prefix(category_id) if category_id is not None else None,
-        after=after,
-        limit=limit,
     )
+    return query_page(key_range, size=page_size(limit), after=after, build=Product.from_item)
 
 
 def products_by_category(*, category_id, brand_id=None, after=None, limit=None):
@@ -127,11 +74,10 @@ def products_by_category(*, category_id, brand_id=None, after=None, limit=None):
     check_id("Category", category_id)
     if brand_id is not None:
         check_id("Brand", brand_id)
-    return _list_products(
+    key_range = KeyRange(
         index=keys.GSI2,
         partition=keys.category_gsi_pk(category_id),
         prefix=keys.brand_in_category_prefix(brand_id) if brand_id is not None else None,
-        after=after,
-        limit=limit,
     )
+    return query_page(key_range, size=page_size(limit), after=after, build=Product.from_item)
 

@@ -1,13 +1,18 @@
-"""Stock writes (patterns 4, 5) and a product's stock history: optimistic, exact and idempotent."""
+"""Stock writes (patterns 4, 5) and a product's stock history: optimistic, exact and idempotent.
+
+A write reads the level (or takes the caller's hint), then one transaction sets the new level only
+if the level is still the one read, records the adjustment in the product's partition and marks
+the idempotency key as used. A lost race is tried again from the level DynamoDB returns.
+"""
 import time
 
-from botocore.exceptions import ClientError
-
-from . import cursor, keys
-from .client import client, contended_attempts, deserialize, error_code, serialize, table_name, translate_errors
-from .entities import Page, StockAdjustment, StockChange
+from . import keys
+from .client import client, contended_attempts, deserialize, serialize, table_name, translate_errors
+from .entities import IdempotencyMark, StockAdjustment, StockChange
 from .errors import InsufficientStock, InvalidInput, StockBusy
+from .pages import KeyRange, query_page
 from .products import product_get
+from .transact import put, transact_write, update
 from .validate import (
     MAX_REASON,
     MAX_WHO,
@@ -45,7 +50,6 @@ def stock_decrease(*, product_id, quantity, token, reason="", who="", expected_l
     )
 
 
-
 def _change_stock(*, product_id, delta, token, reason, who, expected_level):
     check_id("Product", product_id)
     check_id("Idempotency key", token)
@@ -77,105 +81,48 @@ def _change_stock(*, product_id, delta, token, reason, who, expected_level):
     raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
 
 
-def adjustment_item(*, product_id, adjustment_id, at, delta, resulting_level, reason, who, order_id=None):
-    stamp = at.isoformat(timespec="microseconds")
-    item = {
-        **keys.stock_adjustment_key(product_id, at=stamp, adjustment_id=adjustment_id),
-        "type": "STOCK_ADJUSTMENT",
-        "productId": product_id,
-        "adjustmentId": adjustment_id,
-        "at": stamp,
-        "delta": delta,
-        "resultingLevel": resulting_level,
-        "reason": reason,
-        "who": who,
-    }
-    if order_id:
-        item["orderId"] = order_id
-    return item
-
-
-def _token_item(*, product_id, token, adjustment):
-    return {
-        **keys.token_key(product_id, token),
-        "type": "IDEMPOTENCY_KEY",
-        "adjustment": {k: v for k, v in adjustment.items() if k not in ("PK", "SK")},
-        "expiresAt": int(time.time()) + TOKEN_TTL_SECONDS,
-    }
-
-
 def _apply_stock_change(*, product_id, current, delta, token, reason, who, at):
     """One TransactWriteItems: the product's level goes from `current` to `current + delta`
     (only if it still is `current`), the adjustment is recorded, and the idempotency key is
     marked as used. Returns the StockChange, or the level found instead of `current`
     (None if unknown) when another write got there first."""
-    new_level = current + delta
-    adjustment = adjustment_item(
+    adjustment = StockAdjustment(
         product_id=product_id, adjustment_id=token, at=at, delta=delta,
-        resulting_level=new_level, reason=reason, who=who,
+        resulting_level=current + delta, reason=reason, who=who,
     )
-    table = table_name()
-    transact_items = [
-        {
-            "Update": {
-                "TableName": table,
-                "Key": serialize(keys.product_key(product_id)),
-                "UpdateExpression": "SET stockLevel = :new",
-                "ConditionExpression": "attribute_exists(PK) AND stockLevel = :current",
-                "ExpressionAttributeValues": serialize({":new": new_level, ":current": current}),
-                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-            }
-        },
-        {
-            "Put": {
-                "TableName": table,
-                "Item": serialize(adjustment),
-                "ConditionExpression": "attribute_not_exists(PK)",
-            }
-        },
-        {
-            "Put": {
-                "TableName": table,
-                "Item": serialize(_token_item(product_id=product_id, token=token, adjustment=adjustment)),
-                "ConditionExpression": "attribute_not_exists(PK)",
-                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-            }
-        },
-    ]
-    try:
-        with translate_errors():
-            client().transact_write_items(
-                TransactItems=transact_items,
-                # The same request retried (by botocore, after a lost answer) applies once.
-                ClientRequestToken=client_request_token(token, product_id, current, adjustment["at"]),
-            )
-    except ClientError as exc:
-        code = error_code(exc)
-        if code in ("TransactionInProgressException", "TransactionConflictException"):
-            return None
-        if code != "TransactionCanceledException":
-            raise
-        reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
-        if len(reasons) == 3 and reasons[2] == "ConditionalCheckFailed":
-            return _replayed(product_id=product_id, token=token, reason=exc.response["CancellationReasons"][2])
-        if reasons and reasons[0] == "ConditionalCheckFailed":
-            old = exc.response["CancellationReasons"][0].get("Item")
-            if old is not None:
-                level = deserialize(old).get("stockLevel")
-                return int(level) if level is not None else None
-            return None
-        if "TransactionConflict" in reasons:
-            return None
-        raise
-    return StockChange(product_id=product_id, level=new_level, adjustment=StockAdjustment.from_item(adjustment))
+    mark = IdempotencyMark(adjustment=adjustment, token=token, expires_at=int(time.time()) + TOKEN_TTL_SECONDS)
+    refusal = transact_write(
+        [
+            stock_level_update(product_id=product_id, current=current, new=adjustment.resulting_level),
+            put(adjustment.to_item(), if_absent=True),
+            put(mark.to_item(), if_absent=True, return_old=True),
+        ],
+        # The same request retried (by botocore, after a lost answer) applies once.
+        request_token=client_request_token(token, product_id, current, adjustment.stamp),
+    )
+    if refusal is None:
+        return StockChange(product_id=product_id, level=adjustment.resulting_level, adjustment=adjustment)
+    if refusal.failed(2):  # the idempotency key was used already
+        old = refusal.items[2]
+        if old is None:
+            return _replay_of_used_token(product_id=product_id, token=token)
+        return _replay_of(product_id=product_id, item=old)
+    if refusal.failed(0) and refusal.items[0] is not None:
+        level = refusal.items[0].get("stockLevel")
+        return int(level) if level is not None else None
+    return None  # a conflict, or the product's state unknown: read again
 
 
-def _replayed(*, product_id, token, reason):
-    """The idempotency key was used already: answer what the first write answered."""
-    item = reason.get("Item")
-    if item is None:
-        return _replay_of_used_token(product_id=product_id, token=token)
-    return _replay_of(product_id=product_id, item=item)
+def stock_level_update(*, product_id, current, new, extra_condition="", extra_values=None):
+    """The Update action that moves a product's stock from `current` to `new`, only if it still
+    is `current` (and `extra_condition` holds); on refusal DynamoDB returns the product as it is."""
+    return update(
+        keys.product_key(product_id),
+        "SET stockLevel = :new",
+        {":new": new, ":current": current, **(extra_values or {})},
+        condition="attribute_exists(PK) AND stockLevel = :current" + extra_condition,
+        return_old=True,
+    )
 
 
 def _replay_of_used_token(*, product_id, token):
@@ -184,41 +131,19 @@ def _replay_of_used_token(*, product_id, token):
         item = client().get_item(
             TableName=table_name(), Key=serialize(keys.token_key(product_id, token)), ConsistentRead=True
         ).get("Item")
-    return _replay_of(product_id=product_id, item=item) if item is not None else None
+    return _replay_of(product_id=product_id, item=deserialize(item)) if item is not None else None
 
 
 def _replay_of(*, product_id, item):
-    adjustment = StockAdjustment.from_item(deserialize(item)["adjustment"])
+    adjustment = IdempotencyMark.from_item(item).adjustment
     return StockChange(product_id=product_id, level=adjustment.resulting_level, adjustment=adjustment, replayed=True)
-
 
 
 def stock_history(*, product_id, after=None, limit=None, consistent=False):
     """A product's stock adjustments, newest first: one Query on its own partition.
     `consistent` includes the latest write (as product_get's)."""
     check_id("Product", product_id)
-    size = page_size(limit)
-    pk = keys.product_pk(product_id)
-    scope = f"history:{pk}"
-    params = {
-        "TableName": table_name(),
-        "KeyConditionExpression": "PK = :pk AND begins_with(SK, :prefix)",
-        "ExpressionAttributeValues": serialize({":pk": pk, ":prefix": keys.STOCK_PREFIX}),
-        "ScanIndexForward": False,
-        "ConsistentRead": consistent,
-        "Limit": size + 1,
-    }
-    if after is not None:
-        params["ExclusiveStartKey"] = serialize(cursor.decode(after, scope=scope, key_names=("PK", "SK")))
-    with translate_errors():
-        response = client().query(**params)
-    items = [deserialize(i) for i in response["Items"]]
-    next_key = None
-    if len(items) > size:
-        items = items[:size]
-        next_key = {"PK": items[-1]["PK"], "SK": items[-1]["SK"]}
-    return Page(
-        items=[StockAdjustment.from_item(i) for i in items],
-        next_cursor=cursor.encode(next_key, scope=scope) if next_key else None,
+    key_range = KeyRange(
+        partition=keys.product_pk(product_id), prefix=keys.STOCK_PREFIX, forward=False, consistent=consistent
     )
-
+    return query_page(key_range, size=page_size(limit), after=after, build=StockAdjustment.from_item)

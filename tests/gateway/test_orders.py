@@ -6,16 +6,15 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import orders
+from catalog.gateway import PurchaseLine, orders
 from catalog.gateway.client import count_requests
 from catalog.gateway.errors import InvalidInput, LineProblem, NotFound, OrderRejected
-from catalog.gateway.orders import CartLine
 from tests.helpers import items_in_partition, seed, small_catalog
 
 
 def line(product_id, quantity=1, price=None):
     price = price if price is not None else gateway.product_get(product_id=product_id).price
-    return CartLine(product_id=product_id, quantity=quantity, price=Decimal(price))
+    return PurchaseLine(product_id=product_id, quantity=quantity, price=Decimal(price))
 
 
 def place(lines, customer="7", order_id=None, token=None):
@@ -63,7 +62,7 @@ def test_a_changed_price_changes_nothing(catalog):
 
 def test_an_unknown_product_is_reported(catalog):
     with pytest.raises(OrderRejected) as raised:
-        place([CartLine("999", 1, Decimal("1.00"))])
+        place([PurchaseLine("999", 1, Decimal("1.00"))])
     assert raised.value.problems[0].kind == LineProblem.GONE
 
 
@@ -85,7 +84,12 @@ def test_a_replay_after_the_stock_ran_out_still_answers_the_order(catalog):
 
 @pytest.mark.parametrize(
     "lines",
-    [[], [CartLine("1", 0, Decimal("1"))], [CartLine("1", 1, Decimal("1"))] * 2, [CartLine("a b", 1, Decimal("1"))]],
+    [
+        [],
+        [PurchaseLine("1", 0, Decimal("1"))],
+        [PurchaseLine("1", 1, Decimal("1"))] * 2,
+        [PurchaseLine("a b", 1, Decimal("1"))],
+    ],
 )
 def test_bad_orders_are_refused_before_any_request(catalog, lines):
     with count_requests() as counter, pytest.raises(InvalidInput):
@@ -95,7 +99,7 @@ def test_bad_orders_are_refused_before_any_request(catalog, lines):
 
 def test_at_most_25_lines(catalog):
     with pytest.raises(InvalidInput):
-        place([CartLine(str(i), 1, Decimal("1.00")) for i in range(26)])
+        place([PurchaseLine(str(i), 1, Decimal("1.00")) for i in range(26)])
 
 
 def test_orders_newest_first_with_their_lines_in_one_query(catalog, settings):
@@ -139,7 +143,7 @@ def test_fifty_shoppers_buy_a_product_with_stock_ten(local_ddb):
     def shop(i):
         start.wait()
         try:
-            return place([CartLine("7", 1, price)], customer=f"c{i}")
+            return place([PurchaseLine("7", 1, price)], customer=f"c{i}")
         except OrderRejected as exc:
             return exc
 
@@ -183,6 +187,6 @@ def test_a_full_cart_of_25_lines_fits_one_transaction(local_ddb):
         for i in range(25)
     ]
     seed(data)
-    order = place([CartLine(f"z{i}", 1, Decimal("2.50")) for i in range(25)])
+    order = place([PurchaseLine(f"z{i}", 1, Decimal("2.50")) for i in range(25)])
     assert len(order.lines) == 25 and order.total == Decimal("62.50")
     assert stock("z24") == 4

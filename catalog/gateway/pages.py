@@ -1,0 +1,107 @@
+"""Reading a key range: one Query a page, with a signed cursor bound to the range it came from.
+
+Every list of the gateway (product lists, stock history, a customer's orders, brands and
+categories) is a `KeyRange` read through `query_page`, `query_items` or `query_all`.
+"""
+from dataclasses import dataclass
+
+from . import cursor
+from .client import client, deserialize, serialize, table_name, translate_errors
+from .entities import Page
+from .errors import InvalidCursor
+
+
+@dataclass(frozen=True)
+class KeyRange:
+    """The items of one partition of the table or of an index, optionally only those whose
+    sort key starts with `prefix`, in sort-key order (`forward=False`: newest/highest first)."""
+
+    partition: str
+    prefix: str | None = None
+    index: str | None = None  # None: the table itself
+    forward: bool = True
+    consistent: bool = False
+
+    @property
+    def key_attributes(self):
+        """The names of the partition and sort key of the table or index read."""
+        return (f"{self.index}PK", f"{self.index}SK") if self.index else ("PK", "SK")
+
+    @property
+    def key_names(self):
+        """What a position in the range is made of (LastEvaluatedKey's attributes)."""
+        return ("PK", "SK", *self.key_attributes) if self.index else ("PK", "SK")
+
+    @property
+    def scope(self):
+        """What a cursor is bound to: a cursor of one range does not open another."""
+        return f"{self.index or 'table'}:{self.partition}:{self.prefix or ''}"
+
+    def params(self, *, limit=None):
+        pk_name, sk_name = self.key_attributes
+        condition, values = f"{pk_name} = :pk", {":pk": self.partition}
+        if self.prefix:
+            condition += f" AND begins_with({sk_name}, :prefix)"
+            values[":prefix"] = self.prefix
+        params = {
+            "TableName": table_name(),
+            "KeyConditionExpression": condition,
+            "ExpressionAttributeValues": serialize(values),
+            "ScanIndexForward": self.forward,
+        }
+        if self.index:
+            params["IndexName"] = self.index
+        elif self.consistent:
+            params["ConsistentRead"] = True
+        if limit is not None:
+            params["Limit"] = limit
+        return params
+
+    def start_key(self, after):
+        """The position a cursor names, checked to lie in this range (a cursor signed for the
+        same scope always does; this keeps a malformed key from ever reaching DynamoDB)."""
+        key = cursor.decode(after, scope=self.scope, key_names=self.key_names)
+        pk_name, sk_name = self.key_attributes
+        if key[pk_name] != self.partition or not key[sk_name].startswith(self.prefix or ""):
+            raise InvalidCursor()
+        return key
+
+    def encode(self, key):
+        return cursor.encode({name: key[name] for name in self.key_names}, scope=self.scope)
+
+
+def query_items(key_range, *, limit, after=None):
+    """One Query: up to `limit` items from the cursor `after` on. Returns (items, last_key),
+    `last_key` being DynamoDB's LastEvaluatedKey (None at the end of the range)."""
+    params = key_range.params(limit=limit)
+    if after is not None:
+        params["ExclusiveStartKey"] = serialize(key_range.start_key(after))
+    with translate_errors():
+        response = client().query(**params)
+    last = response.get("LastEvaluatedKey")
+    return [deserialize(i) for i in response["Items"]], deserialize(last) if last else None
+
+
+def query_page(key_range, *, size, after=None, build):
+    """One page of `size` entities (`build(item)` each): one Query that asks for one item more
+    than it shows, so the next cursor is only given when there is more to show."""
+    items, last = query_items(key_range, limit=size + 1, after=after)
+    next_key = None
+    if len(items) > size:
+        items = items[:size]
+        next_key = items[-1]
+    elif last is not None and items:
+        next_key = last  # DynamoDB stopped early (1 MB page): carry on from where it stopped
+    return Page(items=[build(i) for i in items], next_cursor=key_range.encode(next_key) if next_key else None)
+
+
+def query_all(key_range):
+    """Every item of a range (a short one: brands, categories), following LastEvaluatedKey."""
+    items, params = [], key_range.params()
+    with translate_errors():
+        while True:
+            response = client().query(**params)
+            items.extend(deserialize(i) for i in response["Items"])
+            if "LastEvaluatedKey" not in response:
+                return items
+            params["ExclusiveStartKey"] = response["LastEvaluatedKey"]

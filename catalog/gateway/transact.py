@@ -1,0 +1,85 @@
+"""One TransactWriteItems and what its refusal means: the only place that sends a transaction
+and reads DynamoDB's cancellation reasons (stock writes and orders both use it)."""
+from dataclasses import dataclass
+
+from botocore.exceptions import ClientError
+
+from .client import client, deserialize, error_code, serialize, table_name, translate_errors
+
+CHECK_FAILED = "ConditionalCheckFailed"
+# Cancellation reasons that say "not now" rather than "no": the caller may simply try again.
+TRY_AGAIN = {None, "None", "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
+
+
+def put(item, *, if_absent=False, return_old=False):
+    """A Put action; `if_absent` makes it conditional on no item with that key."""
+    action = {"TableName": table_name(), "Item": serialize(item)}
+    if if_absent:
+        action["ConditionExpression"] = "attribute_not_exists(PK)"
+    if return_old:
+        action["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return {"Put": action}
+
+
+def update(key, expression, values, *, condition=None, names=None, return_old=False):
+    """An Update action (`values` plain Python, serialized here)."""
+    action = {
+        "TableName": table_name(),
+        "Key": serialize(key),
+        "UpdateExpression": expression,
+        "ExpressionAttributeValues": serialize(values),
+    }
+    if condition:
+        action["ConditionExpression"] = condition
+    if names:
+        action["ExpressionAttributeNames"] = names
+    if return_old:
+        action["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return {"Update": action}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why DynamoDB refused a transaction. `codes[i]` and `items[i]` belong to action i (the
+    item as it was, deserialized, where the action asked for it); `conflict` means another
+    transaction was in the way (nothing to read: just try again); `replay` means the same
+    ClientRequestToken came with other parameters (the request was applied before)."""
+
+    codes: tuple = ()
+    items: tuple = ()
+    conflict: bool = False
+    replay: bool = False
+
+    def failed(self, index):
+        return index < len(self.codes) and self.codes[index] == CHECK_FAILED
+
+    @property
+    def any_failed(self):
+        return CHECK_FAILED in self.codes
+
+
+def transact_write(actions, *, request_token):
+    """Send the actions as one transaction. Returns None when it was applied, or a Refusal.
+    `request_token` (DynamoDB's ClientRequestToken) makes a retried identical request apply once.
+    Anything else DynamoDB says becomes the project's exceptions (translate_errors)."""
+    try:
+        with translate_errors():
+            client().transact_write_items(TransactItems=actions, ClientRequestToken=request_token)
+    except ClientError as exc:
+        code = error_code(exc)
+        if code == "IdempotentParameterMismatchException":
+            return Refusal(replay=True)
+        if code in ("TransactionInProgressException", "TransactionConflictException"):
+            return Refusal(conflict=True)
+        if code != "TransactionCanceledException":
+            raise
+        reasons = exc.response.get("CancellationReasons", [])
+        codes = tuple(r.get("Code") for r in reasons)
+        if CHECK_FAILED not in codes and not set(codes) <= TRY_AGAIN:
+            raise  # a malformed request (ValidationError, ...): a bug, not a race
+        return Refusal(
+            codes=codes,
+            items=tuple(deserialize(r["Item"]) if r.get("Item") else None for r in reasons),
+            conflict=CHECK_FAILED not in codes,
+        )
+    return None
