@@ -4,7 +4,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
-from storefront.http import optional_param, query_string
+from storefront.http import optional_param, partial_template, query_string
 
 from . import gateway, names
 
@@ -49,10 +49,8 @@ def _browse(request, *, owner, owner_kind, filters, filter_param, selected, page
         "labels": labels,
         "after": optional_param(request, "after"),
     }
-    template = "catalog/product_list.html"
-    if request.htmx and not request.htmx.history_restore_request:
-        # "Load more" appends one page; a filter replaces the filters and the list.
-        template += "#page" if context["after"] else "#browse"
+    # "Load more" appends one page; a filter replaces the filters and the list.
+    template = partial_template(request, "catalog/product_list.html", "page" if context["after"] else "browse")
     return render(request, template, context)
 
 

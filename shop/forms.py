@@ -1,15 +1,13 @@
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from catalog.gateway.keys import ID_PATTERN
+from storefront.fields import IdField
 
-from .cart import MAX_LINE_QUANTITY
-
-ID_REGEX = rf"^{ID_PATTERN.pattern}$"
+from .rules import MAX_LINE_QUANTITY
 
 
 class ProductForm(forms.Form):
-    product_id = forms.RegexField(regex=ID_REGEX, error_messages={"invalid": "That product ID is not valid."})
+    product_id = IdField(error_messages={"invalid": "That product ID is not valid."})
 
 
 class QuantityForm(ProductForm):
@@ -26,8 +24,8 @@ class QuantityForm(ProductForm):
 
 
 class CheckoutForm(forms.Form):
-    order_id = forms.RegexField(regex=ID_REGEX)
-    token = forms.RegexField(regex=ID_REGEX)
+    order_id = IdField()
+    token = IdField()
 
 
 class SignUpForm(UserCreationForm):

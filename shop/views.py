@@ -1,7 +1,5 @@
 """Cart, checkout and the customer's orders. Thin views: the session holds the cart, the
 gateway reads products and places orders in DynamoDB."""
-from decimal import Decimal
-
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
@@ -12,10 +10,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 
 from catalog import gateway
-from catalog.gateway import orders
-from catalog.gateway.errors import InvalidInput, OrderRejected, StockBusy
+from catalog.gateway import InvalidInput, OrderRejected, StockBusy
+from storefront.http import partial_template
 
-from .cart import Cart, CartFull
+from . import rules
+from .cart import Cart
 from .forms import CheckoutForm, ProductForm, QuantityForm, SignUpForm
 
 
@@ -23,34 +22,14 @@ def _form_error(form):
     return " ".join(str(e) for errors in form.errors.values() for e in errors)
 
 
-def _cart_lines(cart, products):
-    """What the cart page shows: each line with the product as it is now."""
-    lines = []
-    for line in cart.order_lines():
-        product = products.get(line.product_id)
-        lines.append(
-            {
-                "product_id": line.product_id,
-                "product": product,
-                "quantity": line.quantity,
-                "price": product.price if product else line.price,
-                "price_changed_from": line.price if product and product.price != line.price else None,
-                "total": (product.price if product else line.price) * line.quantity,
-                "short": product is not None and line.quantity > product.stock_level,
-                "gone": product is None,
-            }
-        )
-    return lines
-
-
 def _cart_context(request, cart):
     products = gateway.products_get_many(product_ids=list(cart.lines)) if len(cart) else {}
-    lines = _cart_lines(cart, products)
+    lines = rules.cart_lines(cart.order_lines(), products)
     cart.saw(products)
     return {
         "lines": lines,
-        "total": sum((line["total"] for line in lines if not line["gone"]), Decimal("0.00")),
-        "can_checkout": bool(lines) and not any(line["short"] or line["gone"] for line in lines),
+        "total": rules.cart_total(lines),
+        "can_checkout": rules.can_check_out(lines),
         "cart_count": cart.count,
     }
 
@@ -60,10 +39,7 @@ def _cart_context(request, cart):
 def cart_view(request):
     """The cart, with prices and stock read fresh (one BatchGetItem)."""
     cart = Cart(request.session)
-    template = "shop/cart.html"
-    if request.htmx:
-        template += "#cart"
-    return render(request, template, _cart_context(request, cart))
+    return render(request, partial_template(request, "shop/cart.html", "cart"), _cart_context(request, cart))
 
 
 @require_POST
@@ -75,20 +51,14 @@ def cart_add(request):
             raise InvalidInput(_form_error(form))
         return _added(request, None, error=_form_error(form), status=400)
     product = gateway.product_get(product_id=form.cleaned_data["product_id"])
-    quantity = form.cleaned_data["quantity"]
-    if not product.in_stock:
-        return _added(request, product, error=f"{product.name} is sold out.", status=409)
-    if cart.quantity(product.product_id) + quantity > product.stock_level:
-        return _added(
-            request, product, status=409,
-            error=f"Only {product.stock_level} of {product.name} in stock"
-            + (f"; you have {cart.quantity(product.product_id)} in your cart." if product.product_id in cart else "."),
-        )
-    try:
-        cart.add(product, quantity)
-    except CartFull as exc:
-        return _added(request, product, error=str(exc), status=409)
-    return _added(request, product, message=f"Added {quantity} × {product.name} to your cart.")
+    added = rules.addition(
+        product=product, quantity=form.cleaned_data["quantity"], in_cart=cart.quantity(product.product_id),
+        lines_in_cart=len(cart),
+    )
+    if added.error:
+        return _added(request, product, error=added.error, status=409)
+    cart.add(product, added.quantity)
+    return _added(request, product, message=f"Added {added.quantity} × {product.name} to your cart.")
 
 
 def _added(request, product, *, message=None, error=None, status=200):
@@ -129,7 +99,8 @@ def _cart_changed(request, cart, error):
     if request.htmx:
         context = _cart_context(request, cart)
         context["error"] = error
-        return render(request, "shop/cart.html#cart", context, status=400 if error else 200)
+        template = partial_template(request, "shop/cart.html", "cart")
+        return render(request, template, context, status=400 if error else 200)
     if error:
         messages.error(request, error)
     return redirect("cart")
@@ -148,7 +119,7 @@ def checkout(request):
     if not context["can_checkout"]:
         messages.error(request, "Some products in your cart can’t be bought as they are; see below.")
         return redirect("cart")
-    context["form"] = CheckoutForm(initial={"order_id": orders.new_order_id(), "token": gateway.new_token()})
+    context["form"] = CheckoutForm(initial={"order_id": gateway.new_order_id(), "token": gateway.new_token()})
     return render(request, "shop/checkout.html", context)
 
 
@@ -160,7 +131,7 @@ def _place_order(request, cart):
     if cart.was_placed(order_id):  # Back and resubmit after the order went through
         return redirect("order", order_id=order_id)
     try:
-        order = orders.order_place(
+        order = gateway.order_place(
             customer_id=str(request.user.pk),
             customer_name=request.user.get_username(),
             order_id=order_id,
@@ -183,14 +154,14 @@ def _place_order(request, cart):
 @login_required
 @require_GET
 def order_list(request):
-    page = orders.orders_by_customer(customer_id=str(request.user.pk), after=request.GET.get("after") or None)
+    page = gateway.orders_by_customer(customer_id=str(request.user.pk), after=request.GET.get("after") or None)
     return render(request, "shop/order_list.html", {"page": page})
 
 
 @login_required
 @require_GET
 def order_detail(request, order_id):
-    order = orders.order_get(customer_id=str(request.user.pk), order_id=order_id)
+    order = gateway.order_get(customer_id=str(request.user.pk), order_id=order_id)
     return render(request, "shop/order_detail.html", {"order": order})
 
 

@@ -2,27 +2,17 @@
 from django import forms
 
 from catalog import gateway, names
-from catalog.gateway import InvalidId, keys
+from storefront.fields import IdField
 
 INCREASE = "increase"
 DECREASE = "decrease"
 EXPIRED = "This form has expired; check it and submit it again."
 
 
-def _check_id(what, value):
-    try:
-        return gateway.check_id(what, value)
-    except InvalidId as exc:
-        raise forms.ValidationError(str(exc)) from None
-
-
 class FindProductForm(forms.Form):
     """/staff/stock/?product=<id>"""
 
-    product = forms.CharField(label="Product ID", max_length=64)
-
-    def clean_product(self):
-        return _check_id("Product", self.cleaned_data["product"])
+    product = IdField(what="Product", label="Product ID")
 
 
 class StockListForm(forms.Form):
@@ -59,19 +49,15 @@ class StockAdjustmentForm(forms.Form):
     reason = forms.CharField(
         max_length=gateway.MAX_REASON, required=False, help_text="Required for a decrease."
     )
-    token = forms.CharField(widget=forms.HiddenInput, error_messages={"required": EXPIRED})
+    token = IdField(
+        widget=forms.HiddenInput, error_messages={"required": EXPIRED, "invalid": EXPIRED, "max_length": EXPIRED}
+    )
     # The level the page showed: a hint that saves the gateway a read (a wrong one costs a retry).
     seen_level = forms.CharField(required=False, widget=forms.HiddenInput)
 
     @classmethod
     def fresh(cls):
         return cls(initial={"action": INCREASE, "token": gateway.new_token()})
-
-    def clean_token(self):
-        token = self.cleaned_data["token"]
-        if not keys.valid_id(token):
-            raise forms.ValidationError(EXPIRED)
-        return token
 
     def clean_seen_level(self):
         value = self.cleaned_data["seen_level"]

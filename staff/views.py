@@ -14,7 +14,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from catalog import gateway, names
 from catalog.gateway import InsufficientStock, InvalidInput, NotFound
-from storefront.http import optional_param, query_string
+from storefront.http import optional_param, partial_template, query_string, wants_partial
 
 from .forms import INCREASE, FindProductForm, StockAdjustmentForm, StockListForm
 
@@ -72,9 +72,8 @@ def stock_list(request):
         status = 400
     elif listing.is_bound:
         context.update(_stock_table(request, listing.cleaned_data, after=context["after"]))
-    template = "staff/stock_list.html"
-    if request.htmx and not request.htmx.history_restore_request and context["after"]:
-        template += "#rows"  # "Load more" appends the next rows
+    # "Load more" appends the next rows.
+    template = partial_template(request, "staff/stock_list.html", "rows" if context["after"] else None)
     return render(request, template, context, status=status)
 
 
@@ -152,7 +151,7 @@ def _stock_page(request, product_id, *, form, status=200, level=None, confirmati
     next history rows (the Query)."""
     after = optional_param(request, "after")
     partial = None
-    if request.htmx and not request.htmx.history_restore_request:
+    if wants_partial(request):
         partial = "stock" if request.method == "POST" else ("history-page" if after else None)
     context = {"product_id": product_id, "form": form, "confirmation": confirmation, "after": after}
     if partial is None or (partial == "stock" and level is None):
@@ -169,5 +168,4 @@ def _stock_page(request, product_id, *, form, status=200, level=None, confirmati
         history=history,
         history_next_url=(request.path + query_string(after=history.next_cursor)) if history.next_cursor else None,
     )
-    template = "staff/product_stock.html" + (f"#{partial}" if partial else "")
-    return render(request, template, context, status=status)
+    return render(request, partial_template(request, "staff/product_stock.html", partial), context, status=status)

@@ -13,3 +13,13 @@ def query_string(**params):
     QueryDict.urlencode gives, in a fifth of the time (a browse page makes one per filter link)."""
     params = {k: v for k, v in params.items() if v}
     return f"?{urlencode(params)}" if params else ""
+
+
+def wants_partial(request):
+    """An HTMX request that swaps part of the page (not a history restore, which wants it all)."""
+    return bool(request.htmx) and not request.htmx.history_restore_request
+
+
+def partial_template(request, name, part):
+    """`name#part` (a {% partialdef %} of the page's template) for an HTMX swap, else the page."""
+    return f"{name}#{part}" if part and wants_partial(request) else name

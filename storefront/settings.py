@@ -100,7 +100,11 @@ TEMPLATES = [
                 "catalog.context_processors.navigation",
                 "shop.context_processors.cart",
             ],
-            "builtins": ["template_partials.templatetags.partials", "catalog.templatetags.catalog_tags"],
+            "builtins": [
+                "template_partials.templatetags.partials",
+                "catalog.templatetags.catalog_tags",
+                "shop.templatetags.shop_tags",
+            ],
         },
     },
 ]

@@ -42,7 +42,7 @@ from .products import (
 )
 from .schema import create_table_request, table_delete, table_ensure
 from .stock import stock_decrease, stock_history, stock_increase
-from .validate import MAX_QUANTITY, MAX_REASON, check_id, check_quantity, new_token
+from .validate import MAX_QUANTITY, MAX_REASON, check_id, check_quantity, new_token, valid_id
 
 __all__ = [
     "MAX_LINES", "MAX_QUANTITY", "MAX_REASON",
@@ -50,7 +50,7 @@ __all__ = [
     "CatalogError", "CatalogUnavailable", "InsufficientStock", "InvalidCursor", "InvalidId", "InvalidInput",
     "InvalidQuantity", "LineProblem", "NotFound", "OrderRejected", "StockBusy",
     "brands_all", "categories_all", "check_id", "check_quantity", "count_requests", "create_table_request",
-    "line_problems",
+    "line_problems", "valid_id",
     "new_order_id", "new_token", "order_get", "order_place", "orders_by_customer", "product_get",
     "products_by_brand", "products_by_category", "products_get_many", "reset_client", "stock_decrease",
     "stock_history", "stock_increase", "table_delete", "table_ensure",

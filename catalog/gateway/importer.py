@@ -14,6 +14,7 @@ from pathlib import Path
 from . import keys
 from .client import batch_get, batch_put, client, serialize, table_name, translate_errors
 from .entities import Brand, Category, Product
+from .validate import valid_id
 
 DEMO_CATALOG = Path(__file__).resolve().parent.parent / "demo" / "demo_catalog.json"
 
@@ -64,7 +65,7 @@ def _name(value, path, problems):
 
 
 def _id(value, path, problems):
-    if not keys.valid_id(value):
+    if not valid_id(value):
         problems.append(f"{path}: {value!r} is not a valid ID (1 to 64 letters, digits, '-' or '_')")
         return None
     return value
@@ -119,54 +120,48 @@ def _list(data, name, problems):
     return value
 
 
-def validate(data, *, known_brand_ids=frozenset(), known_category_ids=frozenset()):
-    """Check the whole file; return (brands, categories, products) or raise ImportInvalid
-    listing every problem. `known_*` are the IDs already in the table."""
-    problems = []
-    if not isinstance(data, dict):
-        raise ImportInvalid(["(top level): must be an object with brands, categories and products"])
-    unknown = set(data) - {"brands", "categories", "products"}
-    if unknown:
-        problems.append(f"(top level): unknown key(s) {', '.join(sorted(unknown))}")
+def _entities(data, name, id_key, build, problems):
+    """The valid entities of one list of the file (`build(raw, path, id, problems)` each) and
+    every ID it names; what is wrong is added to `problems` with its path."""
+    found, seen = [], set()
+    for i, raw in enumerate(_list(data, name, problems)):
+        path = f"{name}[{i}]"
+        if not isinstance(raw, dict):
+            problems.append(f"{path}: must be an object")
+            continue
+        entity_id = _id(raw.get(id_key), f"{path}.{id_key}", problems)
+        if entity_id in seen:
+            problems.append(f"{path}.{id_key}: duplicate ID {entity_id!r}")
+        seen.add(entity_id)
+        entity = build(raw, path, entity_id, problems)
+        if entity is not None and entity_id is not None:
+            found.append(entity)
+    return found, seen
 
-    def entities(name, id_key, build):
-        found, seen = [], set()
-        for i, raw in enumerate(_list(data, name, problems)):
-            path = f"{name}[{i}]"
-            if not isinstance(raw, dict):
-                problems.append(f"{path}: must be an object")
-                continue
-            entity_id = _id(raw.get(id_key), f"{path}.{id_key}", problems)
-            if entity_id in seen:
-                problems.append(f"{path}.{id_key}: duplicate ID {entity_id!r}")
-            seen.add(entity_id)
-            entity = build(raw, path, entity_id)
-            if entity is not None and entity_id is not None:
-                found.append(entity)
-        return found, seen
 
-    def brand(raw, path, brand_id):
-        name = _name(raw.get("name"), f"{path}.name", problems)
-        return Brand(brand_id=brand_id, name=name) if name else None
+def _brand(raw, path, brand_id, problems):
+    name = _name(raw.get("name"), f"{path}.name", problems)
+    return Brand(brand_id=brand_id, name=name) if name else None
 
-    def category(raw, path, category_id):
-        name = _name(raw.get("name"), f"{path}.name", problems)
-        return Category(category_id=category_id, name=name) if name else None
 
-    brands, brand_ids = entities("brands", "brandId", brand)
-    categories, category_ids = entities("categories", "categoryId", category)
-    all_brands = brand_ids | set(known_brand_ids)
-    all_categories = category_ids | set(known_category_ids)
+def _category(raw, path, category_id, problems):
+    name = _name(raw.get("name"), f"{path}.name", problems)
+    return Category(category_id=category_id, name=name) if name else None
 
-    def product(raw, path, product_id):
+
+def _reference(raw, key, path, known, what, problems):
+    value = _id(raw.get(key), f"{path}.{key}", problems)
+    if value is not None and value not in known:
+        problems.append(f'{path}.{key}: unknown {what} "{value}"')
+    return value
+
+
+def _product_builder(brand_ids, category_ids):
+    def product(raw, path, product_id, problems):
         before = len(problems)
         name = _name(raw.get("name"), f"{path}.name", problems)
-        brand_id = _id(raw.get("brandId"), f"{path}.brandId", problems)
-        if brand_id is not None and brand_id not in all_brands:
-            problems.append(f'{path}.brandId: unknown brand "{brand_id}"')
-        category_id = _id(raw.get("categoryId"), f"{path}.categoryId", problems)
-        if category_id is not None and category_id not in all_categories:
-            problems.append(f'{path}.categoryId: unknown category "{category_id}"')
+        brand_id = _reference(raw, "brandId", path, brand_ids, "brand", problems)
+        category_id = _reference(raw, "categoryId", path, category_ids, "category", problems)
         price = _price(raw.get("price"), f"{path}.price", problems)
         stock = _stock(raw.get("stockLevel", 0), f"{path}.stockLevel", problems)
         description = raw.get("description", "")
@@ -180,7 +175,22 @@ def validate(data, *, known_brand_ids=frozenset(), known_category_ids=frozenset(
             price=price, stock_level=stock, description=description.strip(), attributes=attributes,
         )
 
-    products, _ = entities("products", "productId", product)
+    return product
+
+
+def validate(data, *, known_brand_ids=frozenset(), known_category_ids=frozenset()):
+    """Check the whole file; return (brands, categories, products) or raise ImportInvalid
+    listing every problem. `known_*` are the IDs already in the table."""
+    problems = []
+    if not isinstance(data, dict):
+        raise ImportInvalid(["(top level): must be an object with brands, categories and products"])
+    unknown = set(data) - {"brands", "categories", "products"}
+    if unknown:
+        problems.append(f"(top level): unknown key(s) {', '.join(sorted(unknown))}")
+    brands, brand_ids = _entities(data, "brands", "brandId", _brand, problems)
+    categories, category_ids = _entities(data, "categories", "categoryId", _category, problems)
+    product = _product_builder(brand_ids | set(known_brand_ids), category_ids | set(known_category_ids))
+    products, _ = _entities(data, "products", "productId", product, problems)
     if problems:
         raise ImportInvalid(problems)
     return brands, categories, products

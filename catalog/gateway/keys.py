@@ -27,10 +27,6 @@ GSI1 = "GSI1"
 GSI2 = "GSI2"
 
 
-def valid_id(value) -> bool:
-    return isinstance(value, str) and ID_PATTERN.fullmatch(value) is not None
-
-
 def brand_key(brand_id):
     return {"PK": BRANDS_PK, "SK": f"B#{brand_id}"}
 

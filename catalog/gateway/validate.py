@@ -13,8 +13,14 @@ MAX_REASON = 200
 MAX_WHO = 150
 
 
+def valid_id(value) -> bool:
+    """Whether `value` can be the ID of a brand, category, product, order or idempotency key
+    (the one rule for IDs: keys.ID_PATTERN)."""
+    return isinstance(value, str) and keys.ID_PATTERN.fullmatch(value) is not None
+
+
 def check_id(what, value):
-    if not keys.valid_id(value):
+    if not valid_id(value):
         raise InvalidId(what, value)
     return value
 

@@ -1,9 +1,9 @@
+"""Template filters and tags of the catalog's pages: money, attribute names, fast product links."""
 from decimal import Decimal
 from functools import lru_cache
 from urllib.parse import quote
 
 from django import template
-from django.conf import settings
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.http import RFC3986_SUBDELIMS
 
@@ -16,27 +16,6 @@ def money(value):
     if value is None or value == "":
         return ""
     return f"€{Decimal(value):,.2f}"
-
-
-@register.filter
-def stock_label(level):
-    """The stock level as a shopper understands it."""
-    level = int(level)
-    if level <= 0:
-        return "Sold out"
-    if level < settings.LOW_STOCK_THRESHOLD:
-        return f"Only {level} left"
-    return "In stock"
-
-
-@register.filter
-def stock_class(level):
-    level = int(level)
-    if level <= 0:
-        return "sold-out"
-    if level < settings.LOW_STOCK_THRESHOLD:
-        return "low"
-    return "in-stock"
 
 
 @register.filter

@@ -3,12 +3,14 @@ concurrency, data that survives a restart. Runs against DynamoDB Local."""
 import random
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 
 import pytest
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from catalog.gateway import stock
+from catalog.gateway import stock, transact
+from catalog.gateway.entities import StockAdjustment
 from catalog.gateway.errors import InsufficientStock
 from catalog.gateway.schema import table_ensure
 from tests.helpers import items_in_partition, seed
@@ -20,11 +22,16 @@ pytestmark = pytest.mark.dynamodb_local
 def test_a_retried_identical_transaction_applies_once(local_catalog):
     """botocore retries a request whose answer was lost with the same ClientRequestToken;
     DynamoDB applies it once and answers success both times."""
-    at = stock.utc_now()
-    args = dict(product_id="4", current=12, delta=5, token="crt", reason="Shipment", who="ann", at=at)
-    first = stock._apply_stock_change(**args)
-    second = stock._apply_stock_change(**args)
-    assert first.level == second.level == 17
+    adjustment = StockAdjustment(
+        product_id="4", adjustment_id="crt", at=datetime.now(UTC), delta=5, resulting_level=17, reason="Shipment"
+    )
+    actions = [
+        stock.stock_level_update(product_id="4", current=12, new=17),
+        transact.put(adjustment.to_item(), if_absent=True),
+    ]
+    first = transact.transact_write(actions, request_token="crt-request")
+    second = transact.transact_write(actions, request_token="crt-request")
+    assert first is None and second is None  # both answered as applied
     assert gateway.product_get(product_id="4").stock_level == 17
     assert len(gateway.stock_history(product_id="4").items) == 1
 

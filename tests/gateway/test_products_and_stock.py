@@ -265,18 +265,18 @@ def test_a_malformed_expected_level_is_rejected_before_any_request(catalog, hint
 
 def _a_rival_writes_first(monkeypatch, times):
     """Before each of our next `times` stock transactions, another writer adds 1 to product 4."""
-    real, left = stock._apply_stock_change, [times]
+    real, left = stock.transact_write, [times]
 
-    def rival_first(**kwargs):
+    def rival_first(*args, **kwargs):
         if left[0]:
             left[0] -= 1
             dynamo.client().update_item(
                 TableName=dynamo.table_name(), Key={"PK": {"S": "P#4"}, "SK": {"S": "METADATA"}},
                 UpdateExpression="ADD stockLevel :one", ExpressionAttributeValues={":one": {"N": "1"}},
             )
-        return real(**kwargs)
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(stock, "_apply_stock_change", rival_first)
+    monkeypatch.setattr(stock, "transact_write", rival_first)
 
 
 def test_a_write_that_loses_a_race_retries_from_the_level_the_rival_left(catalog, monkeypatch):
