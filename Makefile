@@ -7,7 +7,7 @@ PORT ?= 8000
 DYNAMODB_LOCAL_PORT ?= 8001
 PYTEST_ARGS ?=
 
-.PHONY: run test bench bench-deps setup dynamodb-local system-deps lint clean
+.PHONY: run test bench capacity bench-deps setup dynamodb-local system-deps lint clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ bench-deps:
 
 bench: bench-deps setup dynamodb-local $(VENV)/.bench-installed
 	$(PY) bench/run.py $(if $(QUICK),--quick,)
+
+# Capacity model: consumed capacity of every operation on its own DynamoDB Local, fed into traffic mixes.
+# Report in var/capacity/ (capacity.md, capacity.json, flash_sale.png); `python bench/capacity.py --help`.
+capacity: setup dynamodb-local $(VENV)/.bench-installed
+	$(PY) bench/capacity.py
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -1,0 +1,156 @@
+#!/usr/bin/env python
+"""Capacity model: `make capacity`.
+
+1. Starts its own DynamoDB Local (in memory), makes a table from catalog/gateway/schema.py and a small
+   catalog, and measures the consumed capacity of every operation of bench/capacity_ops.py (views and
+   gateway calls), by table, index and partition key (bench/capacity_meter.py).
+2. Feeds those costs into the traffic mixes (bench/capacity_mixes.json, or --mix FILE) of
+   bench/capacity_model.py: busiest partitions of the table and of each index against DynamoDB's
+   per-partition limits, the highest sales rate of one product and of one brand, monthly on-demand cost.
+3. Writes var/capacity/capacity.md, capacity.json and flash_sale.png.
+
+`--costs var/capacity/capacity.json` re-runs the model on saved measurements (no DynamoDB).
+"""
+
+import argparse
+import json
+import os
+import secrets
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if __package__ in (None, ""):
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+    sys.path.insert(0, str(ROOT))
+
+
+def parse_args(argv=None):
+    from bench.capacity_model import LIMITS, PRICES
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--mix", type=Path, default=ROOT / "bench" / "capacity_mixes.json",
+                        help="JSON file of named traffic mixes (default bench/capacity_mixes.json)")
+    parser.add_argument("--visits-per-s", type=float, help="override every mix's visits a second")
+    parser.add_argument("--read-price", type=float, default=PRICES["read_per_million"],
+                        help=f"USD per million read request units (default {PRICES['read_per_million']}, "
+                        f"{PRICES['region']}, {PRICES['date']})")
+    parser.add_argument("--write-price", type=float, default=PRICES["write_per_million"],
+                        help=f"USD per million write request units (default {PRICES['write_per_million']})")
+    parser.add_argument("--read-limit", type=float, default=LIMITS["R"], help="read units a second a partition")
+    parser.add_argument("--write-limit", type=float, default=LIMITS["W"], help="write units a second a partition")
+    parser.add_argument("--costs", type=Path, help="model only: per-operation costs from a saved capacity.json")
+    parser.add_argument("--no-chart", action="store_true")
+    parser.add_argument("--out", type=Path, default=ROOT / "var" / "capacity")
+    return parser.parse_args(argv)
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def measure(log=log):
+    """Per-operation costs on the current DynamoDB (a fresh table, deleted afterwards)."""
+    from django.conf import settings
+    from django.core.management import call_command
+
+    from catalog import names
+    from catalog.gateway import client as dynamo
+    from catalog.gateway.schema import table_delete, table_ensure
+
+    from .capacity_ops import measure_all
+
+    call_command("migrate", verbosity=0, interactive=False)
+    table = f"capacity-{secrets.token_hex(4)}"
+    settings.DYNAMODB_TABLE = table
+    dynamo.reset_client()
+    names.forget()
+    table_ensure(table)
+    try:
+        return measure_all(log=log)
+    finally:
+        table_delete(table)
+
+
+def run_model(costs, args):
+    from .capacity_model import OPTIONS, max_sales, model, per_line
+
+    mixes = json.loads(args.mix.read_text())
+    prices = {"read_per_million": args.read_price, "write_per_million": args.write_price}
+    limits = {"R": args.read_limit, "W": args.write_limit}
+    results = {}
+    for name, mix in mixes.items():
+        mix = dict(mix)
+        title = mix.pop("title", name)
+        if args.visits_per_s:
+            mix["visits_per_s"] = args.visits_per_s
+        results[name] = {"title": title, **model(costs, mix, prices, limits)}
+    sales = {"seed design": max_sales(costs, limits=limits)}
+    for option, spec in OPTIONS.items():
+        sales[spec["label"]] = max_sales(costs, option, limits=limits)
+    linearity = {family: per_line(costs, family)[2] for family in ("cart_view", "checkout_get", "checkout_post")}
+    return results, sales, linearity
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    if args.costs:
+        saved = json.loads(args.costs.read_text())
+        costs, meta = saved["costs"], {**saved["meta"], "remodelled": meta["date"]}
+    else:
+        from tools import dynamodb_local
+
+        log("starting DynamoDB Local (in memory)")
+        with open(args.out / "dynamodb-local.log", "wb") as ddb_log:
+            process, url = dynamodb_local.start(log=ddb_log)
+            try:
+                os.environ.update({
+                    "DJANGO_SETTINGS_MODULE": "storefront.settings",
+                    "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+                    "DJANGO_DEBUG": "1",  # static files without collectstatic; costs do not depend on it
+                    "DYNAMODB_ENDPOINT_URL": url,
+                    "DJANGO_SQLITE_PATH": str(args.out / "db.sqlite3"),
+                    "DJANGO_LOG_LEVEL": "WARNING",
+                    "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+                })
+                (args.out / "db.sqlite3").unlink(missing_ok=True)
+                import django
+
+                django.setup()
+                log("measuring every operation (ReturnConsumedCapacity=INDEXES)")
+                costs = measure()
+            finally:
+                dynamodb_local.stop(process)
+        from catalog.gateway.schema import create_table_request
+
+        meta["indexes"] = [g["IndexName"] for g in create_table_request("x").get("GlobalSecondaryIndexes", [])]
+    mixes, sales, linearity = run_model(costs, args)
+    meta["seconds"] = round(time.perf_counter() - started, 1)
+    meta["prices"] = {"read_per_million_usd": args.read_price, "write_per_million_usd": args.write_price}
+    meta["limits"] = {"read_units_per_s": args.read_limit, "write_units_per_s": args.write_limit}
+    from . import capacity_report
+
+    results = {"meta": meta, "costs": costs, "linearity": linearity, "max_sales": sales, "mixes": mixes}
+    capacity_report.write(results, args.out, with_chart=not args.no_chart)
+    for m in mixes.values():
+        over = ", ".join(f"{p['where']} {p['key']}" for p in m["over_limit"]) or "none"
+        log(f"{m['title']}: {m['read_units_per_s']:,} RRU/s, {m['write_units_per_s']:,} WRU/s, "
+            f"${m['monthly_on_demand']['total_usd']:,}/month; over the limit: {over}")
+    for label, s in sales.items():
+        log(f"max sales, {label}: one product {s['product']['sales_per_s']}/s, one brand {s['brand']['sales_per_s']}/s")
+    log(f"report: {args.out / 'capacity.md'}, capacity.json" + ("" if args.no_chart else ", flash_sale.png"))
+    return 0
+
+
+if __name__ == "__main__":
+    if __package__ in (None, ""):
+        import runpy
+
+        sys.modules.pop("bench.capacity", None)
+        runpy.run_module("bench.capacity", run_name="__main__")
+        sys.exit(0)
+    sys.exit(main())

@@ -1,0 +1,315 @@
+"""Consumed capacity of each DynamoDB request, by table or index AND by partition key.
+
+DynamoDB (and DynamoDB Local) answer `ReturnConsumedCapacity=INDEXES` with units per table and per
+index for the whole request, never per partition key, and DynamoDB Local gets transactions wrong
+(it reports 4 x the units of one item per table or index, whatever the number of items: 1, 2, 3 or
+5 Puts of small items all report 4.0). So the meter, hooked on the app's own botocore client (the
+gateway's code path is untouched, as in bench/meter.py):
+
+- adds `ReturnConsumedCapacity=INDEXES` to every request and keeps what DynamoDB Local reports;
+- reads: a GetItem or a Query is one partition key (the request's own key condition), charged
+  what Local reports; a BatchGetItem is replayed key by key as GetItems (same consistency),
+  each charged what Local reports for it;
+- writes (PutItem, UpdateItem, DeleteItem, BatchWriteItem, each action of TransactWriteItems):
+  the item as it was before the request is copied into a shadow table made from the same
+  definition (`catalog/gateway/schema.py`), the action is replayed there as a single
+  write, and what Local reports for that write, table and each index, is its measured cost;
+  a transactional write counts twice (DynamoDB's documented rule: prepare and commit). The
+  index partition keys come from the item before and after the write.
+
+Each charge is (where: "table" or the index name, partition key value, item kind, "R"/"W", units).
+`item_size` and `index_entry_size` are DynamoDB's documented size rules, used by the tests to
+check the measured charges against the items the code writes.
+"""
+
+import copy
+import math
+import re
+import threading
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from catalog.gateway import client as dynamo
+from catalog.gateway.schema import create_table_request, table_delete, table_ensure
+
+READS = {"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"}
+WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
+
+
+@dataclass(frozen=True)
+class Charge:
+    where: str  # "table" or an index name
+    pk: str  # the partition key value
+    kind: str  # the item kind: the sort key's first part (METADATA, STOCK, TOKEN, ORDER, ...) or "query"
+    rw: str  # "R" or "W"
+    units: float
+
+
+@dataclass
+class Call:
+    operation: str
+    reported: dict = field(default_factory=dict)  # {where: {"R": u, "W": u}} as DynamoDB Local said
+    charges: list = field(default_factory=list)
+
+
+def schema_indexes(table="x"):
+    """{index name: (hash key attribute, range key attribute, projection)} from the one table definition."""
+    indexes = {}
+    for gsi in create_table_request(table).get("GlobalSecondaryIndexes", []):
+        schema = {k["KeyType"]: k["AttributeName"] for k in gsi["KeySchema"]}
+        indexes[gsi["IndexName"]] = (schema["HASH"], schema.get("RANGE"), gsi["Projection"])
+    return indexes
+
+
+def table_keys(table="x"):
+    schema = {k["KeyType"]: k["AttributeName"] for k in create_table_request(table)["KeySchema"]}
+    return schema["HASH"], schema.get("RANGE")
+
+
+def _kind(item_key):
+    sk = (item_key or {}).get(table_keys()[1], {})
+    value = next(iter(sk.values()), "") if isinstance(sk, dict) else str(sk)
+    return str(value).split("#", 1)[0] or "?"
+
+
+def _s(attr):
+    """The string (or number) value of a wire-format attribute value."""
+    if not attr:
+        return None
+    return next(iter(attr.values()))
+
+
+class CapacityMeter:
+    """Use as a context manager around the work to measure: `calls` lists what each request cost."""
+
+    def __init__(self):
+        self.calls = []
+        self._lock = threading.Lock()
+        self._pending = threading.local()
+        self._own = None  # the meter's own client: its requests are not measured as the app's
+        self.shadow = None
+        self.indexes = schema_indexes()
+        self.hash_key, self.range_key = table_keys()
+
+    # --- botocore events -------------------------------------------------------------------
+
+    def _before(self, params, model, **kwargs):
+        if model.name not in READS | WRITES:
+            return
+        params["ReturnConsumedCapacity"] = "INDEXES"
+        self._pending.old = self._old_items(model.name, params) if model.name in WRITES else None
+        self._pending.params = copy.deepcopy(params)
+
+    def _after(self, http_response, parsed, model, **kwargs):
+        if model.name not in READS | WRITES:
+            return
+        params, old = getattr(self._pending, "params", None), getattr(self._pending, "old", None)
+        if params is None or not 200 <= http_response.status_code < 300:
+            return  # a refused request (a lost race): the scenarios measured here do not lose any
+        call = Call(model.name, reported=self._reported(model.name, parsed.get("ConsumedCapacity")))
+        if model.name == "GetItem":
+            call.charges.append(self._read_charge(params["Key"], call.reported))
+        elif model.name == "Query":
+            call.charges.append(self._query_charge(params, call.reported))
+        elif model.name == "BatchGetItem":
+            call.charges += self._batch_get_charges(params)
+        elif model.name in WRITES:
+            call.charges += self._write_charges(model.name, params, old)
+        with self._lock:
+            self.calls.append(call)
+
+    @staticmethod
+    def _reported(operation, consumed):
+        out = {}
+        rw = "W" if operation in WRITES else "R"
+        for entry in consumed if isinstance(consumed, list) else [consumed] if consumed else []:
+            parts = [("table", entry.get("Table"))] + list((entry.get("GlobalSecondaryIndexes") or {}).items())
+            for where, part in parts:
+                if part:
+                    units = part.get("WriteCapacityUnits" if rw == "W" else "ReadCapacityUnits")
+                    units = part.get("CapacityUnits", 0) if units is None else units
+                    out.setdefault(where, {"R": 0.0, "W": 0.0})[rw] += float(units)
+        return out
+
+    # --- reads -----------------------------------------------------------------------------
+
+    def _read_charge(self, key, reported):
+        return Charge("table", _s(key[self.hash_key]), _kind(key), "R", reported.get("table", {}).get("R", 0.0))
+
+    def _query_charge(self, params, reported):
+        where = params.get("IndexName") or "table"
+        hash_key = self.indexes[where][0] if where != "table" else self.hash_key
+        names = {v: k for k, v in (params.get("ExpressionAttributeNames") or {}).items()}
+        placeholder = names.get(hash_key, hash_key)
+        match = re.search(rf"(?:^|\(|\s){re.escape(placeholder)}\s*=\s*(:\w+)", params["KeyConditionExpression"])
+        pk = _s(params["ExpressionAttributeValues"][match.group(1)]) if match else "?"
+        return Charge(where, pk, "query", "R", reported.get(where, {}).get("R", 0.0))
+
+    def _batch_get_charges(self, params):
+        charges = []
+        for table, request in params["RequestItems"].items():
+            for key in request["Keys"]:
+                answer = self._own.get_item(
+                    TableName=table, Key=key, ConsistentRead=request.get("ConsistentRead", False),
+                    ReturnConsumedCapacity="INDEXES",
+                )
+                charges.append(self._read_charge(key, self._reported("GetItem", answer.get("ConsumedCapacity"))))
+        return charges
+
+    # --- writes ----------------------------------------------------------------------------
+
+    def _actions(self, operation, params):
+        """(action type, its parameters as a single write, transactional?) of a write request."""
+        if operation in ("PutItem", "UpdateItem", "DeleteItem"):
+            return [(operation[:-4], dict(params), False)]
+        if operation == "BatchWriteItem":
+            actions = []
+            for table, requests in params["RequestItems"].items():
+                for request in requests:
+                    if "PutRequest" in request:
+                        actions.append(("Put", {"TableName": table, **request["PutRequest"]}, False))
+                    else:
+                        actions.append(("Delete", {"TableName": table, **request["DeleteRequest"]}, False))
+            return actions
+        return [(kind, dict(body), True) for action in params["TransactItems"] for kind, body in action.items()]
+
+    def _item_key(self, kind, body):
+        if kind == "Put":
+            return {k: body["Item"][k] for k in (self.hash_key, self.range_key) if k}
+        return body["Key"]
+
+    def _old_items(self, operation, params):
+        olds = []
+        for kind, body, _ in self._actions(operation, params):
+            key = self._item_key(kind, body)
+            olds.append(self._own.get_item(TableName=body["TableName"], Key=key, ConsistentRead=True).get("Item"))
+        return olds
+
+    def _write_charges(self, operation, params, olds):
+        charges = []
+        for (kind, body, transactional), old in zip(self._actions(operation, params), olds):
+            key = self._item_key(kind, body)
+            item_kind = _kind(key)
+            factor = 2 if transactional else 1
+            if kind == "ConditionCheck":
+                # Not replayable as a write; DynamoDB charges it like a transactional write of the item.
+                units = 2 * math.ceil(item_size(old or {}) / 1024) if old else 2
+                charges.append(Charge("table", _s(key[self.hash_key]), item_kind, "W", float(units)))
+                continue
+            # The shadow starts from the item as it was, then the action is replayed there alone.
+            if old is None:
+                self._own.delete_item(TableName=self.shadow, Key=key)
+            else:
+                self._own.put_item(TableName=self.shadow, Item=old)
+            replay = {k: v for k, v in body.items() if k not in ("ReturnValuesOnConditionCheckFailure",)}
+            replay["TableName"] = self.shadow
+            replay["ReturnConsumedCapacity"] = "INDEXES"
+            send = {"Put": self._own.put_item, "Update": self._own.update_item, "Delete": self._own.delete_item}[kind]
+            reported = self._reported("PutItem", send(**replay).get("ConsumedCapacity"))
+            new = self._own.get_item(TableName=self.shadow, Key=key, ConsistentRead=True).get("Item")
+            for where, units in reported.items():
+                if where == "table":
+                    charges.append(Charge("table", _s(key[self.hash_key]), item_kind, "W", units["W"] * factor))
+                    continue
+                hash_key = self.indexes[where][0]
+                before = _s((old or {}).get(hash_key))
+                after = _s((new or {}).get(hash_key))
+                pks = [pk for pk in dict.fromkeys([before, after]) if pk is not None] or ["?"]
+                for pk in pks:  # a key change is a delete under the old key and a put under the new
+                    charges.append(Charge(where, pk, item_kind, "W", units["W"] * factor / len(pks)))
+        return charges
+
+    # --- lifecycle -------------------------------------------------------------------------
+
+    def __enter__(self):
+        self._own = dynamo._build_client()
+        self.shadow = f"{dynamo.table_name()}-shadow"
+        table_ensure(self.shadow)
+        events = dynamo.client().meta.events
+        events.register("before-parameter-build.dynamodb", self._before)
+        events.register("after-call.dynamodb", self._after)
+        return self
+
+    def __exit__(self, *exc):
+        events = dynamo.client().meta.events
+        events.unregister("before-parameter-build.dynamodb", self._before)
+        events.unregister("after-call.dynamodb", self._after)
+        table_delete(self.shadow)
+        return False
+
+    def reset(self):
+        with self._lock:
+            self.calls = []
+
+    # --- summaries -------------------------------------------------------------------------
+
+    def charges(self):
+        return [c for call in self.calls for c in call.charges]
+
+    def reported_totals(self):
+        totals = {}
+        for call in self.calls:
+            for where, units in call.reported.items():
+                t = totals.setdefault(where, {"R": 0.0, "W": 0.0})
+                t["R"] += units["R"]
+                t["W"] += units["W"]
+        return totals
+
+    def operations(self):
+        counts = {}
+        for call in self.calls:
+            counts[call.operation] = counts.get(call.operation, 0) + 1
+        return counts
+
+
+# --- DynamoDB's documented size rules (developer guide, "Item sizes and formats") ---------------
+
+def _value_size(value):
+    (kind, v), = value.items()
+    if kind == "S":
+        return len(v.encode())
+    if kind == "N":
+        digits = Decimal(v).normalize().as_tuple().digits
+        return math.ceil(len(digits) / 2) + 1
+    if kind == "B":
+        return len(v)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "SS":
+        return sum(len(s.encode()) for s in v)
+    if kind == "NS":
+        return sum(_value_size({"N": n}) for n in v)
+    if kind == "BS":
+        return sum(len(b) for b in v)
+    if kind == "L":
+        return 3 + sum(_value_size(e) + 1 for e in v)
+    if kind == "M":
+        return 3 + sum(len(k.encode()) + _value_size(e) + 1 for k, e in v.items())
+    raise ValueError(kind)
+
+
+def item_size(item):
+    """Bytes of a wire-format item: attribute names plus values."""
+    return sum(len(name.encode()) + _value_size(value) for name, value in item.items())
+
+
+def index_entry_size(item, index, table="x"):
+    """Bytes of the item's entry in `index`: the table's key, the index key, the projected
+    attributes, and 100 bytes of overhead; None when the item is not in the index (sparse)."""
+    hash_key, range_key, projection = schema_indexes(table)[index]
+    if hash_key not in item or (range_key and range_key not in item):
+        return None
+    names = {a for a in table_keys(table) if a} | {hash_key} | ({range_key} if range_key else set())
+    if projection["ProjectionType"] == "ALL":
+        names = set(item)
+    elif projection["ProjectionType"] == "INCLUDE":
+        names |= set(projection.get("NonKeyAttributes", []))
+    return item_size({k: v for k, v in item.items() if k in names}) + 100
+
+
+def write_units(size_bytes, *, transactional=False):
+    return math.ceil(max(size_bytes, 1) / 1024) * (2 if transactional else 1)
+
+
+def read_units(size_bytes, *, consistent=False):
+    return math.ceil(max(size_bytes, 1) / 4096) * (1 if consistent else 0.5)

@@ -1,0 +1,282 @@
+"""The traffic model: measured per-operation costs (bench/capacity_ops.py) times a traffic mix.
+
+A mix (bench/capacity_mixes.json, or --mix FILE) gives visits a second, pages a visit and which
+pages, conversion, lines an order, product popularity (Zipf s over the products, by rank), the
+number of products, brands and categories, and optionally a focus: a share of product views and
+order lines going to one product (a flash sale) or to one brand's products (a brand sale).
+Products are dealt to brands and categories in turn by rank (rank r is brand r mod B, category
+r mod C), so the most popular products are in different brands; a brand's or category's share is
+the sum of its products'. Each role of a measured charge is spread by that role's share:
+"product" by the product's, "brand" and "category" by theirs, "customer" over customers (one
+customer places at most `customer_orders_per_s`), and any other key is one partition for all.
+"""
+
+import math
+
+LIMITS = {"R": 3000.0, "W": 1000.0}  # DynamoDB's per-partition throughput, units a second
+SECONDS_A_MONTH = 730 * 3600
+FUNNEL = ("cart_view", "checkout_get", "checkout_post")
+PER_LINE_ROLES = {"product", "brand", "category"}
+SPREAD_ROLES = {"customer", "history"}  # a buyer's own partition; history moved under a sharded key
+
+# On-demand list prices, us-east-1, USD, in effect since 2024-11-01 (aws.amazon.com/dynamodb/pricing/on-demand/,
+# checked 2026-11-23); other regions cost more (eu-central-1 about 20 % more): pass yours.
+PRICES = {"read_per_million": 0.125, "write_per_million": 0.625, "date": "2024-11-01 (checked 2026-11-23)",
+          "region": "us-east-1"}
+
+DEFAULTS = {
+    "visits_per_s": 20,
+    "pages_per_visit": 6,
+    "page_mix": {"home": 0.15, "brand": 0.2, "brand_category": 0.05, "category": 0.1, "category_brand": 0.05,
+                 "product": 0.35, "load_more": 0.1},
+    "conversion": 0.03,
+    "lines_per_order": 2,
+    "zipf_s": 1.0,
+    "products": 100_000,
+    "brands": 50,
+    "categories": 20,
+    "focus": None,
+    "staff_adjustments_per_s": 0.1,
+    "app_processes": 8,
+    "names_ttl_s": 60,
+    "customer_orders_per_s": 1 / 60,
+    "stock_per_product": 1000,
+}
+
+
+def _split(charges):
+    """{(where, role, rw): units} and {(where, role, kind, rw): units} of "where|role|kind|rw" keys."""
+    by_role, by_kind = {}, {}
+    for key, units in charges.items():
+        where, role, kind, rw = key.split("|")
+        by_role[(where, role, rw)] = by_role.get((where, role, rw), 0.0) + units
+        by_kind[(where, role, kind, rw)] = units
+    return by_role, by_kind
+
+
+def per_line(costs, family):
+    """(fixed, per line) of an order-sized operation family, fitted on its 1- and 5-line measurements:
+    {(where, role, kind, rw): units} each. Also the 2-line prediction error (linearity check)."""
+    measured = {int(name.rsplit("_", 1)[1]): _split(c["charges"])[1]
+                for name, c in costs.items() if name.startswith(family + "_")}
+    lo, hi = min(measured), max(measured)
+    keys = set(measured[lo]) | set(measured[hi])
+    line = {k: (measured[hi].get(k, 0) - measured[lo].get(k, 0)) / (hi - lo) for k in keys}
+    fixed = {k: measured[lo].get(k, 0) - lo * line[k] for k in keys}
+    errors = {}
+    for n, m in measured.items():
+        predicted = {k: fixed.get(k, 0) + n * line.get(k, 0) for k in keys | set(m)}
+        errors[n] = round(max((abs(predicted[k] - m.get(k, 0)) for k in predicted), default=0), 6)
+    return ({k: v for k, v in fixed.items() if abs(v) > 1e-9}, {k: v for k, v in line.items() if abs(v) > 1e-9},
+            errors)
+
+
+def order_costs(costs, lines_per_order):
+    """One order's funnel: add to cart a line each, the cart, the checkout page, the checkout, the
+    order page. Returns (per-line charges, fixed charges), {(where, role, kind, rw): units}."""
+    line, fixed = {}, {}
+
+    def add(target, charges, times=1.0):
+        for k, v in charges.items():
+            target[k] = target.get(k, 0.0) + v * times
+
+    add(line, _split(costs["add_to_cart"]["charges"])[1])
+    for family in FUNNEL:
+        f, per, _ = per_line(costs, family)
+        add(fixed, f)
+        add(line, per)
+    add(fixed, _split(costs["order_detail"]["charges"])[1])
+    # A line's own partitions (product, brand, category) stay per line; the rest is the order's.
+    for k in [k for k in line if k[1] not in PER_LINE_ROLES]:
+        fixed[k] = fixed.get(k, 0.0) + line.pop(k) * lines_per_order
+    return line, fixed
+
+
+def zipf_shares(n, s):
+    weights = [1 / (r + 1) ** s for r in range(n)]
+    total = sum(weights)
+    return [w / total for w in weights]
+
+
+def product_shares(mix):
+    """Share of product views and of order lines of each product, by rank."""
+    n, b = mix["products"], mix["brands"]
+    shares = zipf_shares(n, mix["zipf_s"])
+    focus = mix.get("focus")
+    if not focus:
+        return shares
+    f = focus["share"]
+    if focus["kind"] == "product":
+        hot = [1.0] + [0.0] * (n - 1)
+    else:  # the brand of the most popular product: its products by their own Zipf order
+        in_brand = [shares[r] if r % b == 0 else 0.0 for r in range(n)]
+        total = sum(in_brand)
+        hot = [x / total for x in in_brand]
+    return [f * h + (1 - f) * x for h, x in zip(hot, shares)]
+
+
+def group_shares(shares, groups):
+    out = [0.0] * groups
+    for r, x in enumerate(shares):
+        out[r % groups] += x
+    return out
+
+
+def model(costs, mix, prices=PRICES, limits=LIMITS):
+    """Partition loads, totals and cost of a mix. `costs` as capacity_ops.measure_all returns."""
+    mix = {**DEFAULTS, **mix}
+    shares = {"product": product_shares(mix)}
+    shares["brand"] = group_shares(shares["product"], mix["brands"])
+    shares["category"] = group_shares(shares["product"], mix["categories"])
+    pages_per_s = mix["visits_per_s"] * mix["pages_per_visit"]
+    orders_per_s = mix["visits_per_s"] * mix["conversion"]
+    lines = mix["lines_per_order"]
+    line, fixed = order_costs(costs, lines)
+
+    # (rate a second, {(where, role, kind, rw): units}, spread): spread "share" or "uniform"
+    events = []
+    total_mix = sum(mix["page_mix"].values())
+    for page, fraction in mix["page_mix"].items():
+        events.append((pages_per_s * fraction / total_mix, _split(costs[page]["charges"])[1], "share"))
+    events.append((orders_per_s * lines, line, "share"))
+    events.append((orders_per_s, fixed, "share"))
+    events.append((mix["staff_adjustments_per_s"], _split(costs["staff_adjustment"]["charges"])[1], "uniform"))
+    names_rate = mix["app_processes"] / mix["names_ttl_s"]
+    events.append((names_rate, _split(costs["home_cold"]["charges"])[1], "share"))
+
+    totals = {"R": 0.0, "W": 0.0}
+    role_load = {}  # (where, role, rw) -> list of per-key loads (role spread) or a scalar (one key)
+    for rate, charges, spread in events:
+        for (where, role, _kind, rw), units in charges.items():
+            load = rate * units
+            totals[rw] += load
+            slot = role_load.setdefault((where, role), {"R": None, "W": None})
+            if role in shares:
+                share = shares[role] if spread == "share" else [1 / len(shares[role])] * len(shares[role])
+                vector = slot[rw] or [0.0] * len(share)
+                slot[rw] = [v + load * x for v, x in zip(vector, share)]
+            elif role == "customer":
+                slot[rw] = (slot[rw] or 0.0) + min(rate, mix["customer_orders_per_s"]) * units
+            else:
+                slot[rw] = (slot[rw] or 0.0) + load
+
+    partitions = []
+    for (where, role), rw in role_load.items():
+        if role in shares:
+            n = len(shares[role])
+            r_vec, w_vec = rw["R"] or [0.0] * n, rw["W"] or [0.0] * n
+            ranked = sorted(range(n), key=lambda i: -max(r_vec[i] / limits["R"], w_vec[i] / limits["W"]))[:3]
+            for i in ranked:
+                partitions.append(_partition(where, _key_name(role, i), role, r_vec[i], w_vec[i], limits))
+        else:
+            # customer: one customer placing `customer_orders_per_s`; others: one key for everyone
+            partitions.append(_partition(where, _key_name(role, 0), role, rw["R"] or 0.0, rw["W"] or 0.0, limits))
+    partitions.sort(key=lambda p: (p["where"] != "table", p["where"], -p["utilisation"]))
+    month = SECONDS_A_MONTH / 1e6
+    cost = {
+        "reads_usd": round(totals["R"] * month * prices["read_per_million"], 2),
+        "writes_usd": round(totals["W"] * month * prices["write_per_million"], 2),
+    }
+    cost["total_usd"] = round(cost["reads_usd"] + cost["writes_usd"], 2)
+    return {
+        "mix": mix,
+        "pages_per_s": round(pages_per_s, 2),
+        "orders_per_s": round(orders_per_s, 3),
+        "lines_per_s": round(orders_per_s * lines, 3),
+        "read_units_per_s": round(totals["R"], 2),
+        "write_units_per_s": round(totals["W"], 2),
+        "monthly_on_demand": cost,
+        "partitions": partitions,
+        "over_limit": [p for p in partitions if p["utilisation"] >= 1],
+    }
+
+
+def _key_name(role, index):
+    return {"product": f"P#<rank {index + 1}>", "brand": f"B#<brand {index + 1}>",
+            "category": f"C#<category {index + 1}>", "customer": "CUSTOMER#<one>"}.get(role, role)
+
+
+def _partition(where, key, role, r, w, limits):
+    utilisation = max(r / limits["R"], w / limits["W"])
+    return {"where": where, "key": key, "role": role, "read_units_per_s": round(r, 3),
+            "write_units_per_s": round(w, 3), "utilisation": round(utilisation, 4),
+            "over": utilisation >= 1}
+
+
+# --- the highest sales rate of one product and of one brand --------------------------------------
+
+def sale_charges(costs, option=None, mix=None):
+    """What one unit sold (a one-line order of quantity 1, the whole funnel) costs each partition
+    role: {(where, role, rw): units}. `option` applies a modelled design change (OPTIONS)."""
+    line, fixed = order_costs(costs, 1)
+    charges = dict(line)
+    for k, v in fixed.items():
+        charges[k] = charges.get(k, 0.0) + v
+    if option:
+        charges = OPTIONS[option]["apply"](charges, {**DEFAULTS, **(mix or {})})
+    out = {}
+    for (where, role, _kind, rw), units in charges.items():
+        out[(where, role, rw)] = out.get((where, role, rw), 0.0) + units
+    return out
+
+
+def max_sales(costs, option=None, mix=None, limits=LIMITS):
+    """Highest sales a second of one product and of one brand (spread over its many products), and the
+    partition that limits each."""
+    charges = sale_charges(costs, option, mix)
+    result = {}
+    for target, roles in (("product", {"product", "brand", "category"}), ("brand", {"brand"})):
+        best = (math.inf, None)
+        for (where, role, rw), units in charges.items():
+            if units <= 0 or role in SPREAD_ROLES or (role in PER_LINE_ROLES and role not in roles):
+                continue
+            rate = limits[rw] / units
+            if rate < best[0]:
+                best = (rate, f"{where} {_key_name(role, 0) if role in PER_LINE_ROLES else role} "
+                              f"({units:g} {'WRU' if rw == 'W' else 'RRU'} a sale, limit {limits[rw]:g}/s)")
+        result[target] = {"sales_per_s": round(best[0], 1), "limited_by": best[1]}
+    return result
+
+
+# --- design options, modelled (none is implemented: the seed's design stays) ----------------------
+
+def _coarse_availability(charges, mix):
+    """Project a coarse availability (in stock / low / sold out) instead of stockLevel: a sale writes the
+    indexes only when the product crosses a threshold, 2 crossings over `stock_per_product` units sold."""
+    factor = 2 / mix["stock_per_product"]
+    return {k: v * factor if k[0] != "table" and k[2] == "METADATA" and k[3] == "W" else v
+            for k, v in charges.items()}
+
+
+def _history_off_product(charges, mix):
+    """Stock history items under their own key (e.g. the product and an hour, or a shard): a sale's
+    STOCK# item no longer writes to the product's partition."""
+    out = {}
+    for (where, role, kind, rw), v in charges.items():
+        key = (where, "history", kind, rw) if role == "product" and kind == "STOCK" else (where, role, kind, rw)
+        out[key] = out.get(key, 0.0) + v
+    return out
+
+
+SHARDS = 10
+
+
+def _sharded_counters(charges, mix):
+    """The hot product's stock spread over SHARDS counter items, each under its own partition key, a
+    sale taking from one at random (history off the product's key as well): the product's writes and
+    its consistent reads of the level spread over SHARDS partitions."""
+    out = {}
+    for (where, role, kind, rw), v in _history_off_product(charges, mix).items():
+        key = (where, role, kind, rw)
+        out[key] = out.get(key, 0.0) + (v / SHARDS if role == "product" and where == "table" else v)
+    return out
+
+
+OPTIONS = {
+    "coarse_availability": {"apply": _coarse_availability, "label": "coarse availability projected (modelled)"},
+    "history_off_product_key": {"apply": _history_off_product, "label": "history off the product's key (modelled)"},
+    "sharded_stock_counters": {"apply": _sharded_counters,
+                               "label": f"stock in {SHARDS} counter shards + history off the key (modelled)"},
+    "coarse_and_sharded": {"apply": lambda c, m: _coarse_availability(_sharded_counters(c, m), m),
+                           "label": "coarse availability + sharded counters (modelled)"},
+}

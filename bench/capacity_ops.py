@@ -1,0 +1,291 @@
+"""Every operation the shop performs, measured through the real views and gateway functions.
+
+THE one list: OPERATIONS. An entry names the operation, says how to drive it (a view through
+Django's test client, or a gateway call) and what it is per: a page view, an order of N lines, an
+imported product. A new access pattern (a sort-order index, search terms, a reorder index, an open
+orders index, a ledger by day) that a view or the import already exercises is measured without a
+new entry, on whatever indexes `catalog/gateway/schema.py` defines; a new page or action is one entry.
+
+Partition keys are turned into roles, so the traffic model can spread them over a catalog:
+"product" (P#<pid> in the table), "brand" (B#<bid>, the brand's index partition), "category"
+(C#<cid>), "customer" (CUSTOMER#<uid>); any other key (BRANDS, CATEGORIES, or a constant key a new
+index uses) stays as it is: every request that touches it touches the same partition.
+"""
+
+import html
+import re
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.test import Client
+
+from catalog import gateway
+from catalog.gateway import importer, keys
+
+from .capacity_meter import CapacityMeter
+from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY, make_catalog
+
+CATALOG_SIZE = 80  # products 1-60 are brand 1 in category 1 (bench/catalog_data.py): full pages and a Load more
+LINE_COUNTS = (1, 2, 5)
+IMPORTED = 25  # products imported to measure the import's cost per product
+HX = {"HTTP_HX_REQUEST": "true"}
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    per: str  # what one measurement is: "page", "request", "order", "product"
+    run: object  # run(ctx, measure) -> None; `measure()` is a context manager around the part to measure
+    note: str = ""
+    lines: int = 0  # the order's lines, for the per-line cost
+
+
+class Context:
+    """The catalog and signed-in clients the operations use."""
+
+    def __init__(self):
+        self.data = make_catalog(CATALOG_SIZE)
+        users = get_user_model().objects
+        self.shopper = users.create(username="capacity-shopper")
+        self.staff = users.create(username="capacity-staff", is_staff=True)
+        self.products = {p["productId"]: p for p in self.data["products"]}
+        self.next_product = 1
+        self.adjusted = "1"
+
+    def client(self, user=None):
+        client = Client(HTTP_HOST="127.0.0.1")
+        if user is not None:
+            client.force_login(user)
+        return client
+
+    def fresh_products(self, n):
+        """Products of brand 1 / category 1 no other operation has bought."""
+        ids = [str(self.next_product + i) for i in range(n)]
+        self.next_product += n
+        return ids
+
+    def role(self, pk):
+        if pk.startswith(keys.customer_pk("")):
+            return "customer"
+        if pk.startswith(keys.product_pk("")) and pk[len(keys.product_pk("")):] in self.products:
+            return "product"
+        brand, category = pk.removeprefix(keys.brand_gsi_pk("")), pk.removeprefix(keys.category_gsi_pk(""))
+        if pk == keys.brand_gsi_pk(brand) and any(p["brandId"] == brand for p in self.products.values()):
+            return "brand"
+        if pk == keys.category_gsi_pk(category) and any(p["categoryId"] == category for p in self.products.values()):
+            return "category"
+        return pk
+
+
+def _ok(response, what):
+    if not 200 <= response.status_code < 400:
+        raise RuntimeError(f"{what}: HTTP {response.status_code}")
+    return response
+
+
+def _page(path, headers=None, *, cold=False):
+    def run(ctx, measure):
+        client = ctx.client()
+        if not cold:
+            _ok(client.get("/"), "warm-up")  # the brand and category names, cached as on a busy site
+        else:
+            cache.clear()
+        with measure():
+            _ok(client.get(path.format(brand=FEATURED_BRAND, category=FEATURED_CATEGORY), **(headers or {})), path)
+    return run
+
+
+def _load_more(ctx, measure):
+    client = ctx.client()
+    page = _ok(client.get(f"/brands/{FEATURED_BRAND}/"), "brand page").content.decode()
+    url = html.unescape(re.search(r'hx-get="([^"]*[?&](?:amp;)?after=[^"]*)"', page).group(1))
+    with measure():
+        _ok(client.get(url, **HX), "load more")
+
+
+def _add_to_cart(ctx, measure):
+    client = ctx.client()
+    client.get("/")
+    (pid,) = ctx.fresh_products(1)
+    with measure():
+        _ok(client.post("/cart/add/", {"product_id": pid, "quantity": 1}, **HX), "add to cart")
+
+
+def _cart_with(ctx, lines):
+    client = ctx.client(ctx.shopper)
+    client.get("/")
+    for pid in ctx.fresh_products(lines):
+        _ok(client.post("/cart/add/", {"product_id": pid, "quantity": 1}, **HX), "add to cart")
+    return client
+
+
+def _cart_view(lines):
+    def run(ctx, measure):
+        client = _cart_with(ctx, lines)
+        with measure():
+            _ok(client.get("/cart/"), "cart")
+    return run
+
+
+def _checkout_get(lines):
+    def run(ctx, measure):
+        client = _cart_with(ctx, lines)
+        with measure():
+            _ok(client.get("/checkout/"), "checkout page")
+    return run
+
+
+def _checkout_form(client):
+    page = _ok(client.get("/checkout/"), "checkout page").content.decode()
+    return {name: re.search(rf'name="{name}" value="([^"]+)"', page).group(1) for name in ("order_id", "token")}
+
+
+def _checkout_post(lines):
+    def run(ctx, measure):
+        client = _cart_with(ctx, lines)
+        form = _checkout_form(client)
+        with measure():
+            response = _ok(client.post("/checkout/", form), "checkout")
+        if response.status_code != 302 or "/account/orders/" not in response["Location"]:
+            raise RuntimeError(f"checkout of {lines} lines did not place the order")
+    return run
+
+
+def _order_detail(ctx, measure):
+    client = _cart_with(ctx, 2)
+    client.post("/checkout/", _checkout_form(client))
+    orders = gateway.orders_by_customer(customer_id=str(ctx.shopper.pk)).items
+    with measure():
+        _ok(client.get(f"/account/orders/{orders[0].order_id}/"), "order page")
+
+
+def _orders_list(ctx, measure):
+    client = ctx.client(ctx.shopper)
+    with measure():
+        _ok(client.get("/account/orders/"), "orders")
+
+
+def _staff_adjustment(ctx, measure):
+    (pid,) = ctx.fresh_products(1)
+    client = ctx.client(ctx.staff)
+    client.get("/")
+    ctx.adjusted = pid
+    level = gateway.product_get(product_id=pid).stock_level
+    form = {"action": "increase", "quantity": 1, "reason": "shipment", "token": gateway.new_token(),
+            "seen_level": str(level)}
+    with measure():
+        _ok(client.post(f"/staff/products/{pid}/stock/", form, **HX), "staff adjustment")
+
+
+def _staff_stock_page(ctx, measure):
+    client = ctx.client(ctx.staff)
+    client.get("/")
+    with measure():
+        _ok(client.get(f"/staff/products/{ctx.adjusted}/stock/"), "staff stock page")
+
+
+def _stock_history(ctx, measure):
+    with measure():
+        gateway.stock_history(product_id=ctx.adjusted)  # a product with history: the staff adjustment's
+
+
+def _import(ctx, measure):
+    base = len(ctx.products) + 1000
+    data = {"brands": ctx.data["brands"], "categories": ctx.data["categories"], "products": [
+        {**p, "productId": str(base + i)} for i, p in enumerate(ctx.data["products"][:IMPORTED])
+    ]}
+    for p in data["products"]:
+        ctx.products[p["productId"]] = p
+    with measure():
+        importer.import_catalog(data)
+
+
+OPERATIONS = [
+    Operation("home_cold", "page", _page("/", cold=True), "home page, brand and category names not cached"),
+    Operation("home", "page", _page("/"), "home page, names cached (the steady state)"),
+    Operation("brand", "page", _page("/brands/{brand}/"), "a brand's products, page 1"),
+    Operation("brand_category", "page", _page("/brands/{brand}/?category={category}"), "a brand in one category"),
+    Operation("category", "page", _page("/categories/{category}/"), "a category's products, page 1"),
+    Operation("category_brand", "page", _page("/categories/{category}/?brand={brand}"), "a category, one brand"),
+    Operation("product", "page", _page("/products/1/"), "a product page"),
+    Operation("load_more", "page", _load_more, "a brand page's next page (HTMX)"),
+    Operation("add_to_cart", "request", _add_to_cart, "add to cart (HTMX): the product's level"),
+    *[Operation(f"cart_view_{n}", "page", _cart_view(n), f"the cart with {n} lines", lines=n) for n in LINE_COUNTS],
+    *[Operation(f"checkout_get_{n}", "page", _checkout_get(n), f"the checkout page, {n} lines", lines=n)
+      for n in LINE_COUNTS],
+    *[Operation(f"checkout_post_{n}", "order", _checkout_post(n), f"placing an order of {n} lines", lines=n)
+      for n in LINE_COUNTS],
+    Operation("order_detail", "page", _order_detail, "one order (after the checkout)"),
+    Operation("orders_list", "page", _orders_list, "a customer's orders"),
+    Operation("staff_adjustment", "request", _staff_adjustment, "staff stock +1 with the level shown (HTMX)"),
+    Operation("staff_stock_page", "page", _staff_stock_page, "staff stock page: level and history"),
+    Operation("stock_history", "request", _stock_history, "stock_history() of a product"),
+    Operation("import_per_product", "product", _import, f"import_catalog of {IMPORTED} products, per product"),
+]
+
+
+def aggregate(meter, ctx, divisor=1):
+    """{"where|role|kind|rw": units} of what the meter saw, divided by `divisor`."""
+    out = {}
+    for c in meter.charges():
+        key = "|".join((c.where, ctx.role(c.pk), c.kind, c.rw))
+        out[key] = out.get(key, 0.0) + c.units / divisor
+    return {k: round(v, 6) for k, v in sorted(out.items())}
+
+
+def measure_all(operations=OPERATIONS, log=print):
+    """Seeds the current table with the capacity catalog and measures every operation.
+    Returns {name: {...}}: charges by where/role/kind/rw, what DynamoDB Local reported, requests."""
+    from contextlib import contextmanager
+
+    importer.import_catalog(make_catalog(CATALOG_SIZE))
+    ctx = Context()
+    results = {}
+    with CapacityMeter() as meter:
+
+        @contextmanager
+        def measure():
+            meter.reset()
+            yield
+
+        for op in operations:
+            op.run(ctx, measure)
+            divisor = IMPORTED if op.per == "product" else 1
+            reported = {
+                where: {rw: round(u / divisor, 4) for rw, u in units.items()}
+                for where, units in meter.reported_totals().items()
+            }
+            results[op.name] = {
+                "per": op.per,
+                "note": op.note,
+                "lines": op.lines,
+                "requests": meter.operations(),
+                "charges": aggregate(meter, ctx, divisor),
+                "reported": reported,
+                "items": _item_counts(meter, divisor),
+            }
+            log(f"  {op.name:<20} {_short(results[op.name])}")
+    return results
+
+
+def _item_counts(meter, divisor):
+    """Written table items and index entries, by where."""
+    counts = {}
+    for c in meter.charges():
+        if c.rw == "W":
+            counts[c.where] = counts.get(c.where, 0) + 1 / divisor
+    return {k: round(v, 3) for k, v in counts.items()}
+
+
+def totals(charges):
+    """{"R": units, "W": units} of an operation's charges."""
+    out = {"R": 0.0, "W": 0.0}
+    for key, units in charges.items():
+        out[key.rsplit("|", 1)[1]] += units
+    return out
+
+
+def _short(result):
+    t = totals(result["charges"])
+    return f"{t['R']:.1f} RRU {t['W']:.1f} WRU  {result['requests']}"
