@@ -64,7 +64,7 @@ def test_a_staff_adjustment_costs_what_its_three_items_and_two_index_entries_cos
 def test_a_checkout_line_costs_its_product_update_history_item_and_order_line(local_catalog):
     def place(lines):
         order_id = gateway.new_order_id()
-        cart = [gateway.CartLine(pid, 1, gateway.product_get(product_id=pid).price) for pid in lines]
+        cart = [gateway.PurchaseLine(pid, 1, gateway.product_get(product_id=pid).price) for pid in lines]
         with CapacityMeter() as meter:
             gateway.order_place(customer_id="42", customer_name="bo", order_id=order_id, token=gateway.new_token(),
                                 lines=cart)
