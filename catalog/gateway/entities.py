@@ -185,6 +185,7 @@ class Order:
     placed_at: datetime
     total: Decimal
     lines: Sequence[OrderLine] = ()
+    address: Mapping[str, str] | None = None  # the delivery address, as it was at checkout
 
     @property
     def item_count(self):
@@ -198,4 +199,5 @@ class Order:
             placed_at=datetime.fromisoformat(order_item["placedAt"]),
             total=_price(order_item.get("total")),
             lines=tuple(sorted((OrderLine.from_item(i) for i in line_items), key=lambda line: line.name)),
+            address=dict(order_item["address"]) if order_item.get("address") else None,
         )

@@ -25,6 +25,8 @@ from .stock import adjustment_item
 from .validate import check_id, check_quantity, client_request_token, utc_now
 
 MAX_LINES = 25  # 3 actions a line + 2 keeps a transaction within DynamoDB's 100
+ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
+ADDRESS_MAX_LENGTH = 200
 
 
 @dataclass(frozen=True)
@@ -70,12 +72,15 @@ def _problems(lines, products):
     return problems
 
 
-def order_place(*, customer_id, customer_name, order_id, token, lines):
+def order_place(*, customer_id, customer_name, order_id, token, lines, customer_email=None, address=None):
     """Place an order in one transaction, or raise OrderRejected and write nothing.
 
     `order_id` and `token` come from the checkout form: submitting the same form twice
-    (double click, retry, Back and resubmit) places one order and answers it both times."""
+    (double click, retry, Back and resubmit) places one order and answers it both times.
+    `address` (name, street, postcode, city, country) is copied onto the order; the customer item
+    gets `customer_name` and `customer_email`, so it heals if an earlier customer_put was lost."""
     check_id("Customer", customer_id)
+    address = _check_address(address)
     check_id("Order", order_id)
     check_id("Idempotency key", token)
     _check_lines(lines)
@@ -91,7 +96,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
             raise OrderRejected(problems)
         outcome = _transact_order(
             customer_id=customer_id, customer_name=customer_name, order_id=order_id, token=token,
-            lines=lines, products=products, at=utc_now(),
+            lines=lines, products=products, at=utc_now(), customer_email=customer_email, address=address,
         )
         if isinstance(outcome, Order):
             return outcome
@@ -102,7 +107,8 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
     raise StockBusy("So many people are buying these right now that your order did not go through; please try again.")
 
 
-def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at):
+def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at, customer_email=None,
+                    address=None):
     table = table_name()
     stamp = at.isoformat(timespec="microseconds")
     actions = []
@@ -140,6 +146,8 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         "lineCount": len(lines),
         "itemCount": sum(line.quantity for line in lines),
     }
+    if address:
+        order_item["address"] = address
     order_index = len(actions)
     actions.append({"Put": {"TableName": table, "Item": serialize(order_item),
                             "ConditionExpression": "attribute_not_exists(PK)"}})
@@ -161,11 +169,12 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
             "Update": {
                 "TableName": table,
                 "Key": serialize(keys.customer_key(customer_id)),
-                "UpdateExpression": "SET #type = :type, customerId = :cid, username = :name, lastOrderAt = :at "
-                "ADD orderCount :one",
-                "ExpressionAttributeNames": {"#type": "type"},
+                "UpdateExpression": "SET #type = :type, customerId = :cid, #name = :name, lastOrderAt = :at"
+                + (", email = :email" if customer_email else "") + " ADD orderCount :one",
+                "ExpressionAttributeNames": {"#type": "type", "#name": "name"},
                 "ExpressionAttributeValues": serialize(
                     {":type": "CUSTOMER", ":cid": customer_id, ":name": customer_name, ":at": stamp, ":one": 1}
+                    | ({":email": customer_email} if customer_email else {})
                 ),
             }
         }
@@ -201,6 +210,55 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
                     fresh[line.product_id] = Product.from_item(deserialize(old))
         return fresh
     return Order.from_items(order_item, line_items)
+
+
+def _check_address(address):
+    if address is None:
+        return None
+    missing = [f for f in ADDRESS_FIELDS if not isinstance(address.get(f), str) or not address[f].strip()]
+    if missing:
+        raise InvalidInput(f"The delivery address lacks: {', '.join(missing)}.")
+    if any(len(address[f]) > ADDRESS_MAX_LENGTH for f in ADDRESS_FIELDS):
+        raise InvalidInput(f"A delivery address field is longer than {ADDRESS_MAX_LENGTH} characters.")
+    return {f: address[f] for f in ADDRESS_FIELDS}
+
+
+def customer_put(*, customer_id, name, email):
+    """The customer item (CUSTOMER#<uuid>/METADATA) gets the account's name and email: one UpdateItem,
+    which keeps what orders wrote there (order count, last order time)."""
+    check_id("Customer", customer_id)
+    with translate_errors():
+        client().update_item(
+            TableName=table_name(),
+            Key=serialize(keys.customer_key(customer_id)),
+            UpdateExpression="SET #type = :type, customerId = :cid, #name = :name, email = :email",
+            ExpressionAttributeNames={"#type": "type", "#name": "name"},
+            ExpressionAttributeValues=serialize(
+                {":type": "CUSTOMER", ":cid": customer_id, ":name": name, ":email": email}
+            ),
+        )
+
+
+def order_confirmation_claim(*, customer_id, order_id):
+    """Claim the right to send an order's confirmation email: True for the first caller only (one
+    conditional UpdateItem on the order), so a replayed or doubled checkout sends no second email,
+    on whichever app server it lands."""
+    check_id("Customer", customer_id)
+    check_id("Order", order_id)
+    try:
+        with translate_errors():
+            client().update_item(
+                TableName=table_name(),
+                Key=serialize(keys.order_key(customer_id, order_id)),
+                UpdateExpression="SET confirmationClaimedAt = :at",
+                ConditionExpression="attribute_exists(PK) AND attribute_not_exists(confirmationClaimedAt)",
+                ExpressionAttributeValues=serialize({":at": utc_now().isoformat(timespec="microseconds")}),
+            )
+    except ClientError as exc:
+        if error_code(exc) == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
 
 
 def _order_or_none(*, customer_id, order_id):
