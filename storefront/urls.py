@@ -28,3 +28,5 @@ urlpatterns = [
     path("staff/", include("staff.urls")),
     path("", include("catalog.urls")),
 ]
+
+handler500 = "storefront.errors.server_error"

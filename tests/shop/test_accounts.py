@@ -391,3 +391,21 @@ def test_a_recreated_auth_database_does_not_hand_over_old_orders(catalog, client
     html = client.get("/account/orders/").content.decode()
     assert "You have no orders yet." in html
     assert client.get(order_url).status_code == 404
+
+
+# --- the accounts database out of reach -------------------------------------------------------
+
+def test_the_accounts_database_out_of_reach_is_a_friendly_503(alice, client, monkeypatch):
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.db import OperationalError
+
+    def unreachable(self):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(SessionStore, "load", unreachable)
+    client.raise_request_exception = False
+    for path in ("/", "/cart/", "/account/orders/"):
+        response = client.get(path)
+        assert response.status_code == 503, path
+        assert "The shop is taking a short break" in response.content.decode()
+        assert "Traceback" not in response.content.decode()
