@@ -6,6 +6,8 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 DYNAMODB_LOCAL_PORT ?= 8001
 PYTEST_ARGS ?=
+# The tests that use the accounts/sessions database, run a second time on a throwaway PostgreSQL.
+PYTEST_PG_ARGS ?= tests/shop tests/staff tests/gateway/test_dynamodb_local.py -m "not browser and not servers"
 
 .PHONY: run test bench capacity bench-deps setup dynamodb-local system-deps lint clean
 
@@ -16,7 +18,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 
 setup: $(VENV)/.installed
 
-# Java 17, npm and Debian's Chromium, where missing (apt, as root).
+# Java 17, npm, PostgreSQL and Debian's Chromium, where missing (apt, as root).
 system-deps:
 	@scripts/install-system-deps.sh
 
@@ -26,8 +28,10 @@ dynamodb-local: setup
 run: setup
 	@PORT=$(PORT) DYNAMODB_LOCAL_PORT=$(DYNAMODB_LOCAL_PORT) scripts/run.sh
 
+# Everything on SQLite (the default DATABASE_URL), then the database-using tests on PostgreSQL.
 test: system-deps setup dynamodb-local
-	$(PY) -m pytest $(PYTEST_ARGS)
+	DATABASE_URL= $(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) tools/postgres_local.py run -- $(PY) -m pytest $(PYTEST_PG_ARGS)
 
 $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.installed
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt

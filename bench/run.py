@@ -453,7 +453,7 @@ def main(argv=None):
                 "DJANGO_SETTINGS_MODULE": "storefront.settings",
                 "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
                 "DYNAMODB_ENDPOINT_URL": url,
-                "DJANGO_SQLITE_PATH": str(args.out / "db.sqlite3"),
+                "DATABASE_URL": f"sqlite:///{args.out / 'db.sqlite3'}",
                 "DJANGO_LOG_LEVEL": "WARNING",
             }
             env.pop("DJANGO_DEBUG", None)

@@ -65,7 +65,8 @@ function request()
   last = "checkout"
   headers["HX-Request"] = nil
   local order_id = os.date("!%Y%m%dT%H%M%S") .. string.format("%06d", math.random(0, 999999)) .. "-" .. hex(8)
-  return wrk.format("POST", "/checkout/", headers, "order_id=" .. order_id .. "&token=" .. hex(32))
+  return wrk.format("POST", "/checkout/", headers, "order_id=" .. order_id .. "&token=" .. hex(32)
+    .. "&name=Bench+Buyer&street=Benchstr.+1&postcode=10115&city=Berlin&country=DE")
 end
 
 function response(status, headers, body)

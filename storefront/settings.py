@@ -4,8 +4,10 @@ Every environment variable the project reads is read here, and only here;
 `.env.example` lists them all.
 """
 import os
+from datetime import timedelta
 from pathlib import Path
 
+import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -67,6 +69,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "template_partials",
+    "django_countries",
+    "axes",
     "catalog",
     "shop",
     "staff",
@@ -83,6 +87,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "storefront.errors.CatalogErrorMiddleware",
+    # Last, as django-axes asks: it answers a locked-out sign-in with the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "storefront.urls"
@@ -111,13 +117,23 @@ TEMPLATES = [
 
 WSGI_APPLICATION = "storefront.wsgi.application"
 
-# Staff accounts and sessions only: nothing of the catalog is stored here.
+# Accounts and sessions (and so carts): nothing of the catalog is stored here. DATABASE_URL unset is
+# the SQLite file under var/; postgres://user:password@host:5432/name is PostgreSQL (psycopg 3), which
+# several app servers share.
 DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": Path(env("DJANGO_SQLITE_PATH", str(BASE_DIR / "var" / "db.sqlite3"))),
-    }
+    "default": dj_database_url.parse(
+        env("DATABASE_URL", f"sqlite:///{BASE_DIR / 'var' / 'db.sqlite3'}"),
+        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 0),
+        conn_health_checks=env_bool("DATABASE_CONN_HEALTH_CHECKS", True),
+    )
 }
+
+AUTH_USER_MODEL = "shop.User"
+AUTHENTICATION_BACKENDS = [
+    # django-axes first: it refuses a locked-out account or client address before any password check.
+    "axes.backends.AxesStandaloneBackend",
+    "shop.backends.UsernameOrEmailBackend",
+]
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -152,6 +168,40 @@ LOGOUT_REDIRECT_URL = "home"
 SESSION_COOKIE_HTTPONLY = True
 SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+# Sessions (the cart with them) are rows in the database above, shared by every app server.
+SESSION_ENGINE = "django.contrib.sessions.backends.db"
+
+# --- Email: password reset links and order confirmations ---------------------------------
+# EMAIL_HOST unset: emails are written to the console (local use). Set it for SMTP in production.
+EMAIL_HOST = env("EMAIL_HOST")
+EMAIL_BACKEND = (
+    "django.core.mail.backends.smtp.EmailBackend" if EMAIL_HOST else "django.core.mail.backends.console.EmailBackend"
+)
+EMAIL_HOST = EMAIL_HOST or "localhost"
+EMAIL_PORT = env_int("EMAIL_PORT", 587)
+EMAIL_HOST_USER = env("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = env("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0)
+DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Fromatoz <shop@localhost>")
+PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
+
+# --- Sign-in lockout (django-axes, its records in the database above) ---------------------
+# After AXES_FAILURE_LIMIT wrong passwords for one account, or from one client address, sign-in is
+# refused for AXES_COOLOFF_MINUTES; staff lift it sooner with `manage.py axes_reset_username NAME`
+# or `axes_reset_ip ADDRESS`.
+AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("AXES_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per account, per client address
+AXES_USERNAME_CALLABLE = "shop.backends.lockout_username"
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
+# The client address: REMOTE_ADDR; behind N proxies of yours (TRUSTED_PROXY_COUNT=N), the address the
+# outermost of them put into X-Forwarded-For (anything further left can be forged by the client).
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+AXES_CLIENT_IP_CALLABLE = "shop.backends.client_ip"
 
 # --- DynamoDB -------------------------------------------------------------
 # No endpoint means AWS's own endpoint for AWS_REGION.

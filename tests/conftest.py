@@ -9,7 +9,7 @@ from moto import mock_aws
 
 from catalog.gateway import client as dynamo
 from catalog.gateway.schema import table_delete, table_ensure
-from tools import dynamodb_local
+from tools import dynamodb_local, postgres_local
 
 from .helpers import CHROMIUM, CHROMIUM_ARGS, seed, small_catalog
 
@@ -69,6 +69,17 @@ def local_ddb(settings, dynamodb_local_url):
 def local_catalog(local_ddb):
     seed()
     return small_catalog()
+
+
+@pytest.fixture(scope="session")
+def postgres_server():
+    """A throwaway PostgreSQL server for the session (Debian's postgresql): started here, stopped at the end."""
+    try:
+        server = postgres_local.start()
+    except postgres_local.Missing as exc:
+        pytest.fail(str(exc))
+    yield server
+    postgres_local.stop(server)
 
 
 # --- real browser ---------------------------------------------------------------------------

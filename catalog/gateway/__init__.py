@@ -31,7 +31,16 @@ from .errors import (
     OrderRejected,
     StockBusy,
 )
-from .orders import MAX_LINES, line_problems, new_order_id, order_get, order_place, orders_by_customer
+from .orders import (
+    MAX_LINES,
+    customer_put,
+    line_problems,
+    new_order_id,
+    order_confirmation_claim,
+    order_get,
+    order_place,
+    orders_by_customer,
+)
 from .products import (
     brands_all,
     categories_all,
@@ -50,8 +59,8 @@ __all__ = [
     "CatalogError", "CatalogUnavailable", "InsufficientStock", "InvalidCursor", "InvalidId", "InvalidInput",
     "InvalidQuantity", "LineProblem", "NotFound", "OrderRejected", "StockBusy",
     "brands_all", "categories_all", "check_id", "check_quantity", "count_requests", "create_table_request",
-    "line_problems", "valid_id",
-    "new_order_id", "new_token", "order_get", "order_place", "orders_by_customer", "product_get",
+    "customer_put", "line_problems", "new_order_id", "new_token", "order_confirmation_claim", "order_get",
+    "order_place", "orders_by_customer", "product_get", "valid_id",
     "products_by_brand", "products_by_category", "products_get_many", "reset_client", "stock_decrease",
     "stock_history", "stock_increase", "table_delete", "table_ensure",
 ]

@@ -257,6 +257,7 @@ class Order:
     placed_at: datetime
     total: Decimal
     lines: Sequence[OrderLine] = ()
+    address: Mapping[str, str] | None = None  # the delivery address, as it was at checkout
 
     @property
     def item_count(self):
@@ -270,6 +271,7 @@ class Order:
             placed_at=datetime.fromisoformat(order_item["placedAt"]),
             total=_price(order_item.get("total")),
             lines=tuple(sorted((OrderLine.from_item(i) for i in line_items), key=lambda line: line.name)),
+            address=dict(order_item["address"]) if order_item.get("address") else None,
         )
 
     def to_item(self):
@@ -283,6 +285,7 @@ class Order:
             "total": self.total,
             "lineCount": len(self.lines),
             "itemCount": self.item_count,
+            **({"address": dict(self.address)} if self.address else {}),
         }
 
     def line_items(self):

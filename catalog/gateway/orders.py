@@ -12,10 +12,11 @@ import secrets
 from datetime import UTC, datetime
 from decimal import Decimal
 
+from botocore.exceptions import ClientError
 from django.conf import settings
 
 from . import keys
-from .client import contended_attempts
+from .client import client, contended_attempts, error_code, serialize, table_name, translate_errors
 from .entities import Order, OrderLine, Page, Product, StockAdjustment
 from .errors import InvalidInput, LineProblem, NotFound, OrderRejected, StockBusy
 from .pages import KeyRange, query_items
@@ -25,6 +26,8 @@ from .transact import put, transact_write, update
 from .validate import check_id, check_quantity, client_request_token, utc_now
 
 MAX_LINES = 25  # 3 actions a line + 2 keeps a transaction within DynamoDB's 100
+ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
+ADDRESS_MAX_LENGTH = 200
 
 
 def new_order_id():
@@ -64,12 +67,15 @@ def line_problems(lines, products):
     return problems
 
 
-def order_place(*, customer_id, customer_name, order_id, token, lines):
+def order_place(*, customer_id, customer_name, order_id, token, lines, customer_email=None, address=None):
     """Place an order in one transaction, or raise OrderRejected and write nothing.
 
     `order_id` and `token` come from the checkout form: submitting the same form twice
-    (double click, retry, Back and resubmit) places one order and answers it both times."""
+    (double click, retry, Back and resubmit) places one order and answers it both times.
+    `address` (name, street, postcode, city, country) is copied onto the order; the customer item
+    gets `customer_name` and `customer_email`, so it heals if an earlier customer_put was lost."""
     check_id("Customer", customer_id)
+    address = _check_address(address)
     check_id("Order", order_id)
     check_id("Idempotency key", token)
     _check_lines(lines)
@@ -85,7 +91,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
             raise OrderRejected(problems)
         outcome = _transact_order(
             customer_id=customer_id, customer_name=customer_name, order_id=order_id, token=token,
-            lines=lines, products=products, at=utc_now(),
+            lines=lines, products=products, at=utc_now(), customer_email=customer_email, address=address,
         )
         if isinstance(outcome, Order):
             return outcome
@@ -99,7 +105,8 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
 REPLAY = object()  # the order was placed before: answer it
 
 
-def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at):
+def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at, customer_email=None,
+                    address=None):
     """One TransactWriteItems: each line's stock decrease (if level and price are as read) and its
     stock adjustment, the order, its lines and the customer. Returns the Order; REPLAY when the
     order exists already; or, when another buyer got there first, the products as DynamoDB
@@ -112,6 +119,7 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
                       quantity=line.quantity)
             for line in lines
         ),
+        address=address,
     )
     actions = []
     for line in lines:
@@ -128,7 +136,7 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     order_index = len(actions)
     actions.append(put(order.to_item(), if_absent=True))
     actions.extend(put(item) for item in order.line_items())
-    actions.append(_customer_update(customer_id=customer_id, customer_name=customer_name, at=at))
+    actions.append(_customer_update(customer_id=customer_id, name=customer_name, email=customer_email, at=at))
     levels = tuple(products[line.product_id].stock_level for line in lines)
     stamp = at.isoformat(timespec="microseconds")
     refusal = transact_write(actions, request_token=client_request_token(token, order_id, stamp, levels))
@@ -149,14 +157,66 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     return fresh
 
 
-def _customer_update(*, customer_id, customer_name, at):
+def _customer_update(*, customer_id, name, email, at):
+    """The customer item: its name and email (so it heals if an earlier customer_put was lost), the
+    time of the last order and the order count."""
     return update(
         keys.customer_key(customer_id),
-        "SET #type = :type, customerId = :cid, username = :name, lastOrderAt = :at ADD orderCount :one",
-        {":type": "CUSTOMER", ":cid": customer_id, ":name": customer_name,
-         ":at": at.isoformat(timespec="microseconds"), ":one": 1},
-        names={"#type": "type"},
+        "SET #type = :type, customerId = :cid, #name = :name, lastOrderAt = :at"
+        + (", email = :email" if email else "") + " ADD orderCount :one",
+        {":type": "CUSTOMER", ":cid": customer_id, ":name": name, ":at": at.isoformat(timespec="microseconds"),
+         ":one": 1} | ({":email": email} if email else {}),
+        names={"#type": "type", "#name": "name"},
     )
+
+
+def _check_address(address):
+    if address is None:
+        return None
+    missing = [f for f in ADDRESS_FIELDS if not isinstance(address.get(f), str) or not address[f].strip()]
+    if missing:
+        raise InvalidInput(f"The delivery address lacks: {', '.join(missing)}.")
+    if any(len(address[f]) > ADDRESS_MAX_LENGTH for f in ADDRESS_FIELDS):
+        raise InvalidInput(f"A delivery address field is longer than {ADDRESS_MAX_LENGTH} characters.")
+    return {f: address[f] for f in ADDRESS_FIELDS}
+
+
+def customer_put(*, customer_id, name, email):
+    """The customer item (CUSTOMER#<uuid>/METADATA) gets the account's name and email: one UpdateItem,
+    which keeps what orders wrote there (order count, last order time)."""
+    check_id("Customer", customer_id)
+    with translate_errors():
+        client().update_item(
+            TableName=table_name(),
+            Key=serialize(keys.customer_key(customer_id)),
+            UpdateExpression="SET #type = :type, customerId = :cid, #name = :name, email = :email",
+            ExpressionAttributeNames={"#type": "type", "#name": "name"},
+            ExpressionAttributeValues=serialize(
+                {":type": "CUSTOMER", ":cid": customer_id, ":name": name, ":email": email}
+            ),
+        )
+
+
+def order_confirmation_claim(*, customer_id, order_id):
+    """Claim the right to send an order's confirmation email: True for the first caller only (one
+    conditional UpdateItem on the order), so a replayed or doubled checkout sends no second email,
+    on whichever app server it lands."""
+    check_id("Customer", customer_id)
+    check_id("Order", order_id)
+    try:
+        with translate_errors():
+            client().update_item(
+                TableName=table_name(),
+                Key=serialize(keys.order_key(customer_id, order_id)),
+                UpdateExpression="SET confirmationClaimedAt = :at",
+                ConditionExpression="attribute_exists(PK) AND attribute_not_exists(confirmationClaimedAt)",
+                ExpressionAttributeValues=serialize({":at": utc_now().isoformat(timespec="microseconds")}),
+            )
+    except ClientError as exc:
+        if error_code(exc) == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
 
 
 def _order_or_none(*, customer_id, order_id):

@@ -1,5 +1,7 @@
-"""Template filters of the shop's rules (shop/rules.py): stock as a shopper reads it."""
+"""Template filters of the shop: stock as a shopper reads it (shop/rules.py), country names,
+lockout durations."""
 from django import template
+from django_countries import countries
 
 from shop import rules
 
@@ -7,3 +9,16 @@ register = template.Library()
 
 register.filter("stock_label", rules.stock_label)
 register.filter("stock_class", rules.stock_class)
+
+
+@register.filter
+def country_name(code):
+    """DE → Germany (the ISO 3166 name django-countries keeps); an unknown code as it is."""
+    return countries.name(code) or code
+
+
+@register.filter
+def minutes(delta):
+    """A timedelta as whole minutes, at least 1: "15 minutes"."""
+    total = max(1, round(delta.total_seconds() / 60))
+    return f"{total} minute{'s' if total != 1 else ''}"

@@ -43,10 +43,16 @@ def test_add_two_products_sign_in_place_the_order_and_see_it(shop, page):
     page.get_by_role("button", name="Sign in").click()
 
     expect(page).to_have_url(re.compile(r"/checkout/$"))
+    page.get_by_label("Name").fill("Alice Liddell")
+    page.get_by_label("Street").fill("Hauptstraße 1")
+    page.get_by_label("Postcode").fill("10115")
+    page.get_by_label("City").fill("Berlin")
+    page.get_by_label("Country").select_option("DE")
     screenshot(page, "checkout")
     page.get_by_role("button", name="Place order").click()
     expect(page.locator(".messages .message")).to_contain_text("Thank you! Your order")
     order_id = page.locator("h1").inner_text().removeprefix("Order ")
+    expect(page.locator(".delivery-address")).to_contain_text("10115 Berlin")
     expect(page.locator("#cart-count")).to_have_text("0")
     screenshot(page, "order")
 

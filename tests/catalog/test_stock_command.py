@@ -123,7 +123,7 @@ def test_unreachable_dynamodb_is_a_command_error(settings):
 def test_from_the_shell_an_error_exits_nonzero(tmp_path):
     """A real process with DynamoDB out of reach: a clear message on stderr, exit status 1."""
     env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "storefront.settings",
-           "DJANGO_SECRET_KEY": "tests-only-not-a-secret", "DJANGO_SQLITE_PATH": str(tmp_path / "db.sqlite3"),
+           "DJANGO_SECRET_KEY": "tests-only-not-a-secret", "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
            "DYNAMODB_ENDPOINT_URL": "http://127.0.0.1:9", "DYNAMODB_MAX_ATTEMPTS": "1"}
     result = subprocess.run(
         [sys.executable, "manage.py", "stock", "1"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60

@@ -30,11 +30,16 @@ def stock(product_id):
     return gateway.product_get(product_id=product_id, consistent=True).stock_level
 
 
-def checkout_form(client):
+ADDRESS = {"name": "Alice Liddell", "street": "Hauptstraße 1", "postcode": "10115", "city": "Berlin", "country": "DE"}
+
+
+def checkout_form(client, **address):
     html = client.get("/checkout/").content.decode()
     return {
         "order_id": re.search(r'name="order_id" value="([^"]+)"', html).group(1),
         "token": re.search(r'name="token" value="([^"]+)"', html).group(1),
+        **ADDRESS,
+        **address,
     }
 
 
@@ -157,7 +162,8 @@ def test_sign_up_then_return_to_checkout(catalog, client):
     add(client, "4", 1)
     response = client.post(
         "/accounts/signup/",
-        {"username": "bob", "password1": "a-long-password-2", "password2": "a-long-password-2", "next": "/checkout/"},
+        {"username": "bob", "name": "Bob", "email": "bob@example.com", "password1": "a-long-password-2",
+         "password2": "a-long-password-2", "next": "/checkout/"},
     )
     assert response.status_code == 302 and response["Location"] == "/checkout/"
     assert "Place order" in client.get("/checkout/").content.decode()
@@ -166,8 +172,8 @@ def test_sign_up_then_return_to_checkout(catalog, client):
 def test_sign_up_refuses_a_foreign_next_url(catalog, client):
     response = client.post(
         "/accounts/signup/",
-        {"username": "eve", "password1": "a-long-password-3", "password2": "a-long-password-3",
-         "next": "https://evil.example/"},
+        {"username": "eve", "name": "Eve", "email": "eve@example.com", "password1": "a-long-password-3",
+         "password2": "a-long-password-3", "next": "https://evil.example/"},
     )
     assert response["Location"] == "/"
 
@@ -196,7 +202,7 @@ def test_placing_the_same_form_twice_places_one_order(catalog, client, shopper):
     second = client.post("/checkout/", form)  # Back and resubmit
     assert first["Location"] == second["Location"] == f"/account/orders/{form['order_id']}/"
     assert stock("4") == 10
-    assert len(orders.orders_by_customer(customer_id=str(shopper.pk)).items) == 1
+    assert len(orders.orders_by_customer(customer_id=str(shopper.customer_id)).items) == 1
 
 
 def test_short_stock_at_checkout_writes_nothing_and_says_why(catalog, client, shopper):
@@ -209,7 +215,7 @@ def test_short_stock_at_checkout_writes_nothing_and_says_why(catalog, client, sh
     html = response.content.decode()
     assert "Only 1 of Model Y left." in html and "Nothing was ordered." in html
     assert (stock("1"), stock("2")) == (70, 1)
-    assert items_in_partition(f"CUSTOMER#{shopper.pk}") == []
+    assert items_in_partition(f"CUSTOMER#{shopper.customer_id}") == []
 
 
 def test_a_changed_price_at_checkout_writes_nothing_and_names_the_new_price(catalog, client, shopper):
@@ -230,7 +236,7 @@ def test_a_changed_price_at_checkout_writes_nothing_and_names_the_new_price(cata
 def test_a_tampered_checkout_form_is_a_400(catalog, client, shopper):
     client.force_login(shopper)
     add(client, "4", 1)
-    response = client.post("/checkout/", {"order_id": "../x", "token": "t"})
+    response = client.post("/checkout/", {"order_id": "../x", "token": "t", **ADDRESS})
     assert response.status_code == 400
     assert stock("4") == 12
 

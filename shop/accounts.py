@@ -1,0 +1,66 @@
+"""Creating and changing accounts: the user row (shared database) and the customer item in DynamoDB
+(CUSTOMER#<uuid>/METADATA: name and email) change together, or neither does."""
+import logging
+
+from django.contrib.auth import get_user_model
+from django.core.mail import send_mail
+from django.db import IntegrityError, transaction
+from django.template.loader import render_to_string
+
+from catalog import gateway
+
+log = logging.getLogger(__name__)
+
+
+class EmailTaken(Exception):
+    pass
+
+
+def _save_with_customer_item(form):
+    """Save the form's user and write the customer item inside one database transaction: if DynamoDB
+    refuses, the row is rolled back (and the error page says the shop is unavailable)."""
+    try:
+        with transaction.atomic():
+            user = form.save()
+            gateway.customer_put(customer_id=str(user.customer_id), name=user.display_name, email=user.email)
+    except IntegrityError:
+        # Two sign-ups with one email at the same moment: the case-insensitive unique constraint decides.
+        raise EmailTaken("An account with this username or email address already exists.") from None
+    return user
+
+
+def create_account(form):
+    return _save_with_customer_item(form)
+
+
+def update_account(form):
+    return _save_with_customer_item(form)
+
+
+def remember_address(user, address):
+    """The address used last fills in the next checkout."""
+    if user.last_address != address:
+        user.last_address = address
+        get_user_model()._default_manager.filter(pk=user.pk).update(last_address=address)
+
+
+def send_order_confirmation(user, order):
+    """Email the order (number, lines, total, address), once per order: the claim is one conditional
+    write on the order item, so a replay on any server sends nothing. A failure is logged; the order
+    stands either way."""
+    if not user.email:
+        return False
+    try:
+        if not gateway.order_confirmation_claim(customer_id=str(user.customer_id), order_id=order.order_id):
+            return False
+        context = {"user": user, "order": order}
+        send_mail(
+            subject=f"Your Fromatoz order {order.order_id}",
+            message=render_to_string("shop/email/order_confirmation.txt", context),
+            from_email=None,
+            recipient_list=[user.email],
+        )
+    except Exception:
+        log.exception("Order %s is placed, but its confirmation email was not sent", order.order_id)
+        return False
+    return True
