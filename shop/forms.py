@@ -1,7 +1,7 @@
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
-from storefront.fields import IdField
+from storefront.fields import IdField, WholeNumberField
 
 from .rules import MAX_LINE_QUANTITY
 
@@ -11,7 +11,7 @@ class ProductForm(forms.Form):
 
 
 class QuantityForm(ProductForm):
-    quantity = forms.IntegerField(
+    quantity = WholeNumberField(
         min_value=1,
         max_value=MAX_LINE_QUANTITY,
         error_messages={

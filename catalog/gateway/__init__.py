@@ -6,6 +6,7 @@ Modules: `client` (the boto3 client, error boundary, batches, retries), `schema`
 definition), `keys` (every key format), `cursor` (signed page cursors), `validate`,
 `entities`, `products`, `stock`, `orders`, `importer`.
 """
+from .budget import BudgetExceeded, request_budget
 from .client import count_requests, reset_client
 from .entities import (
     Brand,
@@ -21,6 +22,7 @@ from .entities import (
 from .errors import (
     CatalogError,
     CatalogUnavailable,
+    IdempotencyConflict,
     InsufficientStock,
     InvalidCursor,
     InvalidId,
@@ -29,6 +31,7 @@ from .errors import (
     LineProblem,
     NotFound,
     OrderRejected,
+    OutcomeUnknown,
     StockBusy,
 )
 from .orders import MAX_LINES, line_problems, new_order_id, order_get, order_place, orders_by_customer
@@ -49,6 +52,7 @@ __all__ = [
     "Brand", "PurchaseLine", "Category", "Order", "OrderLine", "Page", "Product", "StockAdjustment", "StockChange",
     "CatalogError", "CatalogUnavailable", "InsufficientStock", "InvalidCursor", "InvalidId", "InvalidInput",
     "InvalidQuantity", "LineProblem", "NotFound", "OrderRejected", "StockBusy",
+    "BudgetExceeded", "IdempotencyConflict", "OutcomeUnknown", "request_budget",
     "brands_all", "categories_all", "check_id", "check_quantity", "count_requests", "create_table_request",
     "line_problems", "valid_id",
     "new_order_id", "new_token", "order_get", "order_place", "orders_by_customer", "product_get",

@@ -257,6 +257,7 @@ class Order:
     placed_at: datetime
     total: Decimal
     lines: Sequence[OrderLine] = ()
+    token: str = ""  # the idempotency key it was placed with (kept to refuse its reuse for another order)
 
     @property
     def item_count(self):
@@ -270,6 +271,7 @@ class Order:
             placed_at=datetime.fromisoformat(order_item["placedAt"]),
             total=_price(order_item.get("total")),
             lines=tuple(sorted((OrderLine.from_item(i) for i in line_items), key=lambda line: line.name)),
+            token=order_item.get("idempotencyKey", ""),
         )
 
     def to_item(self):
@@ -283,6 +285,7 @@ class Order:
             "total": self.total,
             "lineCount": len(self.lines),
             "itemCount": self.item_count,
+            **({"idempotencyKey": self.token} if self.token else {}),
         }
 
     def line_items(self):

@@ -14,10 +14,10 @@ from decimal import Decimal
 
 from django.conf import settings
 
-from . import keys
+from . import budget, keys
 from .client import contended_attempts
 from .entities import Order, OrderLine, Page, Product, StockAdjustment
-from .errors import InvalidInput, LineProblem, NotFound, OrderRejected, StockBusy
+from .errors import IdempotencyConflict, InvalidInput, LineProblem, NotFound, OrderRejected, StockBusy
 from .pages import KeyRange, query_items
 from .products import products_get_many
 from .stock import stock_level_update
@@ -28,8 +28,9 @@ MAX_LINES = 25  # 3 actions a line + 2 keeps a transaction within DynamoDB's 100
 
 
 def new_order_id():
-    """Sorts by time (UTC, microseconds), then 8 random hex digits: 20261122T024500123456-1a2b3c4d."""
-    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f") + "-" + secrets.token_hex(4)
+    """Sorts by time (UTC, microseconds), then 80 random bits (20 hex digits), unguessable:
+    20261122T024500123456-1a2b3c4d5e6f708192a3. Issued by the server (the checkout in progress)."""
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f") + "-" + secrets.token_hex(10)
 
 
 def _check_lines(lines):
@@ -73,6 +74,13 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
     check_id("Order", order_id)
     check_id("Idempotency key", token)
     _check_lines(lines)
+    with budget.writing():
+        return _place_within_budget(
+            customer_id=customer_id, customer_name=customer_name, order_id=order_id, token=token, lines=lines
+        )
+
+
+def _place_within_budget(*, customer_id, customer_name, order_id, token, lines):
     products = None
     for _attempt in contended_attempts():
         if products is None:
@@ -81,7 +89,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
         if problems:
             placed = _order_or_none(customer_id=customer_id, order_id=order_id)
             if placed is not None:
-                return placed  # a replay of an order that took the stock itself
+                return _same_order(placed, token=token, lines=lines)  # a replay: it took the stock itself
             raise OrderRejected(problems)
         outcome = _transact_order(
             customer_id=customer_id, customer_name=customer_name, order_id=order_id, token=token,
@@ -90,7 +98,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
         if isinstance(outcome, Order):
             return outcome
         if outcome is REPLAY:
-            return order_get(customer_id=customer_id, order_id=order_id)
+            return _same_order(order_get(customer_id=customer_id, order_id=order_id), token=token, lines=lines)
         # Another buyer got there first; `outcome` holds what changed (or None: read again).
         products = outcome
     raise StockBusy("So many people are buying these right now that your order did not go through; please try again.")
@@ -99,13 +107,28 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
 REPLAY = object()  # the order was placed before: answer it
 
 
+def _same_order(order, *, token, lines):
+    """`order`, placed before under this ID, if this is the same request again (same key, same
+    lines); IdempotencyConflict naming the order if it is not."""
+    asked = sorted((line.product_id, line.quantity, line.price) for line in lines)
+    placed = sorted((line.product_id, line.quantity, line.unit_price) for line in order.lines)
+    if order.token and order.token != token or asked != placed:
+        first = f"order {order.order_id} of {order.placed_at:%Y-%m-%d %H:%M} UTC, " + ", ".join(
+            f"{line.quantity} × {line.name}" for line in order.lines
+        )
+        raise IdempotencyConflict(
+            f"This order ID was already used for {first}. Nothing was ordered this time.", first=first
+        )
+    return order
+
+
 def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at):
     """One TransactWriteItems: each line's stock decrease (if level and price are as read) and its
     stock adjustment, the order, its lines and the customer. Returns the Order; REPLAY when the
     order exists already; or, when another buyer got there first, the products as DynamoDB
     returned them (None: read them again)."""
     order = Order(
-        order_id=order_id, customer_id=customer_id, placed_at=at,
+        order_id=order_id, customer_id=customer_id, placed_at=at, token=token,
         total=sum((line.price * line.quantity for line in lines), Decimal("0.00")),
         lines=tuple(
             OrderLine(product_id=line.product_id, name=products[line.product_id].name, unit_price=line.price,
