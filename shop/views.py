@@ -10,9 +10,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 
 from catalog import gateway
-from catalog.gateway import InvalidInput, OrderRejected, StockBusy
+from catalog.gateway import InvalidInput, OrderRejected, OutcomeUnknown, StockBusy
+from storefront.errors import RETRY_AFTER
 from storefront.http import partial_template
 
+from . import checkout as checkouts
 from . import rules
 from .cart import Cart
 from .forms import CheckoutForm, ProductForm, QuantityForm, SignUpForm
@@ -58,7 +60,7 @@ def cart_add(request):
     if added.error:
         return _added(request, product, error=added.error, status=409)
     cart.add(product, added.quantity)
-    return _added(request, product, message=f"Added {added.quantity} × {product.name} to your cart.")
+    return _added(request, product, message=added.message)
 
 
 def _added(request, product, *, message=None, error=None, status=200):
@@ -119,7 +121,7 @@ def checkout(request):
     if not context["can_checkout"]:
         messages.error(request, "Some products in your cart can’t be bought as they are; see below.")
         return redirect("cart")
-    context["form"] = CheckoutForm(initial={"order_id": gateway.new_order_id(), "token": gateway.new_token()})
+    context["form"] = CheckoutForm(initial=checkouts.issue(request.session))
     return render(request, "shop/checkout.html", context)
 
 
@@ -130,6 +132,11 @@ def _place_order(request, cart):
     order_id, token = form.cleaned_data["order_id"], form.cleaned_data["token"]
     if cart.was_placed(order_id):  # Back and resubmit after the order went through
         return redirect("order", order_id=order_id)
+    if not checkouts.is_issued(request.session, order_id=order_id, token=token):
+        raise InvalidInput(
+            "This checkout form is not the one we gave you for your cart (or it is out of date). "
+            "Nothing was ordered; please go back to your cart and check out again."
+        )
     try:
         order = gateway.order_place(
             customer_id=str(request.user.pk),
@@ -146,7 +153,14 @@ def _place_order(request, cart):
     except StockBusy as exc:
         messages.error(request, str(exc))
         return redirect("cart")
+    except OutcomeUnknown:
+        # It may still go through: the cart, the order ID and the key stay, so placing it again
+        # is safe (it answers the order placed, or places it once).
+        response = render(request, "shop/checkout_unknown.html", {"form": form}, status=504)
+        response["Retry-After"] = RETRY_AFTER
+        return response
     cart.placed(order.order_id)
+    checkouts.done(request.session)
     messages.success(request, f"Thank you! Your order {order.order_id} is placed.")
     return redirect("order", order_id=order.order_id)
 

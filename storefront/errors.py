@@ -22,14 +22,14 @@ RETRY_AFTER = "5"
 
 
 class CatalogErrorMiddleware:
-    """Every request's DynamoDB calls share one time budget (DYNAMODB_READ_BUDGET for reads,
-    DYNAMODB_WRITE_BUDGET for writes, from here on); what the gateway raises becomes a page."""
+    """Every request's DynamoDB calls share one time budget from here on (DYNAMODB_READ_BUDGET for
+    a GET, DYNAMODB_WRITE_BUDGET for a POST); what the gateway raises becomes a page."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        with request_budget():
+        with request_budget(request.method):
             return self.get_response(request)
 
     def process_exception(self, request, exception):

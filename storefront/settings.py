@@ -206,10 +206,11 @@ DYNAMODB_CONNECT_TIMEOUT = env_float("DYNAMODB_CONNECT_TIMEOUT", 2.0)
 DYNAMODB_READ_TIMEOUT = env_float("DYNAMODB_READ_TIMEOUT", 5.0)
 DYNAMODB_MAX_ATTEMPTS = env_int("DYNAMODB_MAX_ATTEMPTS", 3, minimum=1)
 DYNAMODB_MAX_POOL_CONNECTIONS = env_int("DYNAMODB_MAX_POOL_CONNECTIONS", 32, minimum=1)
-# Time budgets of one web request for DynamoDB (connects, reads and botocore's retries together),
-# counted from the request's start: reads, then writes (a write and its reads). Past it: 503.
+# Time budgets of one web request for DynamoDB (connects, answers and retries together), counted from
+# the request's start: a GET's, and a POST's (a write, its reads, its tries again after a lost race).
+# No single answer is awaited longer than the read budget. Past the budget: 503 (catalog/gateway/budget.py).
 DYNAMODB_READ_BUDGET = env_float("DYNAMODB_READ_BUDGET", 1.5)
-DYNAMODB_WRITE_BUDGET = env_float("DYNAMODB_WRITE_BUDGET", 5.0)
+DYNAMODB_WRITE_BUDGET = env_float("DYNAMODB_WRITE_BUDGET", 10.0)
 if not 0 < DYNAMODB_READ_BUDGET <= DYNAMODB_WRITE_BUDGET:
     raise ImproperlyConfigured("DYNAMODB_READ_BUDGET must be more than 0 and at most DYNAMODB_WRITE_BUDGET")
 

@@ -1,14 +1,17 @@
 """Time budgets: how long one web request may spend on DynamoDB, all attempts together.
 
-A request gets a deadline for reads (`DYNAMODB_READ_BUDGET` seconds from its start) and a later one
-for writes (`DYNAMODB_WRITE_BUDGET`); a gateway write runs under the write deadline, reads included
-(`writing()`). Two botocore event handlers enforce it on the client:
+A request gets one deadline, counted from its start: `DYNAMODB_READ_BUDGET` seconds for a page that
+only reads (GET, HEAD), `DYNAMODB_WRITE_BUDGET` for one that writes (POST...: a write, the reads
+around it, and the optimistic write's tries again after losing a race). Two botocore event handlers
+enforce it on the client:
 
 - before each attempt is sent (`before-send`): no time left, no request (BudgetExceeded); else the
-  attempt's read timeout is the time left (botocore's per-request `read_timeout`), so one stalled
-  attempt cannot outlive the budget;
-- before botocore retries (`needs-retry`, ahead of its own handler): no retry unless the longest
-  pause botocore's standard mode may take before it (1 s, then 2 s, ...) still leaves time.
+  attempt waits for its answer at most the time left, and never longer than the read budget
+  (botocore's per-request `read_timeout`): a stalled DynamoDB is found out within the read budget,
+  a POST's included;
+- before botocore retries (`needs-retry`, ahead of its own handler): no retry of an attempt that
+  timed out (the budget is for answers, not for waiting twice), and none unless the longest pause
+  botocore's standard mode may take before it (1 s, then 2 s, ...) still leaves time.
 
 Outside a request (management commands, the bench, tests that call the gateway directly) there is
 no deadline: the client's own timeouts and retries (DYNAMODB_CONNECT_TIMEOUT, DYNAMODB_READ_TIMEOUT,
@@ -19,27 +22,23 @@ import contextvars
 import time
 from dataclasses import dataclass
 
+from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
 from django.conf import settings
 
 from .errors import CatalogUnavailable
 
 # Below this much time left an attempt is not worth sending.
 MIN_ATTEMPT_SECONDS = 0.05
+READ_ONLY_METHODS = {"GET", "HEAD", "OPTIONS"}
 
 
 class BudgetExceeded(CatalogUnavailable):
     """The request's DynamoDB time budget is spent: nothing more is sent (HTTP 503)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Budget:
-    read_deadline: float
-    write_deadline: float
-    writing: bool = False
-
-    @property
-    def deadline(self):
-        return self.write_deadline if self.writing else self.read_deadline
+    deadline: float
 
     def remaining(self):
         return self.deadline - time.monotonic()
@@ -54,36 +53,23 @@ def current():
 
 
 @contextlib.contextmanager
-def request_budget(*, read_seconds=None, write_seconds=None):
-    """Every DynamoDB call inside is held to the request's read (or write) deadline."""
-    now = time.monotonic()
-    read = settings.DYNAMODB_READ_BUDGET if read_seconds is None else read_seconds
-    write = settings.DYNAMODB_WRITE_BUDGET if write_seconds is None else write_seconds
-    token = _current.set(Budget(read_deadline=now + read, write_deadline=now + max(read, write)))
+def request_budget(method="GET", *, seconds=None):
+    """Every DynamoDB call inside shares one deadline: the read budget for a read-only `method`,
+    the write budget for any other (or `seconds`)."""
+    if seconds is None:
+        writes = method.upper() not in READ_ONLY_METHODS
+        seconds = settings.DYNAMODB_WRITE_BUDGET if writes else settings.DYNAMODB_READ_BUDGET
+    token = _current.set(Budget(deadline=time.monotonic() + seconds))
     try:
         yield _current.get()
     finally:
         _current.reset(token)
 
 
-@contextlib.contextmanager
-def writing():
-    """A gateway write (and the reads it makes) runs under the write deadline."""
+def deadline():
+    """The monotonic time by which the request's DynamoDB work must be done, or None."""
     budget = _current.get()
-    if budget is None or budget.writing:
-        yield
-        return
-    budget.writing = True
-    try:
-        yield
-    finally:
-        budget.writing = False
-
-
-def write_deadline():
-    """The monotonic time by which a write must be done, or None (no request budget)."""
-    budget = _current.get()
-    return budget.write_deadline if budget is not None else None
+    return budget.deadline if budget is not None else None
 
 
 _sends = contextvars.ContextVar("dynamodb_sends", default=None)
@@ -110,20 +96,24 @@ def before_send(request, **kwargs):
             raise BudgetExceeded("DynamoDB did not answer within this page's time budget")
         context = getattr(request, "context", None)
         if context is not None:
-            context["read_timeout"] = min(left, context.get("read_timeout") or settings.DYNAMODB_READ_TIMEOUT)
+            context["read_timeout"] = min(
+                left, settings.DYNAMODB_READ_BUDGET, context.get("read_timeout") or settings.DYNAMODB_READ_TIMEOUT
+            )
     sends = _sends.get()
     if sends is not None:
         sends.append(request)
     return None
 
 
-def needs_retry(attempts, **kwargs):
-    """botocore `needs-retry`, registered ahead of botocore's own handler: False (no retry) when
-    the pause botocore may take before the next attempt (standard mode: up to 2^(attempts-1) s)
-    would not leave time for it; None leaves the decision to botocore."""
+def needs_retry(attempts, caught_exception=None, **kwargs):
+    """botocore `needs-retry`, registered ahead of botocore's own handler: False (no retry) after
+    a timeout, or when the pause botocore may take before the next attempt (standard mode: up to
+    2^(attempts-1) s) would not leave time for it; None leaves the decision to botocore."""
     budget = _current.get()
     if budget is None:
         return None
+    if isinstance(caught_exception, (ReadTimeoutError, ConnectTimeoutError)):
+        return False
     if budget.remaining() < 2 ** (attempts - 1) + MIN_ATTEMPT_SECONDS:
         return False
     return None

@@ -174,8 +174,8 @@ def contended_attempts():
     deadline, 8 times; with 500 ms, 32 checkouts gave up 26-30 times at
     12-14 orders/s; with 1 s, 8, 32 and 64 checkouts never gave up, at 40, 38 and 25 orders/s."""
     deadline = time.monotonic() + CONTENDED_WRITE_SECONDS
-    if budget.write_deadline() is not None:  # within a request: its write budget, a pause before it
-        deadline = min(deadline, budget.write_deadline() - 0.5)
+    if budget.deadline() is not None:  # within a request: its budget, a last try well before its end
+        deadline = min(deadline, budget.deadline() - 0.5)
     attempt = 0
     while True:
         yield attempt

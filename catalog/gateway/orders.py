@@ -14,7 +14,7 @@ from decimal import Decimal
 
 from django.conf import settings
 
-from . import budget, keys
+from . import keys
 from .client import contended_attempts
 from .entities import Order, OrderLine, Page, Product, StockAdjustment
 from .errors import IdempotencyConflict, InvalidInput, LineProblem, NotFound, OrderRejected, StockBusy
@@ -74,8 +74,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
     check_id("Order", order_id)
     check_id("Idempotency key", token)
     _check_lines(lines)
-    with budget.writing():
-        return _place_within_budget(
+    return _place_within_budget(
             customer_id=customer_id, customer_name=customer_name, order_id=order_id, token=token, lines=lines
         )
 

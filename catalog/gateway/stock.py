@@ -6,7 +6,7 @@ the idempotency key as used. A lost race is tried again from the level DynamoDB 
 """
 import time
 
-from . import budget, keys
+from . import keys
 from .client import client, contended_attempts, deserialize, serialize, table_name, translate_errors
 from .entities import IdempotencyMark, StockAdjustment, StockChange
 from .errors import IdempotencyConflict, InsufficientStock, InvalidInput, StockBusy
@@ -60,8 +60,7 @@ def _change_stock(*, product_id, delta, token, reason, who, expected_level):
     ):
         raise InvalidInput("The expected stock level must be a whole number, 0 or more.")
     request = {"delta": delta, "reason": reason, "who": who}
-    with budget.writing():
-        return _change_stock_within_budget(
+    return _change_stock_within_budget(
             product_id=product_id, token=token, request=request, expected_level=expected_level
         )
 
