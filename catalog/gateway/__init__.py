@@ -2,7 +2,8 @@
 
 Its public face is this module: one function per access pattern, typed results (frozen
 dataclasses), and the exceptions of `errors`, into which every botocore error is turned.
-Modules: `client` (the boto3 client, error boundary, batches, retries), `schema` (the table
+Modules: `client` (the boto3 client, error boundary, batches, retries), `budget` (a web request's
+DynamoDB time budget), `schema` (the table
 definition), `keys` (every key format), `cursor` (signed page cursors), `validate`,
 `entities`, `products`, `stock`, `orders`, `importer`.
 """

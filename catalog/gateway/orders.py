@@ -69,17 +69,12 @@ def order_place(*, customer_id, customer_name, order_id, token, lines):
     """Place an order in one transaction, or raise OrderRejected and write nothing.
 
     `order_id` and `token` come from the checkout form: submitting the same form twice
-    (double click, retry, Back and resubmit) places one order and answers it both times."""
+    (double click, retry, Back and resubmit) places one order and answers it both times; the same
+    ID with another key or other lines is IdempotencyConflict, naming the order placed."""
     check_id("Customer", customer_id)
     check_id("Order", order_id)
     check_id("Idempotency key", token)
     _check_lines(lines)
-    return _place_within_budget(
-            customer_id=customer_id, customer_name=customer_name, order_id=order_id, token=token, lines=lines
-        )
-
-
-def _place_within_budget(*, customer_id, customer_name, order_id, token, lines):
     products = None
     for _attempt in contended_attempts():
         if products is None:

@@ -59,14 +59,8 @@ def _change_stock(*, product_id, delta, token, reason, who, expected_level):
         isinstance(expected_level, bool) or not isinstance(expected_level, int) or expected_level < 0
     ):
         raise InvalidInput("The expected stock level must be a whole number, 0 or more.")
+    # What the key is used for: the same key with another request is refused (IdempotencyConflict).
     request = {"delta": delta, "reason": reason, "who": who}
-    return _change_stock_within_budget(
-            product_id=product_id, token=token, request=request, expected_level=expected_level
-        )
-
-
-def _change_stock_within_budget(*, product_id, token, request, expected_level):
-    delta, reason, who = request["delta"], request["reason"], request["who"]
     # The level the next attempt is conditional on, and whether DynamoDB told it (not a hint).
     current, known = expected_level, False
     for _attempt in contended_attempts():
@@ -81,9 +75,11 @@ def _change_stock_within_budget(*, product_id, token, request, expected_level):
         outcome = _apply_stock_change(
             product_id=product_id, current=current, delta=delta, token=token, reason=reason, who=who, at=utc_now()
         )
-        if isinstance(outcome, _UsedToken):
-            outcome = _replay_of(product_id=product_id, item=outcome.item, request=request) if outcome.item else (
-                _replay_of_used_token(product_id=product_id, token=token, request=request))
+        if isinstance(outcome, _UsedToken):  # the first answer again, if this is the same request
+            if outcome.item is not None:
+                outcome = _replay_of(product_id=product_id, item=outcome.item, request=request)
+            else:
+                outcome = _replay_of_used_token(product_id=product_id, token=token, request=request)
         if isinstance(outcome, StockChange):
             return outcome
         # Someone else changed the stock first (or the hint was stale): try again from the
