@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
 from django_countries import countries
 
-from storefront.fields import IdField
+from storefront.fields import IdField, WholeNumberField
 
 from .rules import MAX_LINE_QUANTITY
 
@@ -17,7 +17,7 @@ class ProductForm(forms.Form):
 
 
 class QuantityForm(ProductForm):
-    quantity = forms.IntegerField(
+    quantity = WholeNumberField(
         min_value=1,
         max_value=MAX_LINE_QUANTITY,
         error_messages={

@@ -38,10 +38,12 @@ def stock_class(level):
 
 @dataclass(frozen=True)
 class Addition:
-    """What adding to the cart does: `quantity` added (0 when refused, with `error`)."""
+    """What adding to the cart does: `quantity` added (0 when refused, with `error`), and what the
+    shopper is told (`message`), which says so when fewer were added than asked for."""
 
     quantity: int = 0
     error: str | None = None
+    message: str = ""
 
 
 def addition(*, product, quantity, in_cart, lines_in_cart):
@@ -59,7 +61,14 @@ def addition(*, product, quantity, in_cart, lines_in_cart):
     room = MAX_LINE_QUANTITY - in_cart
     if room <= 0:
         return Addition(error=f"You have {in_cart} of {product.name} in your cart, the most one order can take.")
-    return Addition(quantity=min(quantity, room))
+    added = min(quantity, room)
+    message = f"Added {added} × {product.name} to your cart."
+    if added < quantity:
+        message = (
+            f"Added {added} × {product.name}, not {quantity}: you now have {MAX_LINE_QUANTITY} in your cart, "
+            "the most one order can take."
+        )
+    return Addition(quantity=added, message=message)
 
 
 @dataclass(frozen=True)

@@ -12,10 +12,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from django.views.decorators.vary import vary_on_headers
 
 from catalog import gateway
-from catalog.gateway import InvalidInput, OrderRejected, StockBusy
+from catalog.gateway import InvalidInput, OrderRejected, OutcomeUnknown, StockBusy
+from storefront.errors import RETRY_AFTER
 from storefront.http import partial_template
 
 from . import accounts, rules
+from . import checkout as checkouts
 from .cart import Cart
 from .forms import AccountForm, CheckoutForm, ProductForm, QuantityForm, SignUpForm
 
@@ -60,7 +62,7 @@ def cart_add(request):
     if added.error:
         return _added(request, product, error=added.error, status=409)
     cart.add(product, added.quantity)
-    return _added(request, product, message=f"Added {added.quantity} × {product.name} to your cart.")
+    return _added(request, product, message=added.message)
 
 
 def _added(request, product, *, message=None, error=None, status=200):
@@ -122,9 +124,7 @@ def checkout(request):
         messages.error(request, "Some products in your cart can’t be bought as they are; see below.")
         return redirect("cart")
     address = request.user.last_address or {"name": request.user.name}
-    context["form"] = CheckoutForm(
-        initial={"order_id": gateway.new_order_id(), "token": gateway.new_token(), **address}
-    )
+    context["form"] = CheckoutForm(initial={**checkouts.issue(request.session), **address})
     return render(request, "shop/checkout.html", context)
 
 
@@ -143,9 +143,14 @@ def _place_order(request, cart):
     order_id, token = form.cleaned_data["order_id"], form.cleaned_data["token"]
     if cart.was_placed(order_id):  # Back and resubmit after the order went through
         return redirect("order", order_id=order_id)
+    if not checkouts.is_issued(request.session, order_id=order_id, token=token):
+        raise InvalidInput(
+            "This checkout form is not the one we gave you for your cart (or it is out of date). "
+            "Nothing was ordered; please go back to your cart and check out again."
+        )
     try:
         order = gateway.order_place(
-            customer_id=str(request.user.customer_id),
+            customer_id=request.user.customer_key_id,
             customer_name=request.user.display_name,
             customer_email=request.user.email or None,
             order_id=order_id,
@@ -161,7 +166,14 @@ def _place_order(request, cart):
     except StockBusy as exc:
         messages.error(request, str(exc))
         return redirect("cart")
+    except OutcomeUnknown:
+        # It may still go through: the cart, the order ID and the key stay, so placing it again
+        # is safe (it answers the order placed, or places it once).
+        response = render(request, "shop/checkout_unknown.html", {"form": form}, status=504)
+        response["Retry-After"] = RETRY_AFTER
+        return response
     cart.placed(order.order_id)
+    checkouts.done(request.session)
     accounts.remember_address(request.user, form.address())
     accounts.send_order_confirmation(request.user, order)  # after the transaction; never undoes it
     messages.success(request, f"Thank you! Your order {order.order_id} is placed.")
@@ -171,14 +183,14 @@ def _place_order(request, cart):
 @login_required
 @require_GET
 def order_list(request):
-    page = gateway.orders_by_customer(customer_id=str(request.user.customer_id), after=request.GET.get("after") or None)
+    page = gateway.orders_by_customer(customer_id=request.user.customer_key_id, after=request.GET.get("after") or None)
     return render(request, "shop/order_list.html", {"page": page})
 
 
 @login_required
 @require_GET
 def order_detail(request, order_id):
-    order = gateway.order_get(customer_id=str(request.user.customer_id), order_id=order_id)
+    order = gateway.order_get(customer_id=request.user.customer_key_id, order_id=order_id)
     return render(request, "shop/order_detail.html", {"order": order})
 
 

@@ -2,7 +2,7 @@
 from django import forms
 
 from catalog import gateway, names
-from storefront.fields import IdField
+from storefront.fields import IdField, WholeNumberField
 
 INCREASE = "increase"
 DECREASE = "decrease"
@@ -43,7 +43,7 @@ class StockAdjustmentForm(forms.Form):
         choices=[(INCREASE, "Increase: a shipment arrived"), (DECREASE, "Decrease: damage, loss or a correction")],
         widget=forms.RadioSelect,
     )
-    quantity = forms.IntegerField(
+    quantity = WholeNumberField(
         min_value=1, max_value=gateway.MAX_QUANTITY, widget=forms.NumberInput(attrs={"step": 1})
     )
     reason = forms.CharField(
@@ -53,15 +53,15 @@ class StockAdjustmentForm(forms.Form):
         widget=forms.HiddenInput, error_messages={"required": EXPIRED, "invalid": EXPIRED, "max_length": EXPIRED}
     )
     # The level the page showed: a hint that saves the gateway a read (a wrong one costs a retry).
-    seen_level = forms.CharField(required=False, widget=forms.HiddenInput)
+    # Missing: no hint; unreadable (the form was altered): a form error.
+    seen_level = WholeNumberField(
+        required=False, min_value=0, max_value=10**15, widget=forms.HiddenInput,
+        error_messages={"invalid": EXPIRED, "min_value": EXPIRED, "max_value": EXPIRED},
+    )
 
     @classmethod
     def fresh(cls):
         return cls(initial={"action": INCREASE, "token": gateway.new_token()})
-
-    def clean_seen_level(self):
-        value = self.cleaned_data["seen_level"]
-        return int(value) if value.isdigit() and len(value) <= 9 else None  # a hint: never an error
 
     def clean(self):
         cleaned = super().clean()

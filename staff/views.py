@@ -13,7 +13,8 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from catalog import gateway, names
-from catalog.gateway import InsufficientStock, InvalidInput, NotFound
+from catalog.gateway import IdempotencyConflict, InsufficientStock, InvalidInput, NotFound, OutcomeUnknown
+from storefront.errors import RETRY_AFTER
 from storefront.http import optional_param, partial_template, query_string, wants_partial
 
 from .forms import INCREASE, FindProductForm, StockAdjustmentForm, StockListForm
@@ -123,6 +124,13 @@ def product_stock(request, product_id):
     except InvalidInput as exc:
         form.add_error(None, str(exc))
         return _stock_page(request, product_id, form=form, status=400)
+    except IdempotencyConflict as exc:
+        # The key was used for another change: say which; a new key for a deliberate new change.
+        form = _with_new_token(form)
+        form.add_error(None, str(exc))
+        return _stock_page(request, product_id, form=form, status=409)
+    except OutcomeUnknown:
+        return _outcome_unknown(request, product_id, form)
     # A replayed token (double click, resubmission) answers as the first time.
     delta = change.adjustment.delta
     confirmation = f"{'Received' if delta > 0 else 'Removed'} {abs(delta)}: stock is now {change.level}."
@@ -139,10 +147,28 @@ def product_stock(request, product_id):
 def _resubmittable(form):
     """A form with errors keeps its token (nothing was written with it), unless the token was
     what was wrong."""
-    if "token" in form.errors:
-        form.data = form.data.copy()
-        form.data["token"] = gateway.new_token()
+    return _with_new_token(form) if "token" in form.errors else form
+
+
+def _with_new_token(form):
+    form.data = form.data.copy()
+    form.data["token"] = gateway.new_token()
     return form
+
+
+def _outcome_unknown(request, product_id, form):
+    """DynamoDB did not confirm the adjustment: it may have been applied (now or when DynamoDB
+    catches up). The page says so, with the same form and the same token (submitting it again
+    applies it at most once) and a link to the product's history; nothing here reads DynamoDB.
+    504 (no answer in time from upstream), which htmx swaps in place like a form error."""
+    response = render(
+        request,
+        partial_template(request, "staff/outcome_unknown.html", "stock"),
+        {"product_id": product_id, "form": form},
+        status=504,
+    )
+    response["Retry-After"] = RETRY_AFTER
+    return response
 
 
 def _stock_page(request, product_id, *, form, status=200, level=None, confirmation=None):

@@ -1,5 +1,6 @@
-"""Catalog errors become friendly pages: 400 for bad input, 404 for unknown IDs,
-503 when DynamoDB or the accounts database cannot serve us. Never a traceback."""
+"""Catalog errors become friendly pages: 400 for bad input, 404 for unknown IDs, 409 for an
+idempotency key reused for another request, 503 when DynamoDB (within the request's time
+budget) or the accounts database cannot serve us. Never a traceback. And the private pages' caching headers."""
 import logging
 import sys
 
@@ -7,29 +8,44 @@ from django.db import DatabaseError
 from django.http import HttpResponse, HttpResponseServerError
 from django.shortcuts import render
 from django.template import loader
+from django.utils.cache import patch_cache_control
 
-from catalog.gateway import CatalogUnavailable, InvalidInput, NotFound
+from catalog.gateway import (
+    CatalogUnavailable,
+    IdempotencyConflict,
+    InvalidInput,
+    NotFound,
+    OutcomeUnknown,
+    request_budget,
+)
 
 log = logging.getLogger(__name__)
 
+# Seconds a shopper is asked to wait before trying again after a 503.
+RETRY_AFTER = "5"
+
 
 class CatalogErrorMiddleware:
+    """Every request's DynamoDB calls share one time budget from here on (DYNAMODB_READ_BUDGET for
+    a GET, DYNAMODB_WRITE_BUDGET for a POST); what the gateway raises becomes a page."""
+
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        return self.get_response(request)
+        with request_budget(request.method):
+            return self.get_response(request)
 
     def process_exception(self, request, exception):
         if isinstance(exception, DatabaseError):
             return database_unavailable(request, exception)
         if isinstance(exception, CatalogUnavailable):
             log.warning("503 for %s: %s", request.path, exception)
-            response = render(request, "503.html", {"message": str(exception)}, status=503)
-            response["Retry-After"] = "5"
-            return response
+            return unavailable(request, unknown=isinstance(exception, OutcomeUnknown))
         if isinstance(exception, NotFound):
             return render(request, "404.html", {"message": str(exception)}, status=404)
+        if isinstance(exception, IdempotencyConflict):
+            return render(request, "409.html", {"message": str(exception)}, status=409)
         if isinstance(exception, InvalidInput):
             return render(request, "400.html", {"message": str(exception)}, status=400)
         return None
@@ -48,5 +64,34 @@ def database_unavailable(request, exception):
     """503, rendered without context processors: they would read the session from the same database."""
     log.warning("503 for %s: database: %s", request.path, exception)
     response = HttpResponse(loader.render_to_string("503.html", {"request": request}), status=503)
-    response["Retry-After"] = "5"
+    response["Retry-After"] = RETRY_AFTER
     return response
+def unavailable(request, *, unknown=False):
+    """The 503 page, with Retry-After; `unknown`: a change was sent and its outcome is unknown."""
+    response = render(request, "503.html", {"unknown": unknown}, status=503)
+    response["Retry-After"] = RETRY_AFTER
+    return response
+
+
+# Views of these modules show one person's cart, checkout, orders, account or the back office.
+PRIVATE_VIEW_MODULES = ("shop.", "staff.", "django.contrib.auth.")
+
+
+class PrivatePagesMiddleware:
+    """`Cache-Control: private, no-store` on the cart, checkout, account and staff pages (every
+    view of the shop and staff apps and Django's sign-in views), errors included: no shared
+    cache or browser history keeps them."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if getattr(request, "private_page", False):
+            patch_cache_control(response, private=True, no_store=True)
+        return response
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        module = getattr(getattr(view_func, "view_class", view_func), "__module__", "") or ""
+        request.private_page = module.startswith(PRIVATE_VIEW_MODULES)
+        return None

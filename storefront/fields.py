@@ -2,6 +2,7 @@
 from django import forms
 
 from catalog.gateway import InvalidId, check_id
+from storefront.numbers import Unreadable, parse_whole
 
 
 class IdField(forms.CharField):
@@ -22,3 +23,18 @@ class IdField(forms.CharField):
             check_id(self.what, value)
         except InvalidId as exc:
             raise forms.ValidationError(self.error_messages.get("invalid", str(exc)), code="invalid") from None
+
+
+class WholeNumberField(forms.IntegerField):
+    """A whole number typed in a form, read by the one parser (storefront.numbers): "²", "①",
+    "1e3", "١٢", " " or a hundred digits are the field's "invalid" error, never a 500."""
+
+    def to_python(self, value):
+        if value in self.empty_values or (isinstance(value, str) and not value.strip()):
+            return None  # blank: "required", or no value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        try:
+            return parse_whole(str(value), minimum=None)
+        except Unreadable:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None

@@ -10,6 +10,8 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from storefront.numbers import Unreadable, parse_decimal, parse_whole
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 
@@ -25,14 +27,14 @@ def env_bool(name, default=False):
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-def env_int(name, default):
+def env_int(name, default, minimum=0):
     value = env(name)
     if value is None:
         return default
     try:
-        return int(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a whole number, got {value!r}") from None
+        return parse_whole(value, minimum=minimum)
+    except Unreadable as exc:
+        raise ImproperlyConfigured(f"{name} {exc}, got {value!r}") from None
 
 
 def env_float(name, default):
@@ -40,9 +42,9 @@ def env_float(name, default):
     if value is None:
         return default
     try:
-        return float(value)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a number, got {value!r}") from None
+        return float(parse_decimal(value))
+    except Unreadable as exc:
+        raise ImproperlyConfigured(f"{name} {exc}, got {value!r}") from None
 
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
@@ -60,6 +62,7 @@ ALLOWED_HOSTS = [h.strip() for h in env("DJANGO_ALLOWED_HOSTS", "localhost,127.0
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in env("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
 
 INSTALLED_APPS = [
+    "csp",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -78,6 +81,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -86,6 +91,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "storefront.errors.PrivatePagesMiddleware",
     "storefront.errors.CatalogErrorMiddleware",
     # Last, as django-axes asks: it answers a locked-out sign-in with the lockout page.
     "axes.middleware.AxesMiddleware",
@@ -166,7 +172,12 @@ LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
 SESSION_COOKIE_HTTPONLY = True
-SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", False)
+
+# --- HTTPS (behind a proxy that terminates TLS) ---------------------------
+# DJANGO_HTTPS=1 turns on every HTTPS setting at once: secure cookies, redirect to HTTPS, HSTS, and
+# trusting the proxy's X-Forwarded-Proto. DJANGO_SECURE_COOKIES alone is the cookie part.
+HTTPS = env_bool("DJANGO_HTTPS", False)
+SESSION_COOKIE_SECURE = HTTPS or env_bool("DJANGO_SECURE_COOKIES", False)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
 # Sessions (the cart with them) are rows in the database above, shared by every app server.
 SESSION_ENGINE = "django.contrib.sessions.backends.db"
@@ -202,6 +213,39 @@ AXES_VERBOSE = False
 # outermost of them put into X-Forwarded-For (anything further left can be forged by the client).
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 AXES_CLIENT_IP_CALLABLE = "shop.backends.client_ip"
+if HTTPS:
+    SECURE_SSL_REDIRECT = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 365 * 24 * 3600)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
+
+# --- Headers of every answer ------------------------------------------------
+# django-csp 4: no inline scripts or styles anywhere; htmx's own indicator styles are off
+# (includeIndicatorStyles in base.html's htmx-config) and live in site.css.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "font-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
+# django-permissions-policy: no page of the shop uses any of these browser features.
+PERMISSIONS_POLICY = {
+    feature: []
+    for feature in (
+        "accelerometer", "autoplay", "camera", "display-capture", "encrypted-media", "fullscreen", "geolocation",
+        "gyroscope", "magnetometer", "microphone", "midi", "payment", "picture-in-picture", "publickey-credentials-get",
+        "screen-wake-lock", "usb", "xr-spatial-tracking",
+    )
+}
 
 # --- DynamoDB -------------------------------------------------------------
 # No endpoint means AWS's own endpoint for AWS_REGION.
@@ -210,11 +254,18 @@ DYNAMODB_ENDPOINT_URL = env("DYNAMODB_ENDPOINT_URL")
 AWS_REGION = env("AWS_REGION", "eu-central-1")
 DYNAMODB_CONNECT_TIMEOUT = env_float("DYNAMODB_CONNECT_TIMEOUT", 2.0)
 DYNAMODB_READ_TIMEOUT = env_float("DYNAMODB_READ_TIMEOUT", 5.0)
-DYNAMODB_MAX_ATTEMPTS = env_int("DYNAMODB_MAX_ATTEMPTS", 3)
-DYNAMODB_MAX_POOL_CONNECTIONS = env_int("DYNAMODB_MAX_POOL_CONNECTIONS", 32)
+DYNAMODB_MAX_ATTEMPTS = env_int("DYNAMODB_MAX_ATTEMPTS", 3, minimum=1)
+DYNAMODB_MAX_POOL_CONNECTIONS = env_int("DYNAMODB_MAX_POOL_CONNECTIONS", 32, minimum=1)
+# Time budgets of one web request for DynamoDB (connects, answers and retries together), counted from
+# the request's start: a GET's, and a POST's (a write, its reads, its tries again after a lost race).
+# No single answer is awaited longer than the read budget. Past the budget: 503 (catalog/gateway/budget.py).
+DYNAMODB_READ_BUDGET = env_float("DYNAMODB_READ_BUDGET", 1.5)
+DYNAMODB_WRITE_BUDGET = env_float("DYNAMODB_WRITE_BUDGET", 10.0)
+if not 0 < DYNAMODB_READ_BUDGET <= DYNAMODB_WRITE_BUDGET:
+    raise ImproperlyConfigured("DYNAMODB_READ_BUDGET must be more than 0 and at most DYNAMODB_WRITE_BUDGET")
 
 # --- Catalog ---------------------------------------------------------------
-CATALOG_PAGE_SIZE = env_int("CATALOG_PAGE_SIZE", 24)
+CATALOG_PAGE_SIZE = env_int("CATALOG_PAGE_SIZE", 24, minimum=1)
 # Brand and category lists are cached this many seconds (access patterns 1, 2).
 CATALOG_NAMES_TTL = env_int("CATALOG_NAMES_TTL", 60)
 LOW_STOCK_THRESHOLD = env_int("LOW_STOCK_THRESHOLD", 5)

@@ -2,10 +2,12 @@
 
 Its public face is this module: one function per access pattern, typed results (frozen
 dataclasses), and the exceptions of `errors`, into which every botocore error is turned.
-Modules: `client` (the boto3 client, error boundary, batches, retries), `schema` (the table
+Modules: `client` (the boto3 client, error boundary, batches, retries), `budget` (a web request's
+DynamoDB time budget), `schema` (the table
 definition), `keys` (every key format), `cursor` (signed page cursors), `validate`,
 `entities`, `products`, `stock`, `orders`, `importer`.
 """
+from .budget import BudgetExceeded, request_budget
 from .client import count_requests, reset_client
 from .entities import (
     Brand,
@@ -21,6 +23,7 @@ from .entities import (
 from .errors import (
     CatalogError,
     CatalogUnavailable,
+    IdempotencyConflict,
     InsufficientStock,
     InvalidCursor,
     InvalidId,
@@ -29,6 +32,7 @@ from .errors import (
     LineProblem,
     NotFound,
     OrderRejected,
+    OutcomeUnknown,
     StockBusy,
 )
 from .orders import (
@@ -58,6 +62,7 @@ __all__ = [
     "Brand", "PurchaseLine", "Category", "Order", "OrderLine", "Page", "Product", "StockAdjustment", "StockChange",
     "CatalogError", "CatalogUnavailable", "InsufficientStock", "InvalidCursor", "InvalidId", "InvalidInput",
     "InvalidQuantity", "LineProblem", "NotFound", "OrderRejected", "StockBusy",
+    "BudgetExceeded", "IdempotencyConflict", "OutcomeUnknown", "request_budget",
     "brands_all", "categories_all", "check_id", "check_quantity", "count_requests", "create_table_request",
     "customer_put", "line_problems", "new_order_id", "new_token", "order_confirmation_claim", "order_get",
     "order_place", "orders_by_customer", "product_get", "valid_id",

@@ -13,10 +13,11 @@ import time
 import boto3
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
-from botocore.exceptions import BotoCoreError, ClientError
+from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 from django.conf import settings
 
-from .errors import CatalogUnavailable
+from . import budget
+from .errors import CatalogUnavailable, OutcomeUnknown
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +35,7 @@ CLIENT_SETTINGS = {
     "DYNAMODB_READ_TIMEOUT",
     "DYNAMODB_MAX_ATTEMPTS",
     "DYNAMODB_MAX_POOL_CONNECTIONS",
+    "DYNAMODB_READ_BUDGET",
 }
 
 # Error codes that mean "DynamoDB is not able to serve us now" rather than "your request is wrong".
@@ -81,7 +83,9 @@ def _build_client():
     endpoint = settings.DYNAMODB_ENDPOINT_URL or None
     config = Config(
         region_name=settings.AWS_REGION,
-        connect_timeout=settings.DYNAMODB_CONNECT_TIMEOUT,
+        # Within a request the budget caps each attempt's read timeout (budget.before_send); a
+        # connection attempt longer than the read budget could not fit in it either.
+        connect_timeout=min(settings.DYNAMODB_CONNECT_TIMEOUT, settings.DYNAMODB_READ_BUDGET),
         read_timeout=settings.DYNAMODB_READ_TIMEOUT,
         retries={"mode": "standard", "max_attempts": settings.DYNAMODB_MAX_ATTEMPTS},
         max_pool_connections=settings.DYNAMODB_MAX_POOL_CONNECTIONS,
@@ -92,7 +96,9 @@ def _build_client():
         # DynamoDB Local accepts any credentials; spare the operator from inventing some.
         kwargs = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
     log.debug("building DynamoDB client for %s", endpoint or f"AWS {settings.AWS_REGION}")
-    return boto3.session.Session().client("dynamodb", endpoint_url=endpoint, config=config, **kwargs)
+    return budget.install(
+        boto3.session.Session().client("dynamodb", endpoint_url=endpoint, config=config, **kwargs)
+    )
 
 
 def error_code(exc):
@@ -119,6 +125,32 @@ def translate_errors():
         raise CatalogUnavailable("DynamoDB cannot be reached") from exc
 
 
+# Failures after which a write may or may not have been applied: DynamoDB had the request (or may
+# have had it) but its answer was lost. A 4xx refusal (throttling, ...) is an answer: not applied.
+_NOT_SENT = (EndpointConnectionError,)
+
+
+@contextlib.contextmanager
+def write_outcome():
+    """Around one write request (with botocore's retries): when DynamoDB's answer is lost (a read
+    timeout, a closed connection, a 5xx, the budget spent after an attempt went out), the write
+    may still commit: raise OutcomeUnknown, not a plain CatalogUnavailable."""
+    with budget.counting_sends() as sends:
+        try:
+            with translate_errors():
+                yield
+        except CatalogUnavailable as exc:
+            cause = exc.__cause__
+            answered = isinstance(cause, ClientError) and cause.response.get("ResponseMetadata", {}).get(
+                "HTTPStatusCode", 0) < 500
+            never_sent = not sends or (len(sends) == 1 and isinstance(cause, _NOT_SENT))
+            if answered or never_sent:
+                raise
+            raise OutcomeUnknown(
+                "DynamoDB did not confirm this change in time: it may or may not have been applied."
+            ) from exc
+
+
 BATCH_GET_SIZE = 100
 BATCH_WRITE_SIZE = 25
 UNPROCESSED_ATTEMPTS = 10
@@ -142,6 +174,8 @@ def contended_attempts():
     deadline, 8 times; with 500 ms, 32 checkouts gave up 26-30 times at
     12-14 orders/s; with 1 s, 8, 32 and 64 checkouts never gave up, at 40, 38 and 25 orders/s."""
     deadline = time.monotonic() + CONTENDED_WRITE_SECONDS
+    if budget.deadline() is not None:  # within a request: its budget, a last try well before its end
+        deadline = min(deadline, budget.deadline() - 0.5)
     attempt = 0
     while True:
         yield attempt

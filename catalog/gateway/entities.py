@@ -258,6 +258,7 @@ class Order:
     total: Decimal
     lines: Sequence[OrderLine] = ()
     address: Mapping[str, str] | None = None  # the delivery address, as it was at checkout
+    token: str = ""  # the idempotency key it was placed with (kept to refuse its reuse for another order)
 
     @property
     def item_count(self):
@@ -272,6 +273,7 @@ class Order:
             total=_price(order_item.get("total")),
             lines=tuple(sorted((OrderLine.from_item(i) for i in line_items), key=lambda line: line.name)),
             address=dict(order_item["address"]) if order_item.get("address") else None,
+            token=order_item.get("idempotencyKey", ""),
         )
 
     def to_item(self):
@@ -286,6 +288,7 @@ class Order:
             "lineCount": len(self.lines),
             "itemCount": self.item_count,
             **({"address": dict(self.address)} if self.address else {}),
+            **({"idempotencyKey": self.token} if self.token else {}),
         }
 
     def line_items(self):

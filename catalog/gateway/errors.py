@@ -48,6 +48,21 @@ class CatalogUnavailable(CatalogError):
     """DynamoDB cannot be reached, is throttling, or failed (HTTP 503)."""
 
 
+class OutcomeUnknown(CatalogUnavailable):
+    """A write went out but DynamoDB's answer did not come back (a timeout, a lost connection, a
+    5xx): it may have been applied, now or when DynamoDB catches up. Sending the same request
+    again (same idempotency key) is safe: it applies at most once."""
+
+
+class IdempotencyConflict(CatalogError):
+    """An idempotency key (or an order ID) came back with a different request than the one it was
+    first used for: refused, nothing changed (HTTP 409). `first` describes the first request."""
+
+    def __init__(self, message, *, first):
+        self.first = first
+        super().__init__(message)
+
+
 class StockBusy(CatalogUnavailable):
     """Too many concurrent changes to one product; the caller may try again."""
 

@@ -21,7 +21,7 @@ DEMO_CATALOG = Path(__file__).resolve().parent.parent / "demo" / "demo_catalog.j
 MAX_NAME = 200
 MAX_DESCRIPTION = 2000
 MAX_ATTRIBUTES = 50
-PRICE = re.compile(r"\d{1,9}(\.\d{1,2})?")
+PRICE = re.compile(r"[0-9]{1,9}(\.[0-9]{1,2})?", re.ASCII)  # plain digits only ("١٢" is no price)
 
 
 class ImportInvalid(Exception):

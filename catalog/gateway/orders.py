@@ -18,7 +18,7 @@ from django.conf import settings
 from . import keys
 from .client import client, contended_attempts, error_code, serialize, table_name, translate_errors
 from .entities import Order, OrderLine, Page, Product, StockAdjustment
-from .errors import InvalidInput, LineProblem, NotFound, OrderRejected, StockBusy
+from .errors import IdempotencyConflict, InvalidInput, LineProblem, NotFound, OrderRejected, StockBusy
 from .pages import KeyRange, query_items
 from .products import products_get_many
 from .stock import stock_level_update
@@ -31,8 +31,9 @@ ADDRESS_MAX_LENGTH = 200
 
 
 def new_order_id():
-    """Sorts by time (UTC, microseconds), then 8 random hex digits: 20261122T024500123456-1a2b3c4d."""
-    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f") + "-" + secrets.token_hex(4)
+    """Sorts by time (UTC, microseconds), then 80 random bits (20 hex digits), unguessable:
+    20261122T024500123456-1a2b3c4d5e6f708192a3. Issued by the server (the checkout in progress)."""
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f") + "-" + secrets.token_hex(10)
 
 
 def _check_lines(lines):
@@ -71,7 +72,8 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     """Place an order in one transaction, or raise OrderRejected and write nothing.
 
     `order_id` and `token` come from the checkout form: submitting the same form twice
-    (double click, retry, Back and resubmit) places one order and answers it both times.
+    (double click, retry, Back and resubmit) places one order and answers it both times; the same
+    ID with another key or other lines is IdempotencyConflict, naming the order placed.
     `address` (name, street, postcode, city, country) is copied onto the order; the customer item
     gets `customer_name` and `customer_email`, so it heals if an earlier customer_put was lost."""
     check_id("Customer", customer_id)
@@ -87,7 +89,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
         if problems:
             placed = _order_or_none(customer_id=customer_id, order_id=order_id)
             if placed is not None:
-                return placed  # a replay of an order that took the stock itself
+                return _same_order(placed, token=token, lines=lines)  # a replay: it took the stock itself
             raise OrderRejected(problems)
         outcome = _transact_order(
             customer_id=customer_id, customer_name=customer_name, order_id=order_id, token=token,
@@ -96,13 +98,28 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
         if isinstance(outcome, Order):
             return outcome
         if outcome is REPLAY:
-            return order_get(customer_id=customer_id, order_id=order_id)
+            return _same_order(order_get(customer_id=customer_id, order_id=order_id), token=token, lines=lines)
         # Another buyer got there first; `outcome` holds what changed (or None: read again).
         products = outcome
     raise StockBusy("So many people are buying these right now that your order did not go through; please try again.")
 
 
 REPLAY = object()  # the order was placed before: answer it
+
+
+def _same_order(order, *, token, lines):
+    """`order`, placed before under this ID, if this is the same request again (same key, same
+    lines); IdempotencyConflict naming the order if it is not."""
+    asked = sorted((line.product_id, line.quantity, line.price) for line in lines)
+    placed = sorted((line.product_id, line.quantity, line.unit_price) for line in order.lines)
+    if order.token and order.token != token or asked != placed:
+        first = f"order {order.order_id} of {order.placed_at:%Y-%m-%d %H:%M} UTC, " + ", ".join(
+            f"{line.quantity} × {line.name}" for line in order.lines
+        )
+        raise IdempotencyConflict(
+            f"This order ID was already used for {first}. Nothing was ordered this time.", first=first
+        )
+    return order
 
 
 def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at, customer_email=None,
@@ -112,7 +129,7 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     order exists already; or, when another buyer got there first, the products as DynamoDB
     returned them (None: read them again)."""
     order = Order(
-        order_id=order_id, customer_id=customer_id, placed_at=at,
+        order_id=order_id, customer_id=customer_id, placed_at=at, token=token,
         total=sum((line.price * line.quantity for line in lines), Decimal("0.00")),
         lines=tuple(
             OrderLine(product_id=line.product_id, name=products[line.product_id].name, unit_price=line.price,

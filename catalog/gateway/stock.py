@@ -9,7 +9,7 @@ import time
 from . import keys
 from .client import client, contended_attempts, deserialize, serialize, table_name, translate_errors
 from .entities import IdempotencyMark, StockAdjustment, StockChange
-from .errors import InsufficientStock, InvalidInput, StockBusy
+from .errors import IdempotencyConflict, InsufficientStock, InvalidInput, StockBusy
 from .pages import KeyRange, query_page
 from .products import product_get
 from .transact import put, transact_write, update
@@ -59,6 +59,8 @@ def _change_stock(*, product_id, delta, token, reason, who, expected_level):
         isinstance(expected_level, bool) or not isinstance(expected_level, int) or expected_level < 0
     ):
         raise InvalidInput("The expected stock level must be a whole number, 0 or more.")
+    # What the key is used for: the same key with another request is refused (IdempotencyConflict).
+    request = {"delta": delta, "reason": reason, "who": who}
     # The level the next attempt is conditional on, and whether DynamoDB told it (not a hint).
     current, known = expected_level, False
     for _attempt in contended_attempts():
@@ -66,13 +68,18 @@ def _change_stock(*, product_id, delta, token, reason, who, expected_level):
             current, known = product_get(product_id=product_id, consistent=True).stock_level, True
         if current + delta < 0:
             # A key used already answers as it did then, even if stock has run out since.
-            replay = _replay_of_used_token(product_id=product_id, token=token)
+            replay = _replay_of_used_token(product_id=product_id, token=token, request=request)
             if replay is not None:
                 return replay
             raise InsufficientStock(product_id, available=current, requested=-delta)
         outcome = _apply_stock_change(
             product_id=product_id, current=current, delta=delta, token=token, reason=reason, who=who, at=utc_now()
         )
+        if isinstance(outcome, _UsedToken):  # the first answer again, if this is the same request
+            if outcome.item is not None:
+                outcome = _replay_of(product_id=product_id, item=outcome.item, request=request)
+            else:
+                outcome = _replay_of_used_token(product_id=product_id, token=token, request=request)
         if isinstance(outcome, StockChange):
             return outcome
         # Someone else changed the stock first (or the hint was stale): try again from the
@@ -103,14 +110,18 @@ def _apply_stock_change(*, product_id, current, delta, token, reason, who, at):
     if refusal is None:
         return StockChange(product_id=product_id, level=adjustment.resulting_level, adjustment=adjustment)
     if refusal.failed(2):  # the idempotency key was used already
-        old = refusal.items[2]
-        if old is None:
-            return _replay_of_used_token(product_id=product_id, token=token)
-        return _replay_of(product_id=product_id, item=old)
+        return _UsedToken(refusal.items[2])
     if refusal.failed(0) and refusal.items[0] is not None:
         level = refusal.items[0].get("stockLevel")
         return int(level) if level is not None else None
     return None  # a conflict, or the product's state unknown: read again
+
+
+class _UsedToken:
+    """The idempotency key's mark as DynamoDB returned it (None: read it)."""
+
+    def __init__(self, item):
+        self.item = item
 
 
 def stock_level_update(*, product_id, current, new, extra_condition="", extra_values=None):
@@ -125,18 +136,34 @@ def stock_level_update(*, product_id, current, new, extra_condition="", extra_va
     )
 
 
-def _replay_of_used_token(*, product_id, token):
+def _replay_of_used_token(*, product_id, token, request):
     """The first answer of a write made with this idempotency key, or None if it is unused."""
     with translate_errors():
         item = client().get_item(
             TableName=table_name(), Key=serialize(keys.token_key(product_id, token)), ConsistentRead=True
         ).get("Item")
-    return _replay_of(product_id=product_id, item=deserialize(item)) if item is not None else None
+    return _replay_of(product_id=product_id, item=deserialize(item), request=request) if item is not None else None
 
 
-def _replay_of(*, product_id, item):
+def _replay_of(*, product_id, item, request):
+    """The first answer again, if `request` ({delta, reason, who}) is the request the key was
+    first used for; IdempotencyConflict, naming that first request, if it is not."""
     adjustment = IdempotencyMark.from_item(item).adjustment
+    first = {"delta": adjustment.delta, "reason": adjustment.reason, "who": adjustment.who}
+    if first != request:
+        described = describe_adjustment(adjustment)
+        raise IdempotencyConflict(
+            f"This form was already used for another change of product {product_id}: {described}. "
+            "Nothing was changed this time.",
+            first=described,
+        )
     return StockChange(product_id=product_id, level=adjustment.resulting_level, adjustment=adjustment, replayed=True)
+
+
+def describe_adjustment(adjustment):
+    """"+1 by ann at 2026-11-23 09:30:00 UTC (reason: Shipment 17)"."""
+    text = f"{adjustment.delta:+d} by {adjustment.who or 'someone'} at {adjustment.at:%Y-%m-%d %H:%M:%S} UTC"
+    return text + (f" (reason: {adjustment.reason})" if adjustment.reason else "")
 
 
 def stock_history(*, product_id, after=None, limit=None, consistent=False):

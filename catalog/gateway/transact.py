@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from botocore.exceptions import ClientError
 
-from .client import client, deserialize, error_code, serialize, table_name, translate_errors
+from .client import client, deserialize, error_code, serialize, table_name, write_outcome
 
 CHECK_FAILED = "ConditionalCheckFailed"
 # Cancellation reasons that say "not now" rather than "no": the caller may simply try again.
@@ -61,9 +61,10 @@ class Refusal:
 def transact_write(actions, *, request_token):
     """Send the actions as one transaction. Returns None when it was applied, or a Refusal.
     `request_token` (DynamoDB's ClientRequestToken) makes a retried identical request apply once.
-    Anything else DynamoDB says becomes the project's exceptions (translate_errors)."""
+    Anything else DynamoDB says becomes the project's exceptions (translate_errors); a lost answer
+    is OutcomeUnknown (the transaction may still commit)."""
     try:
-        with translate_errors():
+        with write_outcome():
             client().transact_write_items(TransactItems=actions, ClientRequestToken=request_token)
     except ClientError as exc:
         code = error_code(exc)

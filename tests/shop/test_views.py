@@ -69,12 +69,28 @@ def test_add_without_htmx_goes_back_to_the_product_with_a_message(catalog, clien
     assert "Added 1 × Model 3" in client.get("/products/1/").content.decode()
 
 
-@pytest.mark.parametrize("quantity", ["0", "-1", "1.5", "abc", "", "100", "99999999999999999999"])
+@pytest.mark.parametrize(
+    "quantity",
+    ["0", "-1", "1.5", "abc", "", "100", "99999999999999999999", "²", "①", "1e3", "٣", "３", " ", "1_0", "9" * 5000],
+)
 def test_bad_quantities_are_refused_and_the_cart_is_unchanged(catalog, client, quantity):
     response = add(client, "1", quantity, headers=HX)
     assert response.status_code == 400
     assert 'class="field-error"' in response.content.decode()
     assert cart_of(client) == {}
+    update = client.post("/cart/update/", {"product_id": "1", "quantity": quantity}, headers=HX)
+    assert update.status_code == 400 and cart_of(client) == {}
+
+
+def test_adding_past_the_cap_of_a_line_says_how_many_were_really_added(catalog, client):
+    gateway.stock_increase(product_id="7", quantity=100, token="restock")  # 140 in stock: the cap is what stops
+    add(client, "7", 60)
+    response = add(client, "7", 50, headers=HX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Added 39 × Acme Car Charger, not 50: you now have 99 in your cart, the most one order can take." in html
+    assert "Added 50" not in html
+    assert cart_of(client)["7"]["quantity"] == 99
 
 
 def test_unknown_and_malformed_products_cannot_be_added(catalog, client):

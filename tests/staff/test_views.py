@@ -225,6 +225,14 @@ def test_history_is_paged(catalog, staff_client, settings):
         ({"quantity": "1.5"}, "Enter a whole number."),
         ({"quantity": "abc"}, "Enter a whole number."),
         ({"quantity": "1000001"}, "less than or equal to 1000000"),
+        ({"quantity": "²"}, "Enter a whole number."),
+        ({"quantity": "①"}, "Enter a whole number."),
+        ({"quantity": "1e3"}, "Enter a whole number."),
+        ({"quantity": "٣"}, "Enter a whole number."),
+        ({"quantity": "３"}, "Enter a whole number."),
+        ({"quantity": "1_000"}, "Enter a whole number."),
+        ({"quantity": "9" * 5000}, "Enter a whole number."),
+        ({"quantity": " "}, "This field is required."),
         ({"quantity": "9" * 40}, "less than or equal to 1000000"),
         ({"quantity": ""}, "This field is required."),
         ({"action": "steal"}, "Select a valid choice."),
@@ -361,10 +369,21 @@ def test_an_adjustment_from_a_page_gone_stale_still_lands_on_the_level_of_now(ca
     assert history_rows(response)[0] == ("ann", "+5", 45, "")
 
 
-@pytest.mark.parametrize("seen", ["", "abc", "-3", "9" * 40])
-def test_a_missing_or_tampered_seen_level_is_only_ignored(catalog, staff_client, seen):
-    response = adjust(staff_client, "1", headers=HX, quantity="2", seen_level=seen)
+def test_a_missing_seen_level_is_only_no_hint(catalog, staff_client):
+    response = adjust(staff_client, "1", headers=HX, quantity="2", seen_level="")
     assert response.status_code == 200 and shown_level(response) == 72 == level("1")
+
+
+@pytest.mark.parametrize("seen", ["abc", "-3", "9" * 40, "²", "①", "1e3", "٧٠", "７０", " ", "70.0", "+70", "1_0"])
+@pytest.mark.parametrize("headers", [{}, HX], ids=["plain", "htmx"])
+def test_an_unreadable_seen_level_is_a_form_error_and_changes_nothing(catalog, staff_client, seen, headers):
+    response = adjust(staff_client, "1", headers=headers, quantity="2", seen_level=seen)
+    if seen == " ":  # blank is no hint
+        assert response.status_code in (200, 302) and level("1") == 72
+        return
+    assert response.status_code == 400
+    assert "This form has expired; check it and submit it again." in response.content.decode()
+    assert level("1") == 70 and history("1") == []
 
 
 def test_a_form_with_errors_costs_no_write(catalog, staff_client):

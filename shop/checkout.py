@@ -1,0 +1,31 @@
+"""The checkout in progress: its order ID and idempotency key are issued by the server and kept in
+the session, so a posted form can only place the order this checkout was given.
+
+The checkout form carries both (hidden fields), which keeps a double click, a retry or Back and
+resubmit to one order; a posted ID that is not the one issued here (another customer's, an earlier
+order's, a made-up one) is refused before anything is read or written.
+"""
+from catalog import gateway
+
+SESSION_KEY = "checkout"
+
+
+def issue(session):
+    """The order ID and key of this session's checkout in progress ({"order_id", "token"}); new
+    ones when there is none (the same ones until the order is placed, so two tabs agree)."""
+    pending = session.get(SESSION_KEY)
+    if not pending:
+        pending = {"order_id": gateway.new_order_id(), "token": gateway.new_token()}
+        session[SESSION_KEY] = pending
+    return dict(pending)
+
+
+def is_issued(session, *, order_id, token):
+    """Whether `order_id` and `token` are the ones issued to this session's checkout in progress."""
+    pending = session.get(SESSION_KEY) or {}
+    return bool(pending) and pending.get("order_id") == order_id and pending.get("token") == token
+
+
+def done(session):
+    """The order is placed: the next checkout gets a new ID."""
+    session.pop(SESSION_KEY, None)

@@ -1,0 +1,39 @@
+"""The one parser for numbers typed by people: form fields (quantities, stock levels), query
+parameters and environment variables (page sizes, timeouts, budgets).
+
+Only plain ASCII digits are numbers here. Python's own int() and str.isdigit() accept far more
+("²".isdigit() is true, int("١٢") is 12, int("1_000") is 1000, float("1e3") and float("nan") work):
+anything but `[0-9]+` (with one `.` for a decimal) is unreadable, a clear error and never a 500.
+No Django imports: settings.py uses it too.
+"""
+import re
+from decimal import Decimal
+
+WHOLE = re.compile(r"-?[0-9]{1,100}", re.ASCII)  # a sign, so "-3" can say "at least 1"
+DECIMAL = re.compile(r"[0-9]{1,18}(\.[0-9]{1,9})?", re.ASCII)
+
+
+class Unreadable(ValueError):
+    """Not a number this parser reads, or out of its range; the message says which."""
+
+
+def parse_whole(text, *, minimum=0, maximum=None):
+    """A whole number from `text` (surrounding spaces allowed), `minimum` to `maximum`."""
+    if not isinstance(text, str) or not WHOLE.fullmatch(text.strip()):
+        raise Unreadable("must be a whole number (digits 0-9 only)")
+    return _in_range(int(text.strip(), 10), minimum, maximum)
+
+
+def parse_decimal(text, *, minimum=0, maximum=None):
+    """A non-negative decimal amount (digits, one optional point) from `text`, as a Decimal."""
+    if not isinstance(text, str) or not DECIMAL.fullmatch(text.strip()):
+        raise Unreadable("must be a number (digits 0-9, and a point for decimals)")
+    return _in_range(Decimal(text.strip()), minimum, maximum)
+
+
+def _in_range(value, minimum, maximum):
+    if minimum is not None and value < minimum:
+        raise Unreadable(f"must be at least {minimum}")
+    if maximum is not None and value > maximum:
+        raise Unreadable(f"must be at most {maximum:,}")
+    return value
