@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def shop(ddb, live_server, django_user_model):
     seed()
-    gateway.stock_decrease(product_id="1", quantity=2, token=gateway.new_token(), reason="Damaged", who="cy")
+    gateway.stock_decrease(product_id="1", quantity=2, token=gateway.new_token(), reason="damaged", who="cy")
     django_user_model.objects.create_user(username="ann", password="pw-ann-staff", is_staff=True)
     return live_server.url
 
@@ -27,10 +27,11 @@ def sign_in(page, shop):
     expect(page).to_have_url(re.compile(r"/staff/stock/$"))
 
 
-def submit_adjustment(page, action, *, quantity, reason):
-    page.get_by_label(action).check()
+def submit_adjustment(page, action, *, quantity, reason, reference=""):
+    page.get_by_label(action, exact=True).check()
     page.get_by_label("Quantity").fill(quantity)
-    page.get_by_label("Reason").fill(reason)
+    page.get_by_label("Reason", exact=True).select_option(reason)
+    page.get_by_label("Reference").fill(reference)
     page.get_by_role("button", name="Save adjustment").click()
 
 
@@ -43,13 +44,13 @@ def test_staff_receive_a_shipment_without_a_page_load(shop, page):
     expect(page.locator("#history-rows tr")).to_have_count(1)
     page.evaluate("window.__sameDocument = true")  # gone if the page reloads
 
-    submit_adjustment(page, "Increase: a shipment arrived", quantity="12", reason="Shipment 42")
+    submit_adjustment(page, "Increase", quantity="12", reason="received", reference="PO-42")
 
     expect(page.locator("#stock-level")).to_have_text("80")
     expect(page.get_by_role("status")).to_have_text("Received 12: stock is now 80.")
     rows = page.locator("#history-rows tr")
     expect(rows).to_have_count(2)
-    expect(rows.first.locator("td")).to_have_text([re.compile(r"\d{4}-\d\d-\d\d"), "ann", "+12", "80", "Shipment 42"])
+    expect(rows.first.locator("td")).to_have_text([re.compile(r"\d{4}-\d\d-\d\d"), "ann", "+12", "80", "received", "PO-42", ""])
     expect(page.get_by_label("Quantity")).to_have_value("")  # a fresh form
     assert page.evaluate("window.__sameDocument") is True
     assert gateway.product_get(product_id="1", consistent=True).stock_level == 80
@@ -60,7 +61,7 @@ def test_a_refused_decrease_shows_its_error_in_place(shop, page):
     sign_in(page, shop)
     page.goto(f"{shop}/staff/products/2/stock/")
     page.evaluate("window.__sameDocument = true")
-    submit_adjustment(page, "Decrease: damage, loss or a correction", quantity="4", reason="Broken")
+    submit_adjustment(page, "Decrease", quantity="4", reason="damaged")
     expect(page.locator(".field-error")).to_have_text("Only 3 in stock: cannot remove 4. Nothing was changed.")
     expect(page.locator("#stock-level")).to_have_text("3")
     assert page.evaluate("window.__sameDocument") is True
