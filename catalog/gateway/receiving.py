@@ -74,17 +74,25 @@ class ReceiveProgress:
 
 def parse(content):
     """Check the file's format (bytes): a Receipt, or ReceiptInvalid listing every problem."""
+    receipt, problems = _parse(content)
+    if problems:
+        raise ReceiptInvalid(problems)
+    return receipt
+
+
+def _parse(content):
+    """(Receipt of the well-formed lines, problems)."""
     if len(content) > MAX_FILE_BYTES:
-        raise ReceiptInvalid([f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB"])
+        return Receipt(digest="", lines=()), [f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB"]
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ReceiptInvalid(["the file is not UTF-8 text"]) from None
+        return Receipt(digest="", lines=()), ["the file is not UTF-8 text"]
     digest = hashlib.sha256(content).hexdigest()
     rows = csv.reader(io.StringIO(text, newline=""))
     header = next(rows, None)
     if header is None or tuple(h.strip().lower() for h in header) != HEADER:
-        raise ReceiptInvalid([f"line 1: the header must be {','.join(HEADER)}"])
+        return Receipt(digest=digest, lines=()), [f"line 1: the header must be {','.join(HEADER)}"]
     problems, lines = [], []
     for row in rows:
         number = rows.line_num
@@ -111,21 +119,24 @@ def parse(content):
             ))
     if not lines and not problems:
         problems.append("the file has no lines to receive")
-    if problems:
-        raise ReceiptInvalid(problems)
-    return Receipt(digest=digest, lines=tuple(lines))
+    return Receipt(digest=digest, lines=tuple(lines)), problems
 
 
 def validate(content):
     """parse() and check that every product exists (BatchGetItem, 100 IDs a request)."""
-    receipt = parse(content)
+    receipt, problems = _parse(content)
     ids = list(dict.fromkeys(line.product_id for line in receipt.lines))
     found = {i["productId"] for i in batch_get([keys.product_key(pid) for pid in ids], projection="productId")}
-    problems = [f"line {line.line}: no product with ID {line.product_id!r}"
-                for line in receipt.lines if line.product_id not in found]
+    problems += [f"line {line.line}: no product with ID {line.product_id!r}"
+                 for line in receipt.lines if line.product_id not in found]
     if problems:
-        raise ReceiptInvalid(problems)
+        raise ReceiptInvalid(sorted(problems, key=_line_number))
     return receipt
+
+
+def _line_number(problem):
+    head = problem.split(":", 1)[0]
+    return int(head[5:]) if head.startswith("line ") and head[5:].isdigit() else 0
 
 
 def receive_lines(receipt, *, who, start=0, count=None, progress=None):

@@ -50,7 +50,9 @@ def test_staff_receive_a_shipment_without_a_page_load(shop, page):
     expect(page.get_by_role("status")).to_have_text("Received 12: stock is now 80.")
     rows = page.locator("#history-rows tr")
     expect(rows).to_have_count(2)
-    expect(rows.first.locator("td")).to_have_text([re.compile(r"\d{4}-\d\d-\d\d"), "ann", "+12", "80", "received", "PO-42", ""])
+    expect(rows.first.locator("td")).to_have_text(
+        [re.compile(r"\d{4}-\d\d-\d\d"), "ann", "+12", "80", "received", "PO-42", ""]
+    )
     expect(page.get_by_label("Quantity")).to_have_value("")  # a fresh form
     assert page.evaluate("window.__sameDocument") is True
     assert gateway.product_get(product_id="1", consistent=True).stock_level == 80

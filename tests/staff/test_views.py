@@ -271,7 +271,8 @@ def test_a_form_with_errors_keeps_the_entered_values_and_its_token(catalog, staf
     response = adjust(staff_client, "4", token=token, action="decrease", quantity="abc", reason="damaged")
     html = response.content.decode()
     assert token_in(response) == token  # nothing was written with it: submitting again is one adjustment
-    assert re.search(r'value="damaged" selected', html) and re.search(r'value="decrease" id="id_action_1"[^>]* checked', html)
+    assert re.search(r'value="damaged" selected', html)
+    assert re.search(r'value="decrease" id="id_action_1"[^>]* checked', html)
 
 
 def test_a_bad_token_is_replaced_so_the_form_can_be_sent_again(catalog, staff_client):
