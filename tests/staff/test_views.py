@@ -363,7 +363,7 @@ def test_an_adjustment_from_a_page_gone_stale_still_lands_on_the_level_of_now(ca
     response = adjust(staff_client, "1", headers=HX, quantity="5", seen_level=seen_level_in(page))
     assert "Received 5: stock is now 45." in response.content.decode()
     assert level("1") == 45
-    assert history_rows(response)[0] == ("ann", "+5", 45, "")
+    assert history_rows(response)[0] == ("ann", "+5", 45, "received")
 
 
 @pytest.mark.parametrize("seen", ["", "abc", "-3", "9" * 40])
