@@ -45,7 +45,7 @@ class ReceiptLine:
 
 @dataclass(frozen=True)
 class Receipt:
-    digest: str  # sha256 of the file's bytes
+    digest: str  # sha256 of the file's text (UTF-8, no byte-order mark)
     lines: tuple
 
     @property
@@ -88,7 +88,9 @@ def _parse(content):
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError:
         return Receipt(digest="", lines=()), ["the file is not UTF-8 text"]
-    digest = hashlib.sha256(content).hexdigest()
+    # The hash of the text (without a byte-order mark): the web page keeps the text, the command
+    # reads the bytes; both give a line the same idempotency key.
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     rows = csv.reader(io.StringIO(text, newline=""))
     header = next(rows, None)
     if header is None or tuple(h.strip().lower() for h in header) != HEADER:

@@ -80,3 +80,32 @@ def test_the_stock_table_of_a_brand(shop, page):
     screenshot(page, "staff-stock-table")
     page.get_by_role("link", name="Model Y").click()
     expect(page.locator("#stock-level")).to_have_text("3")
+
+
+def test_a_long_shipment_file_is_received_in_chunks_with_progress_then_a_summary(shop, page, tmp_path, monkeypatch):
+    from staff import views
+
+    monkeypatch.setattr(views, "RECEIVE_CHUNK", 3)  # 10 lines: four requests, the last three by HTMX
+    csv_file = tmp_path / "shipment.csv"
+    csv_file.write_text("product_id,quantity,reference\n" + "".join(f"{1 + n % 8},1,PO-5\n" for n in range(10)))
+    sign_in(page, shop)
+    page.get_by_role("link", name="Receive a shipment").click()
+    page.get_by_label("CSV file").set_input_files(str(csv_file))
+    page.get_by_role("button", name="Check and receive").click()
+    expect(page.locator("#receive-summary")).to_have_text(
+        "10 lines: 10 received now (10 units), 0 received before.")
+    assert gateway.product_get(product_id="3", consistent=True).stock_level == 1
+    screenshot(page, "staff-receive")
+
+
+def test_a_stocktake_that_lost_to_a_sale_asks_to_confirm(shop, page):
+    sign_in(page, shop)
+    page.goto(f"{shop}/staff/products/4/stock/")
+    gateway.stock_decrease(product_id="4", quantity=2, token=gateway.new_token(), reason="sold")  # 12 -> 10
+    page.get_by_label("Counted").fill("9")
+    page.get_by_role("button", name="Save the count").click()
+    expect(page.locator("#count-errors")).to_contain_text("it is now 10, not 12. Nothing was changed.")
+    expect(page.locator("#stock-level")).to_have_text("10")
+    page.get_by_role("button", name="Save the count").click()
+    expect(page.locator("#stock-level")).to_have_text("9")
+    assert gateway.product_get(product_id="4", consistent=True).stock_level == 9

@@ -455,3 +455,13 @@ def test_reconcile_stock_finds_a_deliberately_broken_level_on_dynamodb_local(loc
     with pytest.raises(CommandError):
         call_command("reconcile_stock", stdout=out)
     assert out.getvalue().count("DRIFT") == 1 and "product 6" in out.getvalue()
+
+
+def test_a_file_received_on_the_page_is_not_received_again_by_the_command(catalog, staff_client, tmp_path):
+    text = "\ufeffproduct_id,quantity,reference\r\n1,5,PO-1\r\n"  # a spreadsheet's export: BOM, CRLF
+    upload(staff_client, text)
+    path = tmp_path / "same.csv"
+    path.write_bytes(text.encode("utf-8"))
+    out = io.StringIO()
+    call_command("receive_stock", str(path), "--no-progress", stdout=out)
+    assert "0 received now" in out.getvalue() and level("1") == 75
