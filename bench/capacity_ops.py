@@ -176,7 +176,7 @@ def _staff_adjustment(ctx, measure):
     client.get("/")
     ctx.adjusted = pid
     level = gateway.product_get(product_id=pid).stock_level
-    form = {"action": "increase", "quantity": 1, "reason": "shipment", "token": gateway.new_token(),
+    form = {"action": "increase", "quantity": 1, "reason": "received", "token": gateway.new_token(),
             "seen_level": str(level)}
     with measure():
         _ok(client.post(f"/staff/products/{pid}/stock/", form, **HX), "staff adjustment")

@@ -41,7 +41,7 @@ def buy_one_checkout(product_id, price, buyer_no):
 def buy_one_stock_decrease(product_id, price, buyer_no):
     try:
         gateway.stock_decrease(
-            product_id=product_id, quantity=1, token=gateway.new_token(), reason="bench", who=f"bench-{buyer_no}"
+            product_id=product_id, quantity=1, token=gateway.new_token(), reason="sold", who=f"bench-{buyer_no}"
         )
     except InsufficientStock:
         return False

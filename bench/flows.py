@@ -55,7 +55,7 @@ def prepare(flow, connections, path):
         product_id = str(first + n)
         gateway.stock_increase(
             product_id=product_id, quantity=gateway.MAX_QUANTITY, token=gateway.new_token(),
-            reason="bench: stock for the checkout load", who="bench",
+            reason="received", note="bench: stock for the checkout load", who="bench",
         )
         lines.append(f"{cookie}\t{csrf}\t{product_id}\n")
     path.write_text("".join(lines))

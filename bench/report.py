@@ -233,6 +233,20 @@ def markdown(results):
         "",
     ]
 
+    if results.get("receive"):
+        r = results["receive"]
+        out += [
+            f"## Bulk receiving: {r['lines']} CSV lines over {r['products']} products",
+            "",
+            "| run | seconds (validation) | lines/s | received | replayed | DynamoDB requests | requests a line |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for name in ("first", "again"):
+            f = r[name]
+            ops = ", ".join(f"{op} {n}" for op, n in sorted(f["requests"].items()))
+            out.append(f"| {name} | {f['seconds']} ({f['validate_seconds']}) | {f['lines_per_s']} | {f['applied']} | "
+                       f"{f['replayed']} | {ops} | {f['requests_per_line']} |")
+        out += ["", f"Levels exact after both runs: {'yes' if r['exact'] else '**NO**'}", ""]
     out += [
         "## Contention: buyers taking 1 each from one product until it runs out",
         "",

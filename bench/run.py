@@ -44,6 +44,7 @@ QUICK = {
     "flat_rounds": 2,
     "flat_duration": 1,
     "warmup": 2500,
+    "receive_lines": 1000,
 }
 FULL = {
     "sizes": [1000, 100_000],
@@ -53,6 +54,7 @@ FULL = {
     "flat_rounds": 4,
     "flat_duration": 3,
     "warmup": 6000,
+    "receive_lines": 5000,
 }
 # In-process renders are slower than raw requests; fewer of them give as steady a p50.
 MAX_RENDER_ITERATIONS = 300
@@ -82,6 +84,7 @@ def parse_args(argv=None):
     parser.add_argument(
         "--no-load", action="store_true", help="skip gunicorn and wrk (page figures from in-process renders)"
     )
+    parser.add_argument("--receive-lines", type=int, help="bulk receiving: CSV lines (default 5000; quick 1000)")
     parser.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
     parser.add_argument("--db-path", help="keep DynamoDB Local's data in this folder (default: in memory)")
     parser.add_argument(
@@ -370,7 +373,7 @@ def derive(results):
 
 def bench(args, *, server_env=None):
     """Everything but starting DynamoDB Local and Django: the core, also run by tests/test_bench.py."""
-    from . import contention, report
+    from . import contention, receive, report
     from .load import gunicorn_flags, wrk_available
 
     run_id = uuid.uuid4().hex[:6]
@@ -415,6 +418,10 @@ def bench(args, *, server_env=None):
                 c = contention.run(buyers, start_stock=args.start_stock, buyer=buyer)
                 results["contention"][buyer][str(buyers)] = c
                 log(f"  {c['successes_per_s']} successes/s, {c['retries']} retries, exact: {c['consistent']}")
+        log(f"bulk receiving: {args.receive_lines} lines")
+        results["receive"] = receive.run(lines=args.receive_lines, products=max(1, min(500, args.receive_lines // 10)))
+        log(f"  {results['receive']['first']['lines_per_s']} lines/s, "
+            f"{results['receive']['first']['requests_per_line']} requests a line, exact: {results['receive']['exact']}")
     finally:
         from catalog.gateway.schema import table_delete
 

@@ -54,7 +54,7 @@ function request()
     last = "stock"
     -- The level the last answer showed goes back with the form, as the page's form sends it.
     return wrk.format("POST", "/staff/products/" .. product .. "/stock/", headers,
-      "action=increase&quantity=1&reason=bench&token=" .. hex(32) .. "&seen_level=" .. (seen_level or ""))
+      "action=increase&quantity=1&reason=received&token=" .. hex(32) .. "&seen_level=" .. (seen_level or ""))
   end
   -- Place the order only once this run has seen the cart take the product: wrk may build a
   -- request it never sends, so strict alternation could check out an empty cart.

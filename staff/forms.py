@@ -1,4 +1,6 @@
 """Staff forms: what a stock page accepts, checked before anything reaches the gateway."""
+from datetime import UTC, datetime, timedelta
+
 from django import forms
 
 from catalog import gateway, names
@@ -35,20 +37,31 @@ class StockListForm(forms.Form):
         return cleaned
 
 
+def _reason_choices(codes):
+    return [(code, gateway.REASON_LABELS[code]) for code in codes]
+
+
 class StockAdjustmentForm(forms.Form):
     """One stock adjustment. `token` is the idempotency key: a new one on each render of a
-    fresh form, so a double click or a resubmission applies the adjustment once."""
+    fresh form, so a double click or a resubmission applies the adjustment once. `reason` is a
+    code that fits a manual change (`sold` and `cancelled` only come from orders)."""
 
     action = forms.ChoiceField(
-        choices=[(INCREASE, "Increase: a shipment arrived"), (DECREASE, "Decrease: damage, loss or a correction")],
+        choices=[(INCREASE, "Increase"), (DECREASE, "Decrease")],
         widget=forms.RadioSelect,
     )
     quantity = WholeNumberField(
         min_value=1, max_value=gateway.MAX_QUANTITY, widget=forms.NumberInput(attrs={"step": 1})
     )
-    reason = forms.CharField(
-        max_length=gateway.MAX_REASON, required=False, help_text="Required for a decrease."
+    reason = forms.ChoiceField(
+        choices=[("", "Choose a reason")] + _reason_choices(gateway.MANUAL_REASONS), required=False,
+        help_text="Received and returned add stock (an increase without a reason is received), damaged removes "
+        "it, counted goes either way. Required for a decrease.",
     )
+    reference = forms.CharField(
+        max_length=gateway.MAX_REFERENCE, required=False, help_text="A purchase order, an order ID… (optional)"
+    )
+    note = forms.CharField(max_length=gateway.MAX_NOTE, required=False, widget=forms.Textarea(attrs={"rows": 2}))
     token = IdField(
         widget=forms.HiddenInput, error_messages={"required": EXPIRED, "invalid": EXPIRED, "max_length": EXPIRED}
     )
@@ -58,13 +71,117 @@ class StockAdjustmentForm(forms.Form):
         required=False, min_value=0, max_value=10**15, widget=forms.HiddenInput,
         error_messages={"invalid": EXPIRED, "min_value": EXPIRED, "max_value": EXPIRED},
     )
+    # The reorder point the page showed (empty: none stored): a hint too; a malformed one is no hint.
+    seen_reorder_point = forms.CharField(required=False, widget=forms.HiddenInput)
 
     @classmethod
     def fresh(cls):
-        return cls(initial={"action": INCREASE, "token": gateway.new_token()})
+        return cls(initial={"action": INCREASE, "reason": gateway.RECEIVED, "token": gateway.new_token()})
+
+    def clean_seen_reorder_point(self):
+        return _hint(self.cleaned_data["seen_reorder_point"])
 
     def clean(self):
         cleaned = super().clean()
-        if cleaned.get("action") == DECREASE and not cleaned.get("reason"):
+        action, reason = cleaned.get("action"), cleaned.get("reason")
+        if action == INCREASE and not reason and "reason" not in self.errors:
+            cleaned["reason"] = reason = gateway.RECEIVED
+        if action == DECREASE and not reason and "reason" not in self.errors:
             self.add_error("reason", "Give a reason for a decrease.")
+        if action and reason:
+            direction = gateway.MANUAL_REASONS[reason]
+            if direction and direction != (1 if action == INCREASE else -1):
+                kind = "an increase" if direction > 0 else "a decrease"
+                self.add_error("reason", f"“{gateway.REASON_LABELS[reason]}” is a reason for {kind}.")
         return cleaned
+
+
+def _hint(value):
+    """A number the page showed (a hint: never an error); None when absent or malformed."""
+    return int(value) if value.isdigit() and len(value) <= 9 else None
+
+
+class StocktakeForm(forms.Form):
+    """A stocktake: the quantity counted, against the level the form showed (`seen_level`, the
+    compare-and-set's compare) and the time it was shown (`opened_at`: the moves since)."""
+
+    counted = WholeNumberField(min_value=0, max_value=gateway.MAX_QUANTITY, label="Counted",
+                                 widget=forms.NumberInput(attrs={"step": 1}))
+    note = forms.CharField(max_length=gateway.MAX_NOTE, required=False)
+    token = IdField(
+        widget=forms.HiddenInput, error_messages={"required": EXPIRED, "invalid": EXPIRED, "max_length": EXPIRED}
+    )
+    seen_level = WholeNumberField(
+        min_value=0, max_value=10**15, widget=forms.HiddenInput,
+        error_messages={"required": EXPIRED, "invalid": EXPIRED, "min_value": EXPIRED, "max_value": EXPIRED},
+    )
+    seen_reorder_point = forms.CharField(required=False, widget=forms.HiddenInput)
+    opened_at = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    @classmethod
+    def fresh(cls, *, level, reorder_point):
+        return cls(initial=cls.state(level=level, reorder_point=reorder_point, token=gateway.new_token()))
+
+    @staticmethod
+    def state(*, level, reorder_point, token):
+        return {
+            "token": token, "seen_level": level, "opened_at": datetime.now(UTC).isoformat(timespec="microseconds"),
+            "seen_reorder_point": "" if reorder_point is None else reorder_point,
+        }
+
+    def clean_seen_reorder_point(self):
+        return _hint(self.cleaned_data["seen_reorder_point"])
+
+    def clean_opened_at(self):
+        try:
+            value = datetime.fromisoformat(self.cleaned_data["opened_at"])
+        except ValueError:
+            return None
+        return value.astimezone(UTC).isoformat(timespec="microseconds") if value.tzinfo else None
+
+
+class ReorderPointForm(forms.Form):
+    reorder_point = forms.IntegerField(
+        min_value=0, max_value=gateway.MAX_REORDER, required=False, label="Reorder point",
+        help_text="Empty: the shop's default.", widget=forms.NumberInput(attrs={"step": 1}),
+    )
+
+
+class HistoryFilterForm(forms.Form):
+    reason = forms.ChoiceField(required=False, choices=[("", "Every reason")] + _reason_choices(gateway.REASONS))
+
+
+class ReorderFilterForm(StockListForm):
+    """/staff/reorder/?brand=&category=: both optional."""
+
+    def clean(self):
+        return forms.Form.clean(self)
+
+
+class LedgerForm(forms.Form):
+    """/staff/ledger/?start=&end=: every stock change of those days (UTC) as CSV."""
+
+    start = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    end = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+
+    @classmethod
+    def default(cls):
+        today = datetime.now(UTC).date()
+        return cls(initial={"start": today - timedelta(days=6), "end": today})
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("start") and cleaned.get("end"):
+            try:
+                gateway.check_day_range(cleaned["start"], cleaned["end"])
+            except gateway.InvalidInput as exc:
+                raise forms.ValidationError(str(exc)) from None
+        return cleaned
+
+
+class ReceiveForm(forms.Form):
+    file = forms.FileField(label="CSV file", help_text="Header: product_id,quantity,reference")
+
+
+class OrderActionForm(forms.Form):
+    action = forms.ChoiceField(choices=[("ship", "Mark shipped"), ("cancel", "Cancel")])

@@ -7,17 +7,41 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseBadRequest
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from catalog import gateway, names
-from catalog.gateway import IdempotencyConflict, InsufficientStock, InvalidInput, NotFound, OutcomeUnknown
+from catalog.gateway import (
+    IdempotencyConflict,
+    InsufficientStock,
+    InvalidInput,
+    NotFound,
+    OrderStatusRefused,
+    OutcomeUnknown,
+    StockMoved,
+    receiving,
+)
 from storefront.errors import RETRY_AFTER
 from storefront.http import optional_param, partial_template, query_string, wants_partial
 
-from .forms import INCREASE, FindProductForm, StockAdjustmentForm, StockListForm
+from .downloads import ADJUSTMENT_HEADER, adjustment_row, csv_response
+from .forms import (
+    INCREASE,
+    FindProductForm,
+    HistoryFilterForm,
+    LedgerForm,
+    OrderActionForm,
+    ReceiveForm,
+    ReorderFilterForm,
+    ReorderPointForm,
+    StockAdjustmentForm,
+    StockListForm,
+    StocktakeForm,
+)
 
 
 def staff_required(view):
@@ -114,7 +138,8 @@ def product_stock(request, product_id):
     try:
         change = write(
             product_id=product_id, quantity=data["quantity"], token=data["token"], reason=data["reason"],
-            who=request.user.get_username(), expected_level=data["seen_level"],
+            reference=data["reference"], note=data["note"], who=request.user.get_username(),
+            expected_level=data["seen_level"], expected_reorder_point=data["seen_reorder_point"],
         )
     except InsufficientStock as exc:
         form.add_error(
@@ -171,27 +196,263 @@ def _outcome_unknown(request, product_id, form):
     return response
 
 
-def _stock_page(request, product_id, *, form, status=200, level=None, confirmation=None):
-    """The whole page (GetItem + Query); with HTMX after a POST the level, form and history
-    (the Query, and the GetItem unless the write told the level); with HTMX and ?after= the
-    next history rows (the Query)."""
+def _stock_page(request, product_id, *, form, status=200, level=None, confirmation=None, count_form=None,
+                moves=None, reorder_form=None):
+    """The whole page (GetItem + Query); with HTMX after a POST the level, forms and history
+    (the Query, and the GetItem unless the write told the level); with HTMX and ?after= the next
+    history rows (the Query). ?reason= shows the changes of one reason (a Query of the ByReason
+    index instead)."""
     after = optional_param(request, "after")
+    history_filter = HistoryFilterForm(request.GET if request.method == "GET" and "reason" in request.GET else None)
+    reason = None
+    if history_filter.is_bound:
+        if history_filter.is_valid():
+            reason = history_filter.cleaned_data["reason"] or None
+        else:
+            status = 400
     partial = None
     if wants_partial(request):
         partial = "stock" if request.method == "POST" else ("history-page" if after else None)
-    context = {"product_id": product_id, "form": form, "confirmation": confirmation, "after": after}
+    context = {"product_id": product_id, "form": form, "confirmation": confirmation, "after": after,
+               "history_filter": history_filter, "reason": reason, "moves": moves, "count_form": count_form}
     if partial is None or (partial == "stock" and level is None):
         product = gateway.product_get(product_id=product_id, consistent=True)
-        level = product.stock_level
+        level, reorder_point = product.stock_level, product.reorder_point
         context.update(
             product=product,
             brand_name=names.brand_names().get(product.brand_id, product.brand_id),
             category_name=names.category_names().get(product.category_id, product.category_id),
+            reorder_form=reorder_form or ReorderPointForm(initial={"reorder_point": product.reorder_point}),
         )
-    history = gateway.stock_history(product_id=product_id, after=after, consistent=True)
+    else:
+        # The write told the level; the reorder point the form showed is a hint for the next write.
+        hint = request.POST.get("seen_reorder_point", "")
+        reorder_point = int(hint) if hint.isdigit() and len(hint) <= 9 else None
+    if partial != "history-page" and count_form is None:
+        context["count_form"] = StocktakeForm.fresh(level=level, reorder_point=reorder_point)
+    context["reorder_point"] = reorder_point
+    history = gateway.stock_history(product_id=product_id, reason=reason, after=after, consistent=reason is None)
     context.update(
         level=level,
         history=history,
-        history_next_url=(request.path + query_string(after=history.next_cursor)) if history.next_cursor else None,
+        history_next_url=(request.path + query_string(reason=reason, after=history.next_cursor))
+        if history.next_cursor else None,
+        csv_url=reverse("staff_product_history_csv", args=[product_id]) + query_string(reason=reason),
     )
     return render(request, partial_template(request, "staff/product_stock.html", partial), context, status=status)
+
+
+@staff_required
+@require_http_methods(["POST"])
+@vary_on_headers("HX-Request")
+def product_stocktake(request, product_id):
+    """Set the stock to what was counted: a `counted` change of the difference, only if the stock
+    is still the level the form showed. If it moved (a sale meanwhile), nothing is written and
+    the form comes back with the level now and the moves since, to confirm."""
+    form = StocktakeForm(request.POST)
+    if not form.is_valid():
+        return _stock_page(request, product_id, form=StockAdjustmentForm.fresh(), count_form=form, status=400)
+    data = form.cleaned_data
+    try:
+        change = gateway.stock_count(
+            product_id=product_id, counted=data["counted"], expected_level=data["seen_level"], token=data["token"],
+            note=data["note"], who=request.user.get_username(), expected_reorder_point=data["seen_reorder_point"],
+        )
+    except StockMoved as exc:
+        moves = gateway.stock_moves_since(product_id=product_id, at=data["opened_at"]) if data["opened_at"] else []
+        again = StocktakeForm(
+            data={**StocktakeForm.state(level=exc.level, reorder_point=data["seen_reorder_point"],
+                                        token=data["token"]),
+                  "counted": data["counted"], "note": data["note"]},
+        )
+        again.is_valid()
+        again.add_error(None, (
+            f"The stock changed while you counted: it is now {exc.level}, not {data['seen_level']}. Nothing was "
+            f"changed. Check the moves below; save again to set the stock to {data['counted']} from {exc.level}."
+        ))
+        return _stock_page(request, product_id, form=StockAdjustmentForm.fresh(), count_form=again, moves=moves,
+                           status=409)
+    delta = change.adjustment.delta
+    confirmation = f"Counted {data['counted']} ({delta:+d}): stock is now {change.level}."
+    if change.replayed:
+        confirmation = f"This count was saved already: stock was set to {change.level}."
+    if not request.htmx:
+        messages.success(request, confirmation)
+        return redirect("staff_product_stock", product_id=product_id)
+    return _stock_page(request, product_id, form=StockAdjustmentForm.fresh(), confirmation=confirmation)
+
+
+@staff_required
+@require_http_methods(["POST"])
+@vary_on_headers("HX-Request")
+def product_reorder_point(request, product_id):
+    """Set a product's reorder point (empty: the default), which puts it on or off the reorder list."""
+    form = ReorderPointForm(request.POST)
+    if not form.is_valid():
+        return _stock_page(request, product_id, form=StockAdjustmentForm.fresh(), reorder_form=form, status=400)
+    product = gateway.product_set_reorder_point(product_id=product_id, reorder_point=form.cleaned_data["reorder_point"])
+    confirmation = f"Reorder point set to {product.effective_reorder_point}" + (
+        " (the default)." if product.reorder_point is None else ".")
+    if not request.htmx:
+        messages.success(request, confirmation)
+        return redirect("staff_product_stock", product_id=product_id)
+    return _stock_page(request, product_id, form=StockAdjustmentForm.fresh(), confirmation=confirmation)
+
+
+@staff_required
+@require_GET
+def product_history_csv(request, product_id):
+    """A product's stock history (?reason= one reason) as CSV, newest first."""
+    history_filter = HistoryFilterForm(request.GET)
+    if not history_filter.is_valid():
+        return HttpResponseBadRequest("Unknown reason.", content_type="text/plain")
+    reason = history_filter.cleaned_data["reason"] or None
+    gateway.product_get(product_id=product_id)  # an unknown product is a 404, not an empty file
+    rows = (adjustment_row(a) for a in gateway.stock_history_all(product_id=product_id, reason=reason))
+    return csv_response(f"stock-{product_id}{'-' + reason if reason else ''}.csv", ADJUSTMENT_HEADER, rows)
+
+
+@staff_required
+@require_GET
+def ledger(request):
+    """Every stock change of a range of days, across all products, as CSV (?start=&end=, UTC)."""
+    form = LedgerForm(request.GET if "start" in request.GET or "end" in request.GET else None)
+    if form.is_bound and form.is_valid():
+        start, end = form.cleaned_data["start"], form.cleaned_data["end"]
+        rows = (adjustment_row(a) for a in gateway.stock_ledger(start=start, end=end))
+        return csv_response(f"stock-ledger-{start}-to-{end}.csv", ADJUSTMENT_HEADER, rows)
+    return render(request, "staff/ledger.html", {"form": form if form.is_bound else LedgerForm.default(),
+                                                 "max_days": gateway.MAX_LEDGER_DAYS},
+                  status=400 if form.is_bound else 200)
+
+
+@staff_required
+@require_GET
+@vary_on_headers("HX-Request")
+def reorder_list(request):
+    """Products at or below their reorder point, sold-out first, optionally of a brand and/or a
+    category: one Query a page of the sparse Reorder index."""
+    listing = ReorderFilterForm(request.GET)
+    after = optional_param(request, "after")
+    if not listing.is_valid():
+        return render(request, "staff/reorder.html", {"listing": listing, "page": None, "after": after}, status=400)
+    brand_id, category_id = listing.cleaned_data["brand"] or None, listing.cleaned_data["category"] or None
+    page = gateway.products_to_reorder(brand_id=brand_id, category_id=category_id, after=after)
+    context = {
+        "listing": listing, "page": page, "after": after,
+        "brand_names": names.brand_names(), "category_names": names.category_names(),
+        "first_url": request.path + query_string(brand=brand_id, category=category_id),
+        "next_url": (request.path + query_string(brand=brand_id, category=category_id, after=page.next_cursor))
+        if page.next_cursor else None,
+    }
+    template = partial_template(request, "staff/reorder.html", "rows" if after else None)
+    return render(request, template, context)
+
+
+@staff_required
+@require_GET
+@vary_on_headers("HX-Request")
+def order_list(request):
+    """Open (placed) orders, oldest first: one Query a page of the sparse OpenOrders index."""
+    after = optional_param(request, "after")
+    page = gateway.orders_open(after=after)
+    context = {
+        "page": page, "after": after,
+        "next_url": (request.path + query_string(after=page.next_cursor)) if page.next_cursor else None,
+    }
+    return render(request, partial_template(request, "staff/orders.html", "rows" if after else None), context)
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+def order_detail(request, customer_id, order_id):
+    """One order (one Query of its customer's partition); POST action=ship or cancel."""
+    status = 200
+    if request.method == "POST":
+        form = OrderActionForm(request.POST)
+        if not form.is_valid():
+            messages.error(request, "Choose ship or cancel.")
+            status = 400
+        else:
+            try:
+                if form.cleaned_data["action"] == "ship":
+                    gateway.order_ship(customer_id=customer_id, order_id=order_id)
+                    messages.success(request, f"Order {order_id} is marked shipped.")
+                else:
+                    gateway.order_cancel(customer_id=customer_id, order_id=order_id, who=request.user.get_username())
+                    messages.success(request, f"Order {order_id} is cancelled; its stock is back.")
+                return redirect("staff_order", customer_id=customer_id, order_id=order_id)
+            except OrderStatusRefused as exc:
+                messages.error(request, str(exc))
+                status = 409
+    order = gateway.order_get(customer_id=customer_id, order_id=order_id)
+    return render(request, "staff/order_detail.html", {"order": order}, status=status)
+
+
+# --- receiving a shipment (CSV) --------------------------------------------------------------
+
+RECEIVE_SESSION_KEY = "staff_receive"
+RECEIVE_CHUNK = 200  # lines a request: a few seconds at most, far within gunicorn's timeout
+
+
+@staff_required
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+def receive(request):
+    """Upload a CSV (product_id,quantity,reference): checked whole first (every problem by line,
+    nothing written if there is one); then received in chunks of RECEIVE_CHUNK lines, one request
+    each (HTMX asks for the next chunk until the summary; without JavaScript a Continue button
+    does). The file is kept in the session until done; each line's idempotency key is the file's
+    hash and its line number, so uploading it again applies nothing twice."""
+    if request.method == "GET":
+        return render(request, "staff/receive.html", {"form": ReceiveForm(), "job": _receive_job(request)})
+    form = ReceiveForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return render(request, "staff/receive.html", {"form": form}, status=400)
+    upload = form.cleaned_data["file"]
+    if upload.size > receiving.MAX_FILE_BYTES:
+        form.add_error("file", f"The file is larger than {receiving.MAX_FILE_BYTES // (1024 * 1024)} MB.")
+        return render(request, "staff/receive.html", {"form": form}, status=400)
+    content = upload.read()
+    try:
+        receipt = receiving.validate(content)
+    except receiving.ReceiptInvalid as exc:
+        return render(request, "staff/receive.html", {"form": ReceiveForm(), "problems": exc.problems}, status=400)
+    request.session[RECEIVE_SESSION_KEY] = {
+        "name": upload.name, "content": content.decode("utf-8-sig"), "digest": receipt.digest,
+        "total": len(receipt.lines), "done": 0, "applied": 0, "replayed": 0, "units": 0,
+    }
+    return _receive_step(request)
+
+
+@staff_required
+@require_http_methods(["POST"])
+@vary_on_headers("HX-Request")
+def receive_continue(request):
+    return _receive_step(request)
+
+
+def _receive_job(request):
+    return request.session.get(RECEIVE_SESSION_KEY)
+
+
+def _receive_step(request):
+    """Receive the next chunk of the session's file and show the progress (or the summary)."""
+    job = _receive_job(request)
+    if job is None:
+        messages.error(request, "There is no file being received; upload it (again: nothing is applied twice).")
+        return redirect("staff_receive")
+    if job["done"] < job["total"]:
+        receipt = receiving.parse(job["content"].encode())
+        step = receiving.receive_lines(
+            receipt, who=request.user.get_username(), start=job["done"], count=RECEIVE_CHUNK
+        )
+        job.update(done=job["done"] + step.done, applied=job["applied"] + step.applied,
+                   replayed=job["replayed"] + step.replayed, units=job["units"] + step.units)
+        request.session[RECEIVE_SESSION_KEY] = job
+    finished = job["done"] >= job["total"]
+    if finished:
+        del request.session[RECEIVE_SESSION_KEY]
+    context = {"form": ReceiveForm(), "job": job, "finished": finished,
+               "percent": int(100 * job["done"] / job["total"]) if job["total"] else 100}
+    return render(request, partial_template(request, "staff/receive.html", "progress"), context)

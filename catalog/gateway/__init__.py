@@ -10,6 +10,18 @@ definition), `keys` (every key format), `cursor` (signed page cursors), `validat
 from .budget import BudgetExceeded, request_budget
 from .client import count_requests, reset_client
 from .entities import (
+    CANCELLED,
+    COUNTED,
+    DAMAGED,
+    MANUAL_REASONS,
+    ORDER_STATUSES,
+    PLACED,
+    REASON_LABELS,
+    REASONS,
+    RECEIVED,
+    RETURNED,
+    SHIPPED,
+    SOLD,
     Brand,
     Category,
     Order,
@@ -32,18 +44,23 @@ from .errors import (
     LineProblem,
     NotFound,
     OrderRejected,
+    OrderStatusRefused,
     OutcomeUnknown,
     StockBusy,
+    StockMoved,
 )
 from .orders import (
     MAX_LINES,
     customer_put,
     line_problems,
     new_order_id,
+    order_cancel,
     order_confirmation_claim,
     order_get,
     order_place,
+    order_ship,
     orders_by_customer,
+    orders_open,
 )
 from .products import (
     brands_all,
@@ -54,11 +71,37 @@ from .products import (
     products_get_many,
 )
 from .schema import create_table_request, table_delete, table_ensure
-from .stock import stock_decrease, stock_history, stock_increase
-from .validate import MAX_QUANTITY, MAX_REASON, check_id, check_quantity, new_token, valid_id
+from .stock import (
+    MAX_LEDGER_DAYS,
+    check_day_range,
+    product_set_reorder_point,
+    products_to_reorder,
+    stock_count,
+    stock_decrease,
+    stock_history,
+    stock_history_all,
+    stock_increase,
+    stock_ledger,
+    stock_moves_since,
+)
+from .validate import (
+    MAX_NOTE,
+    MAX_QUANTITY,
+    MAX_REASON,
+    MAX_REFERENCE,
+    MAX_REORDER,
+    check_id,
+    check_quantity,
+    new_token,
+    valid_id,
+)
 
 __all__ = [
-    "MAX_LINES", "MAX_QUANTITY", "MAX_REASON",
+    "MAX_LINES", "MAX_QUANTITY", "MAX_REASON", "MAX_NOTE", "MAX_REFERENCE", "MAX_REORDER", "MAX_LEDGER_DAYS",
+    "CANCELLED", "COUNTED", "DAMAGED", "MANUAL_REASONS", "ORDER_STATUSES", "PLACED", "REASON_LABELS", "REASONS",
+    "RECEIVED", "RETURNED", "SHIPPED", "SOLD", "OrderStatusRefused", "StockMoved",
+    "check_day_range", "order_cancel", "order_ship", "orders_open", "product_set_reorder_point",
+    "products_to_reorder", "stock_count", "stock_history_all", "stock_ledger", "stock_moves_since",
     "Brand", "PurchaseLine", "Category", "Order", "OrderLine", "Page", "Product", "StockAdjustment", "StockChange",
     "CatalogError", "CatalogUnavailable", "InsufficientStock", "InvalidCursor", "InvalidId", "InvalidInput",
     "InvalidQuantity", "LineProblem", "NotFound", "OrderRejected", "StockBusy",

@@ -5,9 +5,30 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Generic, TypeVar
 
+from django.conf import settings
+
 from . import keys
 
 CENT = Decimal("0.01")
+
+# Why stock changed: the codes as stored. Staff record the manual ones (with the direction each
+# allows: +1 in, -1 out, 0 either); `sold` and `cancelled` only come from orders.
+RECEIVED, RETURNED, DAMAGED, COUNTED = "received", "returned", "damaged", "counted"
+SOLD, CANCELLED = "sold", "cancelled"
+REASONS = (RECEIVED, RETURNED, DAMAGED, COUNTED, SOLD, CANCELLED)
+MANUAL_REASONS = {RECEIVED: 1, RETURNED: 1, DAMAGED: -1, COUNTED: 0}
+REASON_LABELS = {
+    RECEIVED: "Received (shipment)",
+    RETURNED: "Returned by a customer",
+    DAMAGED: "Damaged or lost",
+    COUNTED: "Counted (stocktake correction)",
+    SOLD: "Sold",
+    CANCELLED: "Order cancelled",
+}
+
+# Order statuses.
+PLACED, SHIPPED = "placed", "shipped"
+ORDER_STATUSES = (PLACED, SHIPPED, CANCELLED)
 
 T = TypeVar("T")
 
@@ -71,10 +92,12 @@ class Product:
     stock_level: int
     description: str = ""
     attributes: Mapping[str, object] = field(default_factory=dict, hash=False)
+    reorder_point: int | None = None  # None: LOW_STOCK_THRESHOLD
 
     @classmethod
     def from_item(cls, item):
         return cls(
+            reorder_point=_int(item["reorderPoint"]) if item.get("reorderPoint") is not None else None,
             product_id=item["productId"],
             name=item.get("name", ""),
             brand_id=item.get("brandId", ""),
@@ -100,11 +123,30 @@ class Product:
             "stockLevel": self.stock_level,
             "description": self.description,
             "attributes": dict(self.attributes),
+            **({"reorderPoint": self.reorder_point} if self.reorder_point is not None else {}),
+            **reorder_index_keys(self.product_id, self.stock_level, self.reorder_point),
         }
 
     @property
     def in_stock(self):
         return self.stock_level > 0
+
+    @property
+    def effective_reorder_point(self):
+        return effective_reorder_point(self.reorder_point)
+
+    @property
+    def needs_reorder(self):
+        return self.stock_level <= self.effective_reorder_point
+
+
+def effective_reorder_point(reorder_point):
+    return settings.LOW_STOCK_THRESHOLD if reorder_point is None else reorder_point
+
+
+def reorder_index_keys(product_id, level, reorder_point):
+    """The Reorder index keys when a product at `level` is at or below its reorder point, else {}."""
+    return keys.reorder_keys(product_id, level) if level <= effective_reorder_point(reorder_point) else {}
 
 
 @dataclass(frozen=True)
@@ -116,22 +158,33 @@ class StockAdjustment:
     at: datetime
     delta: int
     resulting_level: int
-    reason: str = ""
+    reason: str = ""  # a code of REASONS; "" for a change recorded before codes (its text is the note)
     who: str = ""
     order_id: str | None = None
+    reference: str = ""
+    note: str = ""
 
     @classmethod
     def from_item(cls, item):
+        reason, note = item.get("reason", ""), item.get("note", "")
+        if reason not in REASONS:  # a free-text reason of before the codes: keep it as the note
+            reason, note = "", note or reason
         return cls(
             product_id=item["productId"],
             adjustment_id=item["adjustmentId"],
             at=datetime.fromisoformat(item["at"]),
             delta=_int(item["delta"]),
             resulting_level=_int(item["resultingLevel"]),
-            reason=item.get("reason", ""),
+            reason=reason,
             who=item.get("who", ""),
             order_id=item.get("orderId"),
+            reference=item.get("reference", ""),
+            note=note,
         )
+
+    @property
+    def reason_label(self):
+        return REASON_LABELS.get(self.reason, "")
 
     @property
     def stamp(self):
@@ -151,11 +204,19 @@ class StockAdjustment:
         }
         if self.order_id:
             item["orderId"] = self.order_id
+        if self.reference:
+            item["reference"] = self.reference
+        if self.note:
+            item["note"] = self.note
         return item
 
     def to_item(self):
+        """The adjustment in its product's partition, and in the Ledger (by day) and ByReason indexes."""
+        at, aid = self.stamp, self.adjustment_id
         return {
-            **keys.stock_adjustment_key(self.product_id, at=self.stamp, adjustment_id=self.adjustment_id),
+            **keys.stock_adjustment_key(self.product_id, at=at, adjustment_id=aid),
+            **keys.ledger_keys(self.product_id, at=at, adjustment_id=aid),
+            **(keys.by_reason_keys(self.product_id, self.reason, at=at, adjustment_id=aid) if self.reason else {}),
             **self.attributes(),
         }
 
@@ -259,9 +320,17 @@ class Order:
     lines: Sequence[OrderLine] = ()
     address: Mapping[str, str] | None = None  # the delivery address, as it was at checkout
     token: str = ""  # the idempotency key it was placed with (kept to refuse its reuse for another order)
+    status: str = PLACED
+    item_total: int | None = field(default=None, compare=False)  # itemCount as stored (no lines read)
+
+    @property
+    def is_open(self):
+        return self.status == PLACED
 
     @property
     def item_count(self):
+        if not self.lines and self.item_total is not None:
+            return self.item_total
         return sum(line.quantity for line in self.lines)
 
     @classmethod
@@ -274,7 +343,14 @@ class Order:
             lines=tuple(sorted((OrderLine.from_item(i) for i in line_items), key=lambda line: line.name)),
             address=dict(order_item["address"]) if order_item.get("address") else None,
             token=order_item.get("idempotencyKey", ""),
+            status=order_item.get("status", PLACED),  # orders placed before statuses are open
+            item_total=_int(order_item.get("itemCount"), None),
         )
+
+    @classmethod
+    def from_item(cls, order_item):
+        """An order without its lines (the open-orders index)."""
+        return cls.from_items(order_item, ())
 
     def to_item(self):
         """The order itself; each line is an item of its own (OrderLine.to_item)."""
@@ -289,6 +365,8 @@ class Order:
             "itemCount": self.item_count,
             **({"address": dict(self.address)} if self.address else {}),
             **({"idempotencyKey": self.token} if self.token else {}),
+            "status": self.status,
+            **(keys.open_order_keys(self.order_id) if self.status == PLACED else {}),
         }
 
     def line_items(self):

@@ -99,3 +99,24 @@ class LineProblem:
 
     def __repr__(self):
         return f"LineProblem({self.product_id!r}, {self.kind!r}, available={self.available!r}, price={self.price!r})"
+
+
+class StockMoved(CatalogError):
+    """A stocktake's compare-and-set lost: the level is no longer the one the count was made
+    against (a sale meanwhile). Nothing was written; `level` is the level now."""
+
+    def __init__(self, product_id, level):
+        self.product_id = product_id
+        self.level = level
+        super().__init__(f"The stock of product {product_id} changed to {level} since the count was started.")
+
+
+class OrderStatusRefused(CatalogError):
+    """An order cannot go where it was asked to (cancel a cancelled or shipped one, ship a
+    cancelled one); nothing was changed. `status` is its status now."""
+
+    def __init__(self, order_id, status, wanted):
+        self.order_id = order_id
+        self.status = status
+        self.wanted = wanted
+        super().__init__(f"Order {order_id} is {status}: it cannot be {wanted}. Nothing was changed.")

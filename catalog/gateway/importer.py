@@ -4,6 +4,7 @@ Importing again updates a product's names, price, description, attributes, brand
 (and its index keys) but keeps its stock level: stock only changes through stock writes,
 unless `reset_stock` says otherwise.
 """
+import dataclasses
 import json
 import math
 import re
@@ -11,10 +12,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
+from botocore.exceptions import ClientError
+
 from . import keys
-from .client import batch_get, batch_put, client, serialize, table_name, translate_errors
+from .client import batch_get, batch_put, client, deserialize, error_code, serialize, table_name, translate_errors
 from .entities import Brand, Category, Product
-from .validate import valid_id
+from .validate import MAX_REORDER, valid_id
 
 DEMO_CATALOG = Path(__file__).resolve().parent.parent / "demo" / "demo_catalog.json"
 
@@ -86,6 +89,16 @@ def _price(value, path, problems):
 def _stock(value, path, problems):
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         problems.append(f"{path}: {value!r} is not a stock level (a whole number >= 0)")
+        return None
+    return value
+
+
+def _reorder_point(value, path, problems):
+    """`reorderPoint` is optional (None: the stored one, or LOW_STOCK_THRESHOLD)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_REORDER:
+        problems.append(f"{path}: {value!r} is not a reorder point (a whole number from 0 to {MAX_REORDER:,})")
         return None
     return value
 
@@ -168,11 +181,13 @@ def _product_builder(brand_ids, category_ids):
         if not isinstance(description, str) or len(description) > MAX_DESCRIPTION:
             problems.append(f"{path}.description: must be text of at most {MAX_DESCRIPTION} characters")
         attributes = _attributes(raw.get("attributes"), f"{path}.attributes", problems)
+        reorder_point = _reorder_point(raw.get("reorderPoint"), f"{path}.reorderPoint", problems)
         if len(problems) > before:
             return None
         return Product(
             product_id=product_id, name=name, brand_id=brand_id, category_id=category_id,
             price=price, stock_level=stock, description=description.strip(), attributes=attributes,
+            reorder_point=reorder_point,
         )
 
     return product
@@ -207,38 +222,56 @@ def referenced_ids(data, entity, id_key):
 
 # --- writing ----------------------------------------------------------------------------
 
-def _existing_product_ids(product_ids, result):
-    """Which of these products are already in the table (BatchGetItem, 100 a request)."""
+def _existing_products(product_ids, result):
+    """The level and reorder point of those of these products already in the table
+    (BatchGetItem, 100 a request): {product_id: Product with only those}."""
     items = batch_get(
-        [keys.product_key(pid) for pid in product_ids], projection="productId", consistent=True,
-        on_request=result.count,
+        [keys.product_key(pid) for pid in product_ids], projection="productId, stockLevel, reorderPoint",
+        consistent=True, on_request=result.count,
     )
-    return {i["productId"] for i in items}
+    return {i["productId"]: Product.from_item(i) for i in items}
 
 
-def _update_keeping_stock(product, result):
-    """Update everything of an existing product but its stock level (one UpdateItem)."""
-    item = product.to_item()
-    key = {"PK": item.pop("PK"), "SK": item.pop("SK")}
-    item.pop("stockLevel")
-    names = {f"#a{i}": name for i, name in enumerate(item)}
-    values = {f":v{i}": value for i, value in enumerate(item.values())}
-    with translate_errors():
-        client().update_item(
-            TableName=table_name(),
-            Key=serialize(key),
-            UpdateExpression="SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(item))),
-            ExpressionAttributeNames=names,
-            ExpressionAttributeValues=serialize(values),
-        )
-    result.count("UpdateItem")
+def _update_keeping_stock(product, stored, result):
+    """Update everything of an existing product but its stock level (one UpdateItem), on the
+    level read: its Reorder index keys follow from that level and the reorder point (the file's,
+    or the stored one when the file has none). A stock write in between: read again, retry."""
+    while True:
+        reorder_point = product.reorder_point if product.reorder_point is not None else stored.reorder_point
+        item = dataclasses.replace(product, stock_level=stored.stock_level, reorder_point=reorder_point).to_item()
+        key = {"PK": item.pop("PK"), "SK": item.pop("SK")}
+        item.pop("stockLevel")
+        names = {f"#a{i}": name for i, name in enumerate(item)}
+        values = {f":v{i}": value for i, value in enumerate(item.values())}
+        removes = [name for name in keys.REORDER_ATTRIBUTES if name not in item]
+        values[":level"] = stored.stock_level
+        try:
+            with translate_errors():
+                client().update_item(
+                    TableName=table_name(),
+                    Key=serialize(key),
+                    UpdateExpression="SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(item)))
+                    + (" REMOVE " + ", ".join(removes) if removes else ""),
+                    ConditionExpression="stockLevel = :level",
+                    ExpressionAttributeNames=names,
+                    ExpressionAttributeValues=serialize(values),
+                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                )
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException" or not exc.response.get("Item"):
+                raise
+            result.count("UpdateItem")
+            stored = Product.from_item(deserialize(exc.response["Item"]))
+            continue
+        result.count("UpdateItem")
+        return
 
 
 def write(brands, categories, products, *, reset_stock=False, progress=None):
     """Write validated entities. Returns an ImportResult with counts and requests used."""
     result = ImportResult(brands=len(brands), categories=len(categories))
     batch_put([b.to_item() for b in brands] + [c.to_item() for c in categories], on_request=result.count)
-    existing = _existing_product_ids([p.product_id for p in products], result)
+    existing = _existing_products([p.product_id for p in products], result)
     result.products_created = sum(p.product_id not in existing for p in products)
     result.products_updated = len(products) - result.products_created
     # New products (and, with reset_stock, every product) are written whole, in batches;
@@ -248,7 +281,7 @@ def write(brands, categories, products, *, reset_stock=False, progress=None):
     if not reset_stock:
         for product in products:
             if product.product_id in existing:
-                _update_keeping_stock(product, result)
+                _update_keeping_stock(product, existing[product.product_id], result)
                 if progress:
                     progress(1)
     return result

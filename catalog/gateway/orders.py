@@ -17,13 +17,21 @@ from django.conf import settings
 
 from . import keys
 from .client import client, contended_attempts, error_code, serialize, table_name, translate_errors
-from .entities import Order, OrderLine, Page, Product, StockAdjustment
-from .errors import IdempotencyConflict, InvalidInput, LineProblem, NotFound, OrderRejected, StockBusy
-from .pages import KeyRange, query_items
+from .entities import CANCELLED, PLACED, SHIPPED, SOLD, Order, OrderLine, Page, Product, StockAdjustment
+from .errors import (
+    IdempotencyConflict,
+    InvalidInput,
+    LineProblem,
+    NotFound,
+    OrderRejected,
+    OrderStatusRefused,
+    StockBusy,
+)
+from .pages import KeyRange, query_items, query_page
 from .products import products_get_many
 from .stock import stock_level_update
 from .transact import put, transact_write, update
-from .validate import check_id, check_quantity, client_request_token, utc_now
+from .validate import check_id, check_quantity, client_request_token, page_size, utc_now
 
 MAX_LINES = 25  # 3 actions a line + 2 keeps a transaction within DynamoDB's 100
 ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
@@ -143,18 +151,20 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         current = products[line.product_id].stock_level
         actions.append(stock_level_update(
             product_id=line.product_id, current=current, new=current - line.quantity,
+            reorder_point=products[line.product_id].reorder_point,
             extra_condition=" AND price = :price", extra_values={":price": line.price},
         ))
         sale = StockAdjustment(
             product_id=line.product_id, adjustment_id=order_id, at=at, delta=-line.quantity,
-            resulting_level=current - line.quantity, reason=f"Order {order_id}", who=customer_name, order_id=order_id,
+            resulting_level=current - line.quantity, reason=SOLD, reference=order_id, who=customer_name,
+            order_id=order_id,
         )
         actions.append(put(sale.to_item(), if_absent=True))
     order_index = len(actions)
     actions.append(put(order.to_item(), if_absent=True))
     actions.extend(put(item) for item in order.line_items())
     actions.append(_customer_update(customer_id=customer_id, name=customer_name, email=customer_email, at=at))
-    levels = tuple(products[line.product_id].stock_level for line in lines)
+    levels = tuple((products[line.product_id].stock_level, products[line.product_id].reorder_point) for line in lines)
     stamp = at.isoformat(timespec="microseconds")
     refusal = transact_write(actions, request_token=client_request_token(token, order_id, stamp, levels))
     if refusal is None:
@@ -278,3 +288,96 @@ def orders_by_customer(*, customer_id, after=None, limit=None):
     read = sum(len(o.lines) + 1 for o in orders)
     more = last is not None or len(items) > read
     return Page(items=orders, next_cursor=key_range.encode(last_head) if more and last_head else None)
+
+
+# --- fulfilment (staff) ---------------------------------------------------------------------
+
+def orders_open(*, after=None, limit=None):
+    """Open (placed) orders, oldest first: one Query a page of the sparse OpenOrders index (an
+    order leaves it when shipped or cancelled). Each carries its customer ID, whose partition
+    holds the order (order_get)."""
+    key_range = KeyRange(index=keys.OPEN_ORDERS, partition=keys.OPEN_ORDERS_PK)
+    return query_page(key_range, size=page_size(limit), after=after, build=Order.from_item)
+
+
+def _status_update(customer_id, order_id, status, at):
+    """The Update that moves an order from placed (or no status: an order of before statuses)
+    to `status` and takes it out of the OpenOrders index."""
+    pk, sk = keys.OPEN_ORDER_ATTRIBUTES
+    return update(
+        keys.order_key(customer_id, order_id),
+        f"SET #status = :status, #when = :at REMOVE {pk}, {sk}",
+        {":status": status, ":placed": PLACED, ":at": at.isoformat(timespec="microseconds")},
+        names={"#status": "status", "#when": f"{status}At"},
+        condition="attribute_exists(PK) AND (#status = :placed OR attribute_not_exists(#status))",
+        return_old=True,
+    )
+
+
+def _refused(customer_id, order_id, old_item, wanted):
+    if old_item is None:
+        raise NotFound("Order", order_id)
+    raise OrderStatusRefused(order_id, old_item.get("status", PLACED), wanted)
+
+
+def order_ship(*, customer_id, order_id):
+    """Mark an open order shipped: one conditional write (status placed). A cancelled or shipped
+    order is refused (OrderStatusRefused) and nothing changes."""
+    check_id("Customer", customer_id)
+    check_id("Order", order_id)
+    refusal = transact_write(
+        [_status_update(customer_id, order_id, SHIPPED, utc_now())],
+        request_token=client_request_token("ship", customer_id, order_id),
+    )
+    if refusal is None or refusal.replay:
+        return order_get(customer_id=customer_id, order_id=order_id)
+    if refusal.failed(0):
+        _refused(customer_id, order_id, refusal.items[0], "shipped")
+    raise StockBusy(f"Order {order_id} is being changed right now; try again.")
+
+
+def order_cancel(*, customer_id, order_id, who=""):
+    """Cancel an open order: one transaction puts every line's quantity back in stock (each
+    conditional on the level read, with a `cancelled` stock change referencing the order) with
+    the status change (conditional on status placed). Cancelling twice, or a shipped order, is
+    refused (OrderStatusRefused) and changes nothing; a race with a stock write is retried."""
+    order = order_get(customer_id=customer_id, order_id=order_id)
+    if not order.is_open:
+        raise OrderStatusRefused(order_id, order.status, "cancelled")
+    products = None
+    for _attempt in contended_attempts():
+        if products is None:
+            products = products_get_many(product_ids=[line.product_id for line in order.lines], consistent=True)
+        at = utc_now()
+        actions = [_status_update(customer_id, order_id, CANCELLED, at)]
+        for line in order.lines:
+            product = products.get(line.product_id)
+            if product is None:
+                continue  # a product no longer sold: nothing to put back
+            actions.append(stock_level_update(
+                product_id=line.product_id, current=product.stock_level, new=product.stock_level + line.quantity,
+                reorder_point=product.reorder_point,
+            ))
+            actions.append(put(StockAdjustment(
+                product_id=line.product_id, adjustment_id=f"{order_id}-cancel", at=at, delta=line.quantity,
+                resulting_level=product.stock_level + line.quantity, reason=CANCELLED, reference=order_id,
+                who=who, order_id=order_id,
+            ).to_item(), if_absent=True))
+        state = tuple((p.product_id, p.stock_level, p.reorder_point) for p in products.values())
+        refusal = transact_write(
+            actions, request_token=client_request_token("cancel", customer_id, order_id, at.isoformat(), state)
+        )
+        if refusal is None or refusal.replay:
+            return order_get(customer_id=customer_id, order_id=order_id)
+        if refusal.failed(0):
+            _refused(customer_id, order_id, refusal.items[0], "cancelled")
+        if not refusal.any_failed:
+            products = None  # a conflict with another transaction: read again
+            continue
+        fresh = dict(products)
+        for i in range(1, len(actions), 2):
+            if refusal.failed(i) and refusal.items[i] is not None:
+                product = Product.from_item(refusal.items[i])
+                fresh[product.product_id] = product
+        products = fresh
+    raise StockBusy(f"Order {order_id} could not be cancelled now (its products' stock is busy); try again.")

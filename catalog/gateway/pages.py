@@ -21,6 +21,9 @@ class KeyRange:
     index: str | None = None  # None: the table itself
     forward: bool = True
     consistent: bool = False
+    # ((attribute, value), ...) that a shown item must have: a FilterExpression (the Query still
+    # reads `Limit` items of the range; those that do not match are not returned).
+    filters: tuple = ()
 
     @property
     def key_attributes(self):
@@ -35,7 +38,8 @@ class KeyRange:
     @property
     def scope(self):
         """What a cursor is bound to: a cursor of one range does not open another."""
-        return f"{self.index or 'table'}:{self.partition}:{self.prefix or ''}"
+        scope = f"{self.index or 'table'}:{self.partition}:{self.prefix or ''}"
+        return scope + "".join(f":{name}={value}" for name, value in self.filters)
 
     def params(self, *, limit=None):
         pk_name, sk_name = self.key_attributes
@@ -49,6 +53,11 @@ class KeyRange:
             "ExpressionAttributeValues": serialize(values),
             "ScanIndexForward": self.forward,
         }
+        if self.filters:
+            params["FilterExpression"] = " AND ".join(f"#f{i} = :f{i}" for i in range(len(self.filters)))
+            params["ExpressionAttributeNames"] = {f"#f{i}": name for i, (name, _) in enumerate(self.filters)}
+            values.update({f":f{i}": value for i, (_, value) in enumerate(self.filters)})
+            params["ExpressionAttributeValues"] = serialize(values)
         if self.index:
             params["IndexName"] = self.index
         elif self.consistent:
@@ -90,8 +99,9 @@ def query_page(key_range, *, size, after=None, build):
     if len(items) > size:
         items = items[:size]
         next_key = items[-1]
-    elif last is not None and items:
-        next_key = last  # DynamoDB stopped early (1 MB page): carry on from where it stopped
+    elif last is not None:
+        # DynamoDB stopped early (1 MB page, or a filter dropped items): carry on from there
+        next_key = last
     return Page(items=[build(i) for i in items], next_cursor=key_range.encode(next_key) if next_key else None)
 
 

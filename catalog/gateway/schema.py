@@ -16,24 +16,40 @@ LIST_ATTRIBUTES = [
     "categoryId",
 ]
 
+# What the warehouse indexes project: a stock change (ledger CSV, history by reason), a product
+# on the reorder list, an open order (with its customer, whose partition holds the order).
+ADJUSTMENT_ATTRIBUTES = [
+    "type", "productId", "adjustmentId", "at", "delta", "resultingLevel", "reason", "reference", "note", "who",
+    "orderId",
+]
+REORDER_ATTRIBUTES = ["type", "productId", "name", "stockLevel", "reorderPoint", "brandId", "categoryId"]
+OPEN_ORDER_ATTRIBUTES = ["type", "orderId", "customerId", "placedAt", "total", "itemCount", "lineCount", "status"]
+WAREHOUSE_INDEXES = {
+    keys.LEDGER: ADJUSTMENT_ATTRIBUTES,
+    keys.BY_REASON: ADJUSTMENT_ATTRIBUTES,
+    keys.REORDER: REORDER_ATTRIBUTES,
+    keys.OPEN_ORDERS: OPEN_ORDER_ATTRIBUTES,
+}
+
 # Idempotency marks expire after this many seconds (DynamoDB TTL on `expiresAt`).
 TTL_ATTRIBUTE = "expiresAt"
 
 
-def _index(name):
+def _index(name, projected=LIST_ATTRIBUTES):
     return {
         "IndexName": name,
         "KeySchema": [
             {"AttributeName": f"{name}PK", "KeyType": "HASH"},
             {"AttributeName": f"{name}SK", "KeyType": "RANGE"},
         ],
-        "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(LIST_ATTRIBUTES)},
+        "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(projected)},
     }
 
 
 def create_table_request(table_name):
     """The CreateTable request for the single table, as boto3 takes it."""
     attributes = ["PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK"]
+    attributes += [f"{name}{part}" for name in WAREHOUSE_INDEXES for part in ("PK", "SK")]
     return {
         "TableName": table_name,
         "BillingMode": "PAY_PER_REQUEST",
@@ -42,7 +58,8 @@ def create_table_request(table_name):
             {"AttributeName": "SK", "KeyType": "RANGE"},
         ],
         "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in attributes],
-        "GlobalSecondaryIndexes": [_index(keys.GSI1), _index(keys.GSI2)],
+        "GlobalSecondaryIndexes": [_index(keys.GSI1), _index(keys.GSI2)]
+        + [_index(name, projected) for name, projected in WAREHOUSE_INDEXES.items()],
     }
 
 

@@ -4,17 +4,34 @@ A write reads the level (or takes the caller's hint), then one transaction sets 
 if the level is still the one read, records the adjustment in the product's partition and marks
 the idempotency key as used. A lost race is tried again from the level DynamoDB returns.
 """
+import heapq
 import time
+from datetime import date, timedelta
+
+from botocore.exceptions import ClientError
 
 from . import keys
-from .client import client, contended_attempts, deserialize, serialize, table_name, translate_errors
-from .entities import IdempotencyMark, StockAdjustment, StockChange
-from .errors import IdempotencyConflict, InsufficientStock, InvalidInput, StockBusy
+from .client import client, contended_attempts, deserialize, error_code, serialize, table_name, translate_errors
+from .entities import (
+    COUNTED,
+    DAMAGED,
+    MANUAL_REASONS,
+    REASONS,
+    RECEIVED,
+    IdempotencyMark,
+    Product,
+    StockAdjustment,
+    StockChange,
+    reorder_index_keys,
+)
+from .errors import IdempotencyConflict, InsufficientStock, InvalidInput, StockBusy, StockMoved
 from .pages import KeyRange, query_page
 from .products import product_get
 from .transact import put, transact_write, update
 from .validate import (
-    MAX_REASON,
+    MAX_NOTE,
+    MAX_REFERENCE,
+    MAX_REORDER,
     MAX_WHO,
     check_id,
     check_quantity,
@@ -26,46 +43,81 @@ from .validate import (
 
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
 TOKEN_TTL_SECONDS = 7 * 24 * 3600
+# The ledger download covers at most this many days: days x LEDGER_SHARDS Queries at least.
+MAX_LEDGER_DAYS = 31
+# What a caller that does not know a product's reorder point passes (the write then assumes the
+# default; a wrong guess costs one more attempt, never a wrong index).
+UNKNOWN = object()
 
 
-def stock_increase(*, product_id, quantity, token, reason="", who="", expected_level=None):
-    """Pattern 5: a shipment arrived. Returns the new level (a StockChange).
+def check_reason(reason, *, direction):
+    """`reason` must be a code of REASONS that fits the direction of the change (+1 in, -1 out)."""
+    if reason not in REASONS:
+        raise InvalidInput(f"Reason must be one of: {', '.join(REASONS)}.")
+    allowed = MANUAL_REASONS.get(reason, {"sold": -1, "cancelled": 1}.get(reason))
+    if allowed not in (0, direction):
+        raise InvalidInput(f"“{reason}” is not a reason for {'an increase' if direction > 0 else 'a decrease'}.")
+    return reason
 
-    `expected_level`, the level the caller last saw (say, on the page the staff member
-    submitted), saves the read before the write: when it is still right the write is one
-    TransactWriteItems. It is only a hint: a stale one costs one more attempt, never a wrong level."""
+
+def stock_increase(*, product_id, quantity, token, reason=RECEIVED, who="", reference="", note="",
+                   expected_level=None, expected_reorder_point=UNKNOWN):
+    """Pattern 5: stock came in (received, returned, counted, cancelled). Returns the new level
+    (a StockChange).
+
+    `expected_level` (and `expected_reorder_point`), what the caller last saw (say, on the page
+    the staff member submitted), saves the read before the write: when it is still right the
+    write is one TransactWriteItems. It is only a hint: a stale one costs one more attempt, never a
+    wrong level."""
     return _change_stock(
-        product_id=product_id, delta=check_quantity(quantity), token=token, reason=reason, who=who,
-        expected_level=expected_level,
+        product_id=product_id, delta=check_quantity(quantity), token=token,
+        reason=check_reason(reason, direction=1), who=who, reference=reference, note=note,
+        expected_level=expected_level, expected_reorder_point=expected_reorder_point,
     )
 
 
-def stock_decrease(*, product_id, quantity, token, reason="", who="", expected_level=None):
-    """Pattern 4: stock left (a sale, damage, a correction). Never below zero: raises
+def stock_decrease(*, product_id, quantity, token, reason=DAMAGED, who="", reference="", note="",
+                   expected_level=None, expected_reorder_point=UNKNOWN):
+    """Pattern 4: stock left (damaged, counted, sold). Never below zero: raises
     InsufficientStock, changing nothing, when `quantity` is more than is in stock (read
     consistently, whatever `expected_level` said). `expected_level` as for stock_increase."""
     return _change_stock(
-        product_id=product_id, delta=-check_quantity(quantity), token=token, reason=reason, who=who,
-        expected_level=expected_level,
+        product_id=product_id, delta=-check_quantity(quantity), token=token,
+        reason=check_reason(reason, direction=-1), who=who, reference=reference, note=note,
+        expected_level=expected_level, expected_reorder_point=expected_reorder_point,
     )
 
 
-def _change_stock(*, product_id, delta, token, reason, who, expected_level):
-    check_id("Product", product_id)
-    check_id("Idempotency key", token)
-    reason = check_text("Reason", reason, MAX_REASON)
-    who = check_text("Who", who, MAX_WHO)
+def _check_level_hint(expected_level):
     if expected_level is not None and (
         isinstance(expected_level, bool) or not isinstance(expected_level, int) or expected_level < 0
     ):
         raise InvalidInput("The expected stock level must be a whole number, 0 or more.")
+
+
+def _texts(*, token, who, reference, note):
+    check_id("Idempotency key", token)
+    return {
+        "who": check_text("Who", who, MAX_WHO),
+        "reference": check_text("Reference", reference, MAX_REFERENCE),
+        "note": check_text("Note", note, MAX_NOTE),
+    }
+
+
+def _change_stock(*, product_id, delta, token, reason, who, reference, note, expected_level, expected_reorder_point):
+    check_id("Product", product_id)
+    texts = _texts(token=token, who=who, reference=reference, note=note)
+    _check_level_hint(expected_level)
     # What the key is used for: the same key with another request is refused (IdempotencyConflict).
-    request = {"delta": delta, "reason": reason, "who": who}
-    # The level the next attempt is conditional on, and whether DynamoDB told it (not a hint).
+    request = _request(delta=delta, reason=reason, **texts)
+    # The level (and stored reorder point) the next attempt is conditional on, and whether
+    # DynamoDB told it (not a hint).
     current, known = expected_level, False
+    reorder_point = None if expected_reorder_point is UNKNOWN else expected_reorder_point
     for _attempt in contended_attempts():
         if current is None or (current + delta < 0 and not known):  # never refuse on a hint
-            current, known = product_get(product_id=product_id, consistent=True).stock_level, True
+            product = product_get(product_id=product_id, consistent=True)
+            current, reorder_point, known = product.stock_level, product.reorder_point, True
         if current + delta < 0:
             # A key used already answers as it did then, even if stock has run out since.
             replay = _replay_of_used_token(product_id=product_id, token=token, request=request)
@@ -73,47 +125,83 @@ def _change_stock(*, product_id, delta, token, reason, who, expected_level):
                 return replay
             raise InsufficientStock(product_id, available=current, requested=-delta)
         outcome = _apply_stock_change(
-            product_id=product_id, current=current, delta=delta, token=token, reason=reason, who=who, at=utc_now()
+            product_id=product_id, current=current, reorder_point=reorder_point, delta=delta, token=token,
+            reason=reason, at=utc_now(), **texts,
         )
         if isinstance(outcome, _UsedToken):  # the first answer again, if this is the same request
-            if outcome.item is not None:
-                outcome = _replay_of(product_id=product_id, item=outcome.item, request=request)
-            else:
-                outcome = _replay_of_used_token(product_id=product_id, token=token, request=request)
+            outcome = outcome.replay(product_id=product_id, token=token, request=request)
         if isinstance(outcome, StockChange):
             return outcome
         # Someone else changed the stock first (or the hint was stale): try again from the
-        # level DynamoDB returned with the refusal.
-        current, known = outcome, outcome is not None
+        # product as DynamoDB returned it with the refusal.
+        if outcome is None:
+            current, known = None, False
+        else:
+            current, reorder_point, known = outcome.stock_level, outcome.reorder_point, True
     raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
 
 
-def _apply_stock_change(*, product_id, current, delta, token, reason, who, at):
+def stock_count(*, product_id, counted, expected_level, token, who="", reference="", note="",
+                expected_reorder_point=UNKNOWN):
+    """A stocktake: `counted` were found, against the level `expected_level` the count was
+    started from. Records a `counted` change of the difference (0 too: the count is in the
+    history) only if the stock is still `expected_level` (compare-and-set); otherwise writes
+    nothing and raises StockMoved with the level now. The same `token` again answers as the
+    first time."""
+    check_id("Product", product_id)
+    texts = _texts(token=token, who=who, reference=reference, note=note)
+    if isinstance(counted, bool) or not isinstance(counted, int) or not 0 <= counted <= 10**9:
+        raise InvalidInput("The counted quantity must be a whole number, 0 or more.")
+    if expected_level is None:
+        raise InvalidInput("A count needs the level it was started from.")
+    _check_level_hint(expected_level)
+    reorder_point = None if expected_reorder_point is UNKNOWN else expected_reorder_point
+    for _attempt in contended_attempts():
+        outcome = _apply_stock_change(
+            product_id=product_id, current=expected_level, reorder_point=reorder_point,
+            delta=counted - expected_level, token=token, reason=COUNTED, at=utc_now(), **texts,
+        )
+        if isinstance(outcome, _UsedToken):  # the first answer again, if this is the same count
+            request = _request(delta=counted - expected_level, reason=COUNTED, **texts)
+            outcome = outcome.replay(product_id=product_id, token=token, request=request)
+        if isinstance(outcome, StockChange):
+            return outcome
+        if outcome is None:
+            outcome = product_get(product_id=product_id, consistent=True)
+        if outcome.stock_level != expected_level:
+            raise StockMoved(product_id, outcome.stock_level)
+        reorder_point = outcome.reorder_point  # only the reorder point was guessed wrong
+    raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
+
+
+def _apply_stock_change(*, product_id, current, reorder_point, delta, token, reason, who, reference, note, at):
     """One TransactWriteItems: the product's level goes from `current` to `current + delta`
-    (only if it still is `current`), the adjustment is recorded, and the idempotency key is
-    marked as used. Returns the StockChange, or the level found instead of `current`
-    (None if unknown) when another write got there first."""
+    (only if it still is `current` and its reorder point `reorder_point`: the Reorder index key
+    follows), the adjustment is recorded, and the idempotency key is marked as used. Returns
+    the StockChange; _UsedToken when the idempotency key was used before; or the Product as found
+    instead (None if unknown: read it again) when another write got there first."""
     adjustment = StockAdjustment(
         product_id=product_id, adjustment_id=token, at=at, delta=delta,
-        resulting_level=current + delta, reason=reason, who=who,
+        resulting_level=current + delta, reason=reason, who=who, reference=reference, note=note,
     )
     mark = IdempotencyMark(adjustment=adjustment, token=token, expires_at=int(time.time()) + TOKEN_TTL_SECONDS)
     refusal = transact_write(
         [
-            stock_level_update(product_id=product_id, current=current, new=adjustment.resulting_level),
+            stock_level_update(
+                product_id=product_id, current=current, new=adjustment.resulting_level, reorder_point=reorder_point,
+            ),
             put(adjustment.to_item(), if_absent=True),
             put(mark.to_item(), if_absent=True, return_old=True),
         ],
         # The same request retried (by botocore, after a lost answer) applies once.
-        request_token=client_request_token(token, product_id, current, adjustment.stamp),
+        request_token=client_request_token(token, product_id, current, reorder_point, adjustment.stamp),
     )
     if refusal is None:
         return StockChange(product_id=product_id, level=adjustment.resulting_level, adjustment=adjustment)
     if refusal.failed(2):  # the idempotency key was used already
         return _UsedToken(refusal.items[2])
     if refusal.failed(0) and refusal.items[0] is not None:
-        level = refusal.items[0].get("stockLevel")
-        return int(level) if level is not None else None
+        return Product.from_item(refusal.items[0])
     return None  # a conflict, or the product's state unknown: read again
 
 
@@ -123,17 +211,52 @@ class _UsedToken:
     def __init__(self, item):
         self.item = item
 
+    def replay(self, *, product_id, token, request):
+        """The first answer again, if `request` is the one the key was first used for."""
+        if self.item is not None:
+            return _replay_of(product_id=product_id, item=self.item, request=request)
+        return _replay_of_used_token(product_id=product_id, token=token, request=request)
 
-def stock_level_update(*, product_id, current, new, extra_condition="", extra_values=None):
+
+def _request(*, delta, reason, who, reference, note):
+    """What an idempotency key is used for: the same key with another request is refused."""
+    return {"delta": delta, "reason": reason, "who": who, "reference": reference, "note": note}
+
+
+def stock_level_update(*, product_id, current, new, reorder_point, extra_condition="", extra_values=None):
     """The Update action that moves a product's stock from `current` to `new`, only if it still
-    is `current` (and `extra_condition` holds); on refusal DynamoDB returns the product as it is."""
+    is `current` and its stored reorder point is still `reorder_point` (None: none stored, the
+    default applies), and `extra_condition` holds. In the same Update the product joins or
+    leaves the sparse Reorder index, so the reorder list is exact after every stock write. On
+    refusal DynamoDB returns the product as it is."""
     return update(
         keys.product_key(product_id),
-        "SET stockLevel = :new",
-        {":new": new, ":current": current, **(extra_values or {})},
-        condition="attribute_exists(PK) AND stockLevel = :current" + extra_condition,
+        *_level_and_reorder_expression(product_id, new, reorder_point),
+        {":new": new, ":current": current, **_reorder_values(product_id, new, reorder_point), **(extra_values or {})},
+        condition="attribute_exists(PK) AND stockLevel = :current AND " + _reorder_condition(reorder_point)
+        + extra_condition,
         return_old=True,
     )
+
+
+def _reorder_condition(reorder_point):
+    return "attribute_not_exists(reorderPoint)" if reorder_point is None else "reorderPoint = :rp"
+
+
+def _reorder_values(product_id, level, reorder_point):
+    values = {} if reorder_point is None else {":rp": reorder_point}
+    index_keys = reorder_index_keys(product_id, level, reorder_point)
+    if index_keys:
+        values.update({":rpk": index_keys[keys.REORDER_ATTRIBUTES[0]], ":rsk": index_keys[keys.REORDER_ATTRIBUTES[1]]})
+    return values
+
+
+def _level_and_reorder_expression(product_id, level, reorder_point):
+    """(UpdateExpression,) SETting stockLevel = :new and the Reorder keys, or REMOVing them."""
+    pk, sk = keys.REORDER_ATTRIBUTES
+    if reorder_index_keys(product_id, level, reorder_point):
+        return (f"SET stockLevel = :new, {pk} = :rpk, {sk} = :rsk",)
+    return (f"SET stockLevel = :new REMOVE {pk}, {sk}",)
 
 
 def _replay_of_used_token(*, product_id, token, request):
@@ -146,10 +269,11 @@ def _replay_of_used_token(*, product_id, token, request):
 
 
 def _replay_of(*, product_id, item, request):
-    """The first answer again, if `request` ({delta, reason, who}) is the request the key was
+    """The first answer again, if `request` (_request) is the request the key was
     first used for; IdempotencyConflict, naming that first request, if it is not."""
     adjustment = IdempotencyMark.from_item(item).adjustment
-    first = {"delta": adjustment.delta, "reason": adjustment.reason, "who": adjustment.who}
+    first = _request(delta=adjustment.delta, reason=adjustment.reason, who=adjustment.who,
+                     reference=adjustment.reference, note=adjustment.note)
     if first != request:
         described = describe_adjustment(adjustment)
         raise IdempotencyConflict(
@@ -161,16 +285,168 @@ def _replay_of(*, product_id, item, request):
 
 
 def describe_adjustment(adjustment):
-    """"+1 by ann at 2026-11-23 09:30:00 UTC (reason: Shipment 17)"."""
+    """"+1 by ann at 2026-11-23 09:30:00 UTC (Received (shipment), Shipment 17)"."""
     text = f"{adjustment.delta:+d} by {adjustment.who or 'someone'} at {adjustment.at:%Y-%m-%d %H:%M:%S} UTC"
-    return text + (f" (reason: {adjustment.reason})" if adjustment.reason else "")
+    why = ", ".join(part for part in (adjustment.reason_label, adjustment.reference) if part)
+    return text + (f" ({why})" if why else "")
 
 
-def stock_history(*, product_id, after=None, limit=None, consistent=False):
-    """A product's stock adjustments, newest first: one Query on its own partition.
-    `consistent` includes the latest write (as product_get's)."""
+# --- reorder point --------------------------------------------------------------------------
+
+def product_set_reorder_point(*, product_id, reorder_point):
+    """Set a product's reorder point (None: back to LOW_STOCK_THRESHOLD). One conditional
+    UpdateItem, on the level and reorder point read, that also puts the product in or out of the
+    Reorder index; a stock write in between is retried from the product DynamoDB returns."""
     check_id("Product", product_id)
-    key_range = KeyRange(
-        partition=keys.product_pk(product_id), prefix=keys.STOCK_PREFIX, forward=False, consistent=consistent
-    )
+    if reorder_point is not None and (
+        isinstance(reorder_point, bool) or not isinstance(reorder_point, int) or not 0 <= reorder_point <= MAX_REORDER
+    ):
+        raise InvalidInput(f"The reorder point must be a whole number from 0 to {MAX_REORDER:,}.")
+    product = product_get(product_id=product_id, consistent=True)
+    for _attempt in contended_attempts():
+        params = _reorder_point_update(product, reorder_point)
+        try:
+            with translate_errors():
+                response = client().update_item(
+                    TableName=table_name(), ReturnValuesOnConditionCheckFailure="ALL_OLD", ReturnValues="ALL_NEW",
+                    **params,
+                )
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            old = exc.response.get("Item")
+            if old is None:
+                product = product_get(product_id=product_id, consistent=True)  # NotFound if gone
+            else:
+                product = Product.from_item(deserialize(old))
+            continue
+        return Product.from_item(deserialize(response["Attributes"]))
+    raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
+
+
+def _reorder_point_update(product, reorder_point):
+    """UpdateItem parameters: set the reorder point and the Reorder index keys that follow from
+    it, if the product's level and reorder point are still those of `product`."""
+    pk, sk = keys.REORDER_ATTRIBUTES
+    index_keys = reorder_index_keys(product.product_id, product.stock_level, reorder_point)
+    sets, removes, values = [], [], {":level": product.stock_level}
+    if reorder_point is None:
+        removes.append("reorderPoint")
+    else:
+        sets.append("reorderPoint = :newrp")
+        values[":newrp"] = reorder_point
+    if index_keys:
+        sets += [f"{pk} = :rpk", f"{sk} = :rsk"]
+        values.update({":rpk": index_keys[pk], ":rsk": index_keys[sk]})
+    else:
+        removes += [pk, sk]
+    if product.reorder_point is not None:
+        values[":rp"] = product.reorder_point
+    expression = " ".join(part for part in (
+        "SET " + ", ".join(sets) if sets else "", "REMOVE " + ", ".join(removes) if removes else "") if part)
+    return {
+        "Key": serialize(keys.product_key(product.product_id)),
+        "UpdateExpression": expression,
+        "ConditionExpression": "attribute_exists(PK) AND stockLevel = :level AND "
+        + _reorder_condition(product.reorder_point),
+        "ExpressionAttributeValues": serialize(values),
+    }
+
+
+def products_to_reorder(*, brand_id=None, category_id=None, after=None, limit=None):
+    """Products at or below their reorder point, sold-out first (then by level, then ID): one
+    Query a page of the sparse Reorder index (one partition). A brand or category filter is a
+    FilterExpression on the same Query: a page reads at most `limit + 1` index items and shows
+    those that match, so a filtered page can be short (the cursor carries on)."""
+    if brand_id is not None:
+        check_id("Brand", brand_id)
+    if category_id is not None:
+        check_id("Category", category_id)
+    filters = {name: value for name, value in (("brandId", brand_id), ("categoryId", category_id)) if value}
+    key_range = KeyRange(index=keys.REORDER, partition=keys.REORDER_PK, filters=tuple(sorted(filters.items())))
+    return query_page(key_range, size=page_size(limit), after=after, build=Product.from_item)
+
+
+# --- history ----------------------------------------------------------------------------
+
+def stock_history(*, product_id, reason=None, after=None, limit=None, consistent=False):
+    """A product's stock adjustments, newest first: one Query on its own partition, or with
+    `reason` one Query on the ByReason index (that product's changes of that reason only).
+    `consistent` includes the latest write (as product_get's; the table only)."""
+    check_id("Product", product_id)
+    if reason is not None:
+        if reason not in REASONS:
+            raise InvalidInput(f"Reason must be one of: {', '.join(REASONS)}.")
+        key_range = KeyRange(index=keys.BY_REASON, partition=keys.by_reason_pk(product_id, reason), forward=False)
+    else:
+        key_range = KeyRange(
+            partition=keys.product_pk(product_id), prefix=keys.STOCK_PREFIX, forward=False, consistent=consistent
+        )
     return query_page(key_range, size=page_size(limit), after=after, build=StockAdjustment.from_item)
+
+
+def stock_moves_since(*, product_id, at, limit=50):
+    """A product's adjustments after the stamp `at`, newest first (at most `limit`): one Query,
+    SK BETWEEN STOCK#<at>~ AND STOCK#~, consistent. What a stocktake shows when it lost a race."""
+    check_id("Product", product_id)
+    low, high = keys.stock_history_since(product_id, at)
+    with translate_errors():
+        response = client().query(
+            TableName=table_name(), KeyConditionExpression="PK = :pk AND SK BETWEEN :low AND :high",
+            ExpressionAttributeValues=serialize({":pk": keys.product_pk(product_id), ":low": low, ":high": high}),
+            ScanIndexForward=False, ConsistentRead=True, Limit=limit,
+        )
+    return [StockAdjustment.from_item(deserialize(i)) for i in response["Items"]]
+
+
+def stock_history_all(*, product_id, reason=None):
+    """Every adjustment of a product (of one reason), newest first, page by page (a generator:
+    the CSV download streams it)."""
+    after = None
+    while True:
+        page = stock_history(product_id=product_id, reason=reason, after=after, limit=1000, consistent=reason is None)
+        yield from page.items
+        if not page.next_cursor:
+            return
+        after = page.next_cursor
+
+
+def check_day_range(start, end):
+    if not isinstance(start, date) or not isinstance(end, date):
+        raise InvalidInput("Give a start and an end date.")
+    if end < start:
+        raise InvalidInput("The end date is before the start date.")
+    if (end - start).days + 1 > MAX_LEDGER_DAYS:
+        raise InvalidInput(f"At most {MAX_LEDGER_DAYS} days at a time.")
+    return start, end
+
+
+def stock_ledger(*, start, end):
+    """Every stock change of every product from day `start` to day `end` (UTC, inclusive), in
+    time order: a generator. Each day is LEDGER_SHARDS partitions of the Ledger index, each read
+    with Queries of up to 1 MB in time order and merged (heapq.merge: at most one page of each
+    shard in memory). Cost: at least days x LEDGER_SHARDS Queries, plus one per MB of changes."""
+    start, end = check_day_range(start, end)
+    day = start
+    while day <= end:
+        streams = [_ledger_shard(day.isoformat(), shard) for shard in range(keys.LEDGER_SHARDS)]
+        for _sk, item in heapq.merge(*streams, key=lambda pair: pair[0]):
+            yield StockAdjustment.from_item(item)
+        day += timedelta(days=1)
+
+
+def _ledger_shard(day, shard):
+    params = {
+        "TableName": table_name(), "IndexName": keys.LEDGER,
+        "KeyConditionExpression": f"{keys.LEDGER}PK = :pk",
+        "ExpressionAttributeValues": serialize({":pk": keys.ledger_pk(day, shard)}),
+    }
+    while True:
+        with translate_errors():
+            response = client().query(**params)
+        for raw in response["Items"]:
+            item = deserialize(raw)
+            yield item[f"{keys.LEDGER}SK"], item
+        if "LastEvaluatedKey" not in response:
+            return
+        params["ExclusiveStartKey"] = response["LastEvaluatedKey"]

@@ -11,6 +11,9 @@ from .errors import InvalidId, InvalidInput, InvalidQuantity
 MAX_QUANTITY = 1_000_000
 MAX_REASON = 200
 MAX_WHO = 150
+MAX_REFERENCE = 100
+MAX_NOTE = 500
+MAX_REORDER = 1_000_000
 
 
 def valid_id(value) -> bool:

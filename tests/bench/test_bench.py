@@ -15,7 +15,7 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
     dynamo.reset_client()
     args = bench_run.parse_args([
         "--sizes", "60,90", "--no-load", "--no-chart", "--raw-iterations", "6", "--warmup", "40", "--baseline", "30",
-        "--buyers", "2,4", "--start-stock", "6", "--out", str(tmp_path),
+        "--buyers", "2,4", "--start-stock", "6", "--receive-lines", "40", "--out", str(tmp_path),
     ])
     try:
         bench_run.bench(args)
@@ -26,6 +26,9 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
     assert {"meta", "import", "import_baseline", "costs", "raw", "render", "overhead", "flatness", "contention",
             "targets"} <= set(results)
     assert set(results["import"]) == {"60", "90"}
+    receive = results["receive"]
+    assert receive["exact"] and (receive["first"]["applied"], receive["again"]["replayed"]) == (40, 40)
+    assert receive["first"]["requests"]["TransactWriteItems"] == 40 and receive["again"]["lines_per_s"] > 0
     assert results["import"]["90"]["requests"]["BatchWriteItem"] >= 1
     assert results["import_baseline"]["requests"] == 30
     pages = {"home", "brand", "brand_category", "category_brand", "product", "load_more"}

@@ -48,7 +48,7 @@ def test_a_staff_adjustment_costs_what_its_three_items_and_two_index_entries_cos
     product = gateway.product_get(product_id="1")
     token = gateway.new_token()
     with CapacityMeter() as meter:
-        gateway.stock_increase(product_id="1", quantity=5, token=token, reason="shipment", who="ann",
+        gateway.stock_increase(product_id="1", quantity=5, token=token, reason="received", who="ann",
                                expected_level=product.stock_level)
     written = items_in_partition(keys.product_pk("1"))
     by_kind = {i["SK"].split("#")[0]: i for i in written}

@@ -50,7 +50,7 @@ def test_browse_a_brand_filter_by_category_load_more_and_go_back(shop, page):
     expect(page.locator(".card")).to_have_count(8)
     expect(page).to_have_url(re.compile(r"/brands/3/\?category=1$"))  # Load more does not push a URL
     assert page.evaluate("window.__sameDocument") is True
-    expect(page.locator(".card-link").nth(4)).to_be_focused()  # the first new card (htmx honours autofocus after the swap settles)
+    expect(page.locator(".card-link").nth(4)).to_be_focused()  # the first new card, once htmx settles
 
     page.go_back()
     expect(page).to_have_url(re.compile(r"/brands/3/\?category=10$"))

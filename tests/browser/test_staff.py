@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def shop(ddb, live_server, django_user_model):
     seed()
-    gateway.stock_decrease(product_id="1", quantity=2, token=gateway.new_token(), reason="Damaged", who="cy")
+    gateway.stock_decrease(product_id="1", quantity=2, token=gateway.new_token(), reason="damaged", who="cy")
     django_user_model.objects.create_user(username="ann", password="pw-ann-staff", is_staff=True)
     return live_server.url
 
@@ -27,10 +27,11 @@ def sign_in(page, shop):
     expect(page).to_have_url(re.compile(r"/staff/stock/$"))
 
 
-def submit_adjustment(page, action, *, quantity, reason):
-    page.get_by_label(action).check()
+def submit_adjustment(page, action, *, quantity, reason, reference=""):
+    page.get_by_label(action, exact=True).check()
     page.get_by_label("Quantity").fill(quantity)
-    page.get_by_label("Reason").fill(reason)
+    page.get_by_label("Reason", exact=True).select_option(reason)
+    page.get_by_label("Reference").fill(reference)
     page.get_by_role("button", name="Save adjustment").click()
 
 
@@ -43,13 +44,15 @@ def test_staff_receive_a_shipment_without_a_page_load(shop, page):
     expect(page.locator("#history-rows tr")).to_have_count(1)
     page.evaluate("window.__sameDocument = true")  # gone if the page reloads
 
-    submit_adjustment(page, "Increase: a shipment arrived", quantity="12", reason="Shipment 42")
+    submit_adjustment(page, "Increase", quantity="12", reason="received", reference="PO-42")
 
     expect(page.locator("#stock-level")).to_have_text("80")
     expect(page.get_by_role("status")).to_have_text("Received 12: stock is now 80.")
     rows = page.locator("#history-rows tr")
     expect(rows).to_have_count(2)
-    expect(rows.first.locator("td")).to_have_text([re.compile(r"\d{4}-\d\d-\d\d"), "ann", "+12", "80", "Shipment 42"])
+    expect(rows.first.locator("td")).to_have_text(
+        [re.compile(r"\d{4}-\d\d-\d\d"), "ann", "+12", "80", "received", "PO-42", ""]
+    )
     expect(page.get_by_label("Quantity")).to_have_value("")  # a fresh form
     assert page.evaluate("window.__sameDocument") is True
     assert gateway.product_get(product_id="1", consistent=True).stock_level == 80
@@ -60,7 +63,7 @@ def test_a_refused_decrease_shows_its_error_in_place(shop, page):
     sign_in(page, shop)
     page.goto(f"{shop}/staff/products/2/stock/")
     page.evaluate("window.__sameDocument = true")
-    submit_adjustment(page, "Decrease: damage, loss or a correction", quantity="4", reason="Broken")
+    submit_adjustment(page, "Decrease", quantity="4", reason="damaged")
     expect(page.locator(".field-error")).to_have_text("Only 3 in stock: cannot remove 4. Nothing was changed.")
     expect(page.locator("#stock-level")).to_have_text("3")
     assert page.evaluate("window.__sameDocument") is True
@@ -77,3 +80,32 @@ def test_the_stock_table_of_a_brand(shop, page):
     screenshot(page, "staff-stock-table")
     page.get_by_role("link", name="Model Y").click()
     expect(page.locator("#stock-level")).to_have_text("3")
+
+
+def test_a_long_shipment_file_is_received_in_chunks_with_progress_then_a_summary(shop, page, tmp_path, monkeypatch):
+    from staff import views
+
+    monkeypatch.setattr(views, "RECEIVE_CHUNK", 3)  # 10 lines: four requests, the last three by HTMX
+    csv_file = tmp_path / "shipment.csv"
+    csv_file.write_text("product_id,quantity,reference\n" + "".join(f"{1 + n % 8},1,PO-5\n" for n in range(10)))
+    sign_in(page, shop)
+    page.get_by_role("link", name="Receive a shipment").click()
+    page.get_by_label("CSV file").set_input_files(str(csv_file))
+    page.get_by_role("button", name="Check and receive").click()
+    expect(page.locator("#receive-summary")).to_have_text(
+        "10 lines: 10 received now (10 units), 0 received before.")
+    assert gateway.product_get(product_id="3", consistent=True).stock_level == 1
+    screenshot(page, "staff-receive")
+
+
+def test_a_stocktake_that_lost_to_a_sale_asks_to_confirm(shop, page):
+    sign_in(page, shop)
+    page.goto(f"{shop}/staff/products/4/stock/")
+    gateway.stock_decrease(product_id="4", quantity=2, token=gateway.new_token(), reason="sold")  # 12 -> 10
+    page.get_by_label("Counted").fill("9")
+    page.get_by_role("button", name="Save the count").click()
+    expect(page.locator("#count-errors")).to_contain_text("it is now 10, not 12. Nothing was changed.")
+    expect(page.locator("#stock-level")).to_have_text("10")
+    page.get_by_role("button", name="Save the count").click()
+    expect(page.locator("#stock-level")).to_have_text("9")
+    assert gateway.product_get(product_id="4", consistent=True).stock_level == 9

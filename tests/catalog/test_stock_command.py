@@ -36,15 +36,16 @@ def test_it_prints_the_name_and_level_with_one_getitem(catalog):
 
 
 def test_history_adds_the_recent_adjustments_with_one_query(catalog):
-    gateway.stock_increase(product_id="4", quantity=10, token="a1", reason="Shipment 17", who="ann")
-    gateway.stock_decrease(product_id="4", quantity=2, token="a2", reason="Damaged", who="bob")
+    gateway.stock_increase(product_id="4", quantity=10, token="a1", reason="received", who="ann",
+                            reference="PO-17")
+    gateway.stock_decrease(product_id="4", quantity=2, token="a2", reason="damaged", who="bob")
     with count_requests() as counter:
         out = stock("4", "--history")
     assert counter.operations == ["GetItem", "Query"]
     lines = out.splitlines()
     assert lines[0] == "Pixel 9 (product 4): 20 in stock"
-    assert lines[1].endswith("UTC  -2 -> 20  bob  Damaged")
-    assert lines[2].endswith("UTC  +10 -> 22  ann  Shipment 17")
+    assert lines[1].endswith("UTC  -2 -> 20  bob  damaged")
+    assert lines[2].endswith("UTC  +10 -> 22  ann  received  PO-17")
 
 
 def test_history_of_a_product_never_adjusted(catalog):
@@ -52,21 +53,23 @@ def test_history_of_a_product_never_adjusted(catalog):
 
 
 def test_add_records_the_operators_os_user_name(catalog):
-    out = stock("1", "--add", "5", "--reason", "Shipment 42")
+    out = stock("1", "--add", "5", "--reason", "returned", "--reference", "RMA-42", "--note", "box dented")
     assert "Added 5." in out and "Model 3 (product 1): 75 in stock" in out
     assert level("1") == 75
     [adjustment] = history("1")
-    assert (adjustment.delta, adjustment.reason, adjustment.who) == (5, "Shipment 42", getpass.getuser())
+    assert (adjustment.delta, adjustment.reason, adjustment.who) == (5, "returned", getpass.getuser())
+    assert (adjustment.reference, adjustment.note) == ("RMA-42", "box dented")
 
 
-def test_add_without_a_reason_is_fine(catalog):
+def test_add_without_a_reason_is_received(catalog):
     assert "76 in stock" in stock("1", "--add", "6")
+    assert history("1")[0].reason == "received"
 
 
 def test_remove_takes_stock_away(catalog):
-    out = stock("4", "--remove", "2", "--reason", "Damaged", "--history")
+    out = stock("4", "--remove", "2", "--reason", "damaged", "--history")
     assert "Removed 2." in out and "Pixel 9 (product 4): 10 in stock" in out
-    assert out.splitlines()[-1].endswith(f"-2 -> 10  {getpass.getuser()}  Damaged")
+    assert out.splitlines()[-1].endswith(f"-2 -> 10  {getpass.getuser()}  damaged")
     assert level("4") == 10
 
 
@@ -82,7 +85,7 @@ def test_each_run_is_its_own_adjustment(catalog):
         (["999"], "No product with ID '999'"),
         (["a b"], "Product ID must be 1 to 64 letters"),
         (["999", "--add", "1"], "No product with ID '999'"),
-        (["2", "--remove", "4", "--reason", "Broken"], "Only 3 in stock for product 2; cannot take 4."),
+        (["2", "--remove", "4", "--reason", "damaged"], "Only 3 in stock for product 2; cannot take 4."),
         (["1", "--add", "0"], "Quantity must be between 1 and 1,000,000."),
         (["1", "--add", "-3"], "Quantity must be between 1 and 1,000,000."),
         (["1", "--add", "1000001"], "Quantity must be between 1 and 1,000,000."),
@@ -92,7 +95,10 @@ def test_each_run_is_its_own_adjustment(catalog):
         (["1", "--remove", "1", "--reason", "  "], "Give a --reason for --remove."),
         (["1", "--add", "1", "--remove", "1", "--reason", "x"], "not allowed with argument"),
         (["1", "--reason", "why"], "--reason goes with --add or --remove."),
-        (["1", "--add", "1", "--reason", "x" * 201], "Reason must be at most 200 characters."),
+        (["1", "--add", "1", "--reason", "Shipment 42"], "--reason must be one of: received, returned, damaged"),
+        (["1", "--add", "1", "--reason", "damaged"], "“damaged” is not a reason for an increase."),
+        (["1", "--remove", "1", "--reason", "returned"], "“returned” is not a reason for a decrease."),
+        (["1", "--add", "1", "--reference", "x" * 101], "Reference must be at most 100 characters."),
         ([], "the following arguments are required: product_id"),
     ],
 )

@@ -23,10 +23,10 @@ def test_a_retried_identical_transaction_applies_once(local_catalog):
     """botocore retries a request whose answer was lost with the same ClientRequestToken;
     DynamoDB applies it once and answers success both times."""
     adjustment = StockAdjustment(
-        product_id="4", adjustment_id="crt", at=datetime.now(UTC), delta=5, resulting_level=17, reason="Shipment"
+        product_id="4", adjustment_id="crt", at=datetime.now(UTC), delta=5, resulting_level=17, reason="received"
     )
     actions = [
-        stock.stock_level_update(product_id="4", current=12, new=17),
+        stock.stock_level_update(product_id="4", current=12, new=17, reorder_point=None),
         transact.put(adjustment.to_item(), if_absent=True),
     ]
     first = transact.transact_write(actions, request_token="crt-request")
@@ -37,8 +37,8 @@ def test_a_retried_identical_transaction_applies_once(local_catalog):
 
 
 def test_the_same_idempotency_key_twice_changes_stock_once(local_catalog):
-    first = gateway.stock_increase(product_id="4", quantity=3, token="once", reason="Shipment", who="ann")
-    again = gateway.stock_increase(product_id="4", quantity=3, token="once", reason="Shipment", who="ann")
+    first = gateway.stock_increase(product_id="4", quantity=3, token="once", reason="received", who="ann")
+    again = gateway.stock_increase(product_id="4", quantity=3, token="once", reason="received", who="ann")
     assert (first.level, again.level, again.replayed) == (15, 15, True)
     assert gateway.product_get(product_id="4", consistent=True).stock_level == 15
     assert len(gateway.stock_history(product_id="4").items) == 1
@@ -59,7 +59,7 @@ def test_twenty_concurrent_decrements_on_a_stock_of_ten(local_catalog):
     def buy(i):
         start.wait()
         try:
-            return gateway.stock_decrease(product_id="7", quantity=1, token=f"buyer-{i}", reason="Sale")
+            return gateway.stock_decrease(product_id="7", quantity=1, token=f"buyer-{i}", reason="sold")
         except InsufficientStock as exc:
             return exc
 
@@ -69,7 +69,7 @@ def test_twenty_concurrent_decrements_on_a_stock_of_ten(local_catalog):
     refused = [r for r in results if isinstance(r, InsufficientStock)]
     assert (len(applied), len(refused)) == (10, 10)
     assert gateway.product_get(product_id="7", consistent=True).stock_level == 0
-    sales = [h for h in gateway.stock_history(product_id="7", limit=100).items if h.reason == "Sale"]
+    sales = [h for h in gateway.stock_history(product_id="7", limit=100).items if h.reason == "sold"]
     assert len(sales) == 10
     # every level from 9 down to 0 was the result of exactly one sale: no update was lost
     assert sorted(h.resulting_level for h in sales) == list(range(10))
@@ -83,7 +83,7 @@ def test_concurrent_shipments_and_sales_never_lose_an_update(local_catalog):
     def apply(i):
         delta = changes[i]
         write = gateway.stock_increase if delta > 0 else gateway.stock_decrease
-        return write(product_id="1", quantity=abs(delta), token=f"mix-{i}", reason="mixed").level
+        return write(product_id="1", quantity=abs(delta), token=f"mix-{i}", reason="counted").level
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(apply, range(40)))
@@ -99,7 +99,7 @@ def test_stock_survives_a_restart_of_dynamodb_local(tmp_path, settings):
         settings.DYNAMODB_ENDPOINT_URL = url
         table_ensure("durable")
         seed()
-        gateway.stock_decrease(product_id="1", quantity=7, token="before-restart", reason="Sale")
+        gateway.stock_decrease(product_id="1", quantity=7, token="before-restart", reason="sold")
     finally:
         dynamodb_local.stop(process)
     process, url = dynamodb_local.start(db_path=data)

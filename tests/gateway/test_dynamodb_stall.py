@@ -61,7 +61,8 @@ def test_a_frozen_dynamodb_fails_fast_spares_other_pages_and_recovers(own_dynamo
     assert shopper.get("/").status_code == 200  # the brand and category names are cached now
     page = staff.get("/staff/products/4/stock/").content.decode()
     token = re.search(r'name="token" value="([^"]+)"', page).group(1)
-    adjustment = {"action": "increase", "quantity": "5", "reason": "Shipment 17", "token": token, "seen_level": "12"}
+    adjustment = {"action": "increase", "quantity": "5", "reason": "received", "reference": "Shipment 17",
+                  "token": token, "seen_level": "12"}
 
     os.kill(own_dynamodb.pid, signal.SIGSTOP)
     try:

@@ -54,10 +54,14 @@ class AnswerLost:
 
 # --- stock: the same key with another request -----------------------------------------------
 
+SHIPMENT_17 = {"reason": "received", "reference": "Shipment 17"}
+SHIPMENT = {"reason": "received", "reference": "Shipment"}
+
+
 def test_the_same_key_with_another_change_is_refused_and_names_the_first(catalog):
-    gateway.stock_increase(product_id="4", quantity=1, token="k1", reason="Shipment 17", who="ann")
+    gateway.stock_increase(product_id="4", quantity=1, token="k1", **SHIPMENT_17, who="ann")
     with pytest.raises(IdempotencyConflict) as refused:
-        gateway.stock_increase(product_id="4", quantity=50, token="k1", reason="Shipment 17", who="ann")
+        gateway.stock_increase(product_id="4", quantity=50, token="k1", **SHIPMENT_17, who="ann")
     message = str(refused.value)
     assert "+1 by ann" in message and "Shipment 17" in message and "Nothing was changed" in message
     assert level("4") == 13 and len(history("4")) == 1
@@ -66,14 +70,17 @@ def test_the_same_key_with_another_change_is_refused_and_names_the_first(catalog
 @pytest.mark.parametrize(
     "other",
     [
-        {"quantity": 1, "reason": "Shipment 18", "who": "ann", "write": "increase"},
-        {"quantity": 1, "reason": "Shipment 17", "who": "bob", "write": "increase"},
-        {"quantity": 1, "reason": "Shipment 17", "who": "ann", "write": "decrease"},
+        {"quantity": 1, "reason": "returned", "reference": "Shipment 17", "who": "ann", "write": "increase"},
+        {"quantity": 1, "reason": "received", "reference": "Shipment 18", "who": "ann", "write": "increase"},
+        {"quantity": 1, "reason": "received", "reference": "Shipment 17", "note": "wet box", "who": "ann",
+         "write": "increase"},
+        {"quantity": 1, "reason": "received", "reference": "Shipment 17", "who": "bob", "write": "increase"},
+        {"quantity": 1, "reason": "counted", "reference": "Shipment 17", "who": "ann", "write": "decrease"},
     ],
-    ids=["other-reason", "other-person", "decrease"],
+    ids=["other-reason", "other-reference", "other-note", "other-person", "decrease"],
 )
 def test_any_difference_in_the_request_is_a_conflict(catalog, other):
-    gateway.stock_increase(product_id="4", quantity=1, token="k1", reason="Shipment 17", who="ann")
+    gateway.stock_increase(product_id="4", quantity=1, token="k1", **SHIPMENT_17, who="ann")
     write = gateway.stock_increase if other.pop("write") == "increase" else gateway.stock_decrease
     with pytest.raises(IdempotencyConflict):
         write(product_id="4", token="k1", **other)
@@ -81,17 +88,17 @@ def test_any_difference_in_the_request_is_a_conflict(catalog, other):
 
 
 def test_an_identical_replay_still_answers_as_the_first_time(catalog):
-    first = gateway.stock_increase(product_id="4", quantity=3, token="k2", reason="Shipment", who="ann")
-    again = gateway.stock_increase(product_id="4", quantity=3, token="k2", reason="Shipment", who="ann",
+    first = gateway.stock_increase(product_id="4", quantity=3, token="k2", **SHIPMENT, who="ann")
+    again = gateway.stock_increase(product_id="4", quantity=3, token="k2", **SHIPMENT, who="ann",
                                    expected_level=12)
     assert again.replayed and again.level == first.level == 15 and again.adjustment == first.adjustment
     assert level("4") == 15 and len(history("4")) == 1
 
 
 def test_a_conflicting_decrease_on_sold_out_stock_names_the_first_too(catalog):
-    gateway.stock_decrease(product_id="8", quantity=1, token="k3", reason="Damaged", who="ann")  # stock 1 -> 0
+    gateway.stock_decrease(product_id="8", quantity=1, token="k3", reason="damaged", who="ann")  # stock 1 -> 0
     with pytest.raises(IdempotencyConflict) as refused:
-        gateway.stock_decrease(product_id="8", quantity=5, token="k3", reason="Damaged", who="ann")
+        gateway.stock_decrease(product_id="8", quantity=5, token="k3", reason="damaged", who="ann")
     assert "-1 by ann" in str(refused.value)
 
 
@@ -128,10 +135,10 @@ def test_order_ids_are_unique_and_not_guessable():
 
 def test_a_stock_write_whose_answer_was_lost_is_outcome_unknown_and_safe_to_send_again(catalog):
     with AnswerLost("TransactWriteItems"), pytest.raises(OutcomeUnknown):
-        gateway.stock_increase(product_id="4", quantity=5, token="k4", reason="Shipment", who="ann",
+        gateway.stock_increase(product_id="4", quantity=5, token="k4", **SHIPMENT, who="ann",
                                expected_level=12)
     assert level("4") == 17  # it was applied
-    again = gateway.stock_increase(product_id="4", quantity=5, token="k4", reason="Shipment", who="ann",
+    again = gateway.stock_increase(product_id="4", quantity=5, token="k4", **SHIPMENT, who="ann",
                                    expected_level=12)
     assert again.replayed and again.level == 17 and level("4") == 17 and len(history("4")) == 1
 

@@ -172,29 +172,29 @@ def test_a_cursor_from_another_list_is_rejected(ddb):
 # --- stock writes (patterns 4 and 5) ----------------------------------------------------
 
 def test_increase_and_decrease_return_the_new_level(catalog):
-    up = gateway.stock_increase(product_id="4", quantity=8, token="tok-up", reason="Shipment", who="ann")
+    up = gateway.stock_increase(product_id="4", quantity=8, token="tok-up", reason="received", who="ann")
     assert up.level == 20 and not up.replayed
-    down = gateway.stock_decrease(product_id="4", quantity=15, token="tok-down", reason="Sale", who="bob")
+    down = gateway.stock_decrease(product_id="4", quantity=15, token="tok-down", reason="sold", who="bob")
     assert down.level == 5
     assert gateway.product_get(product_id="4").stock_level == 5
 
 
 def test_decrease_below_zero_is_refused_and_changes_nothing(catalog):
     with pytest.raises(InsufficientStock) as raised:
-        gateway.stock_decrease(product_id="2", quantity=4, token="tok", reason="Sale")
+        gateway.stock_decrease(product_id="2", quantity=4, token="tok", reason="sold")
     assert raised.value.available == 3
     assert gateway.product_get(product_id="2").stock_level == 3
     assert [i["SK"] for i in items_in_partition("P#2")] == ["METADATA"]
 
 
 def test_decrease_to_exactly_zero_is_allowed(catalog):
-    assert gateway.stock_decrease(product_id="2", quantity=3, token="tok", reason="Sale").level == 0
+    assert gateway.stock_decrease(product_id="2", quantity=3, token="tok", reason="sold").level == 0
 
 
 @pytest.mark.parametrize("write", [gateway.stock_increase, gateway.stock_decrease])
 def test_stock_writes_never_create_an_unknown_product(catalog, write):
     with pytest.raises(NotFound):
-        write(product_id="999", quantity=1, token="tok", reason="x")
+        write(product_id="999", quantity=1, token="tok", reason="counted")
     assert items_in_partition("P#999") == []
 
 
@@ -207,8 +207,8 @@ def test_bad_quantities_are_rejected_before_any_request(catalog, quantity):
 
 
 def test_the_same_idempotency_key_applies_once(catalog):
-    first = gateway.stock_decrease(product_id="1", quantity=5, token="same", reason="Sale", who="ann")
-    again = gateway.stock_decrease(product_id="1", quantity=5, token="same", reason="Sale", who="ann")
+    first = gateway.stock_decrease(product_id="1", quantity=5, token="same", reason="sold", who="ann")
+    again = gateway.stock_decrease(product_id="1", quantity=5, token="same", reason="sold", who="ann")
     assert again.replayed and again.level == first.level == 65
     assert again.adjustment == first.adjustment
     assert gateway.product_get(product_id="1").stock_level == 65
@@ -218,13 +218,13 @@ def test_the_same_idempotency_key_applies_once(catalog):
 
 def test_a_used_key_replays_even_after_the_stock_ran_out(catalog):
     """Resubmitting the decrease that emptied the stock answers as the first time, not 'only 0 left'."""
-    first = gateway.stock_decrease(product_id="2", quantity=3, token="last-ones", reason="Sale", who="ann")
-    again = gateway.stock_decrease(product_id="2", quantity=3, token="last-ones", reason="Sale", who="ann")
+    first = gateway.stock_decrease(product_id="2", quantity=3, token="last-ones", reason="sold", who="ann")
+    again = gateway.stock_decrease(product_id="2", quantity=3, token="last-ones", reason="sold", who="ann")
     assert (first.level, again.level, again.replayed) == (0, 0, True)
     assert again.adjustment == first.adjustment
     assert len(gateway.stock_history(product_id="2").items) == 1
     with pytest.raises(InsufficientStock):  # a new key is still refused
-        gateway.stock_decrease(product_id="2", quantity=3, token="new-key", reason="Sale")
+        gateway.stock_decrease(product_id="2", quantity=3, token="new-key", reason="sold")
 
 def test_a_write_with_the_level_the_caller_saw_is_one_transaction(catalog):
     with count_requests() as counter:
@@ -281,7 +281,7 @@ def _a_rival_writes_first(monkeypatch, times):
 
 def test_a_write_that_loses_a_race_retries_from_the_level_the_rival_left(catalog, monkeypatch):
     _a_rival_writes_first(monkeypatch, times=3)
-    change = gateway.stock_decrease(product_id="4", quantity=2, token="after-rivals", reason="Sale")
+    change = gateway.stock_decrease(product_id="4", quantity=2, token="after-rivals", reason="sold")
     assert change.level == 12 + 3 - 2
     assert gateway.product_get(product_id="4").stock_level == 13
     assert [(h.delta, h.resulting_level) for h in gateway.stock_history(product_id="4").items] == [(-2, 13)]
@@ -291,7 +291,7 @@ def test_a_write_that_keeps_losing_gives_up_as_busy_and_writes_nothing_of_its_ow
     monkeypatch.setattr(dynamo, "CONTENDED_WRITE_SECONDS", 0.05)
     _a_rival_writes_first(monkeypatch, times=10_000)
     with pytest.raises(StockBusy):
-        gateway.stock_decrease(product_id="4", quantity=2, token="never-lands", reason="Sale")
+        gateway.stock_decrease(product_id="4", quantity=2, token="never-lands", reason="sold")
     assert gateway.stock_history(product_id="4").items == []
     monkeypatch.undo()
     rivals = gateway.product_get(product_id="4").stock_level - 12
@@ -300,12 +300,12 @@ def test_a_write_that_keeps_losing_gives_up_as_busy_and_writes_nothing_of_its_ow
 
 
 def test_each_write_records_an_adjustment_in_the_products_partition(catalog):
-    gateway.stock_increase(product_id="4", quantity=10, token="a1", reason="Shipment 17", who="ann")
-    gateway.stock_decrease(product_id="4", quantity=2, token="a2", reason="Damaged", who="bob")
+    gateway.stock_increase(product_id="4", quantity=10, token="a1", reason="received", who="ann")
+    gateway.stock_decrease(product_id="4", quantity=2, token="a2", reason="damaged", who="bob")
     history = gateway.stock_history(product_id="4").items
     assert [(h.delta, h.resulting_level, h.reason, h.who) for h in history] == [
-        (-2, 20, "Damaged", "bob"),
-        (10, 22, "Shipment 17", "ann"),
+        (-2, 20, "damaged", "bob"),
+        (10, 22, "received", "ann"),
     ]
     assert history[0].at >= history[1].at
 

@@ -2,7 +2,6 @@
 A posted ID that was not issued to this checkout is refused without touching the cart; a lost
 answer keeps the cart, the ID and the key, and placing the order again answers it."""
 import json
-import re
 
 import boto3
 import pytest
@@ -12,6 +11,8 @@ from django.test import Client
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
+
+from .test_views import checkout_form
 
 pytestmark = pytest.mark.django_db
 
@@ -25,20 +26,12 @@ def add(client, product_id, quantity=1):
     return client.post("/cart/add/", {"product_id": product_id, "quantity": quantity})
 
 
-def checkout_form(client):
-    html = client.get("/checkout/").content.decode()
-    return {
-        "order_id": re.search(r'name="order_id" value="([^"]+)"', html).group(1),
-        "token": re.search(r'name="token" value="([^"]+)"', html).group(1),
-    }
-
-
 def stock(product_id):
     return gateway.product_get(product_id=product_id, consistent=True).stock_level
 
 
 def orders_of(user):
-    return gateway.orders_by_customer(customer_id=str(user.pk)).items
+    return gateway.orders_by_customer(customer_id=user.customer_key_id).items
 
 
 def test_the_checkout_page_issues_the_same_id_until_the_order_is_placed(catalog, client, shopper):
@@ -128,7 +121,7 @@ def test_the_same_order_id_with_another_cart_after_a_lost_answer_is_a_409(catalo
     add(client, "4", 2)
     form = checkout_form(client)
     gateway.order_place(  # the first request went through, but its answer never came back
-        customer_id=str(shopper.pk), customer_name="alice", order_id=form["order_id"], token=form["token"],
+        customer_id=shopper.customer_key_id, customer_name="alice", order_id=form["order_id"], token=form["token"],
         lines=[gateway.PurchaseLine(product_id="4", quantity=2, price=gateway.product_get(product_id="4").price)],
     )
     add(client, "1", 1)

@@ -129,7 +129,7 @@ def test_cart_page_reads_prices_and_stock_in_one_batch(catalog, client):
 
 def test_a_line_beyond_current_stock_is_flagged_with_the_available_amount(catalog, client):
     add(client, "4", 5)
-    gateway.stock_decrease(product_id="4", quantity=10, token="elsewhere", reason="Sale")
+    gateway.stock_decrease(product_id="4", quantity=10, token="elsewhere", reason="sold")
     html = client.get("/cart/").content.decode()
     assert "Only 2 available" in html
     assert 'href="/checkout/"' not in html
@@ -226,7 +226,7 @@ def test_short_stock_at_checkout_writes_nothing_and_says_why(catalog, client, sh
     add(client, "1", 1)
     add(client, "2", 3)
     form = checkout_form(client)
-    gateway.stock_decrease(product_id="2", quantity=2, token="other-buyer", reason="Sale")
+    gateway.stock_decrease(product_id="2", quantity=2, token="other-buyer", reason="sold")
     response = client.post("/checkout/", form, follow=True)
     html = response.content.decode()
     assert "Only 1 of Model Y left." in html and "Nothing was ordered." in html

@@ -42,8 +42,8 @@ def applied_then_lost(request, **kwargs):
 
 @pytest.mark.parametrize("headers", [{}, HX], ids=["plain", "htmx"])
 def test_a_lost_answer_says_the_outcome_is_unknown_and_resubmitting_applies_once(catalog, staff_client, headers):
-    form = {"action": "increase", "quantity": "5", "reason": "Shipment 17", "token": gateway.new_token(),
-            "seen_level": "12"}
+    form = {"action": "increase", "quantity": "5", "reason": "received", "reference": "Shipment 17",
+            "token": gateway.new_token(), "seen_level": "12"}
     events = dynamo.client().meta.events
     events.register("before-send.dynamodb", applied_then_lost, unique_id="lost")
     try:

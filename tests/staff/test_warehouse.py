@@ -1,0 +1,467 @@
+"""The warehouse (issue 16): reorder list, stocktake, history by reason and CSV, the ledger, bulk
+receiving, orders for staff, reconcile_stock; on DynamoDB Local the races."""
+import csv
+import io
+import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from catalog import gateway
+from catalog.gateway import client as dynamo
+from catalog.gateway import keys, receiving
+from catalog.gateway.client import count_requests
+from catalog.gateway.importer import ImportInvalid
+from tests.helpers import seed, small_catalog
+
+HX = {"HX-Request": "true"}
+
+
+@pytest.fixture
+def staff(django_user_model):
+    return django_user_model.objects.create_user(username="ann", password="pw-ann-staff", is_staff=True)
+
+
+@pytest.fixture
+def staff_client(client, staff):
+    client.force_login(staff)
+    return client
+
+
+def level(product_id):
+    return gateway.product_get(product_id=product_id, consistent=True).stock_level
+
+
+def history(product_id):
+    return gateway.stock_history(product_id=product_id, limit=100, consistent=True).items
+
+
+def reorder_ids(**filters):
+    return [p.product_id for p in gateway.products_to_reorder(limit=100, **filters).items]
+
+
+def reorder_rows(response):
+    return re.findall(r'<td>([^<]+)</td>\s*<td><a href="/staff/products/', response.content.decode())
+
+
+def place(product_id, quantity, *, customer="c1", order_id=None):
+    product = gateway.product_get(product_id=product_id)
+    return gateway.order_place(
+        customer_id=customer, customer_name="cy", order_id=order_id or gateway.new_order_id(),
+        token=gateway.new_token(),
+        lines=[gateway.PurchaseLine(product_id=product_id, quantity=quantity, price=product.price)],
+    )
+
+
+def csv_rows(response):
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+
+
+def break_level(product_id, new_level):
+    """A level changed behind the ledger's back (what reconcile_stock must find)."""
+    dynamo.client().update_item(
+        TableName=dynamo.table_name(), Key=dynamo.serialize(keys.product_key(product_id)),
+        UpdateExpression="SET stockLevel = :l", ExpressionAttributeValues=dynamo.serialize({":l": new_level}),
+    )
+
+
+# --- access -------------------------------------------------------------------------------
+
+PAGES = ["/staff/reorder/", "/staff/orders/", "/staff/receive/", "/staff/ledger/",
+         "/staff/ledger/?start=2026-01-01&end=2026-01-02", "/staff/products/1/stock/history.csv",
+         "/staff/orders/c1/20260101T000000000000-abcd/"]
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_every_warehouse_page_and_download_needs_staff(catalog, client, django_user_model, url):
+    response = client.get(url)
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/?next=/staff/")
+    client.force_login(django_user_model.objects.create_user(username="bo", password="pw-bo-shopper"))
+    assert client.get(url).status_code == 403
+
+
+@pytest.mark.parametrize("url", ["/staff/receive/", "/staff/receive/continue/", "/staff/products/1/stocktake/",
+                                 "/staff/products/1/reorder-point/", "/staff/orders/c1/20260101T000000000000-ab/"])
+def test_a_shopper_cannot_post_to_the_warehouse(catalog, client, django_user_model, url):
+    client.force_login(django_user_model.objects.create_user(username="bo", password="pw-bo-shopper"))
+    assert client.post(url, {"counted": "0", "reorder_point": "1", "action": "cancel"}).status_code == 403
+    assert level("1") == 70 and history("1") == []
+
+
+# --- reorder list -------------------------------------------------------------------------
+
+def test_the_reorder_list_is_sold_out_first_in_one_query(catalog, staff_client):
+    staff_client.get("/")  # warms the names cache
+    with count_requests() as counter:
+        response = staff_client.get("/staff/reorder/")
+    assert counter.operations == ["Query"]
+    # at or below LOW_STOCK_THRESHOLD (5): 3 (0), 8 (1), 6 (2), 2 (3), 5 (5)
+    assert reorder_rows(response) == ["3", "8", "6", "2", "5"]
+
+
+def test_the_reorder_list_follows_every_stock_write(catalog, staff_client):
+    gateway.stock_increase(product_id="3", quantity=10, token="in")  # 0 -> 10: off
+    gateway.stock_decrease(product_id="4", quantity=8, token="out")  # 12 -> 4: on
+    place("5", 1)  # 5 -> 4: still on, moved
+    assert reorder_ids() == ["8", "6", "2", "4", "5"]
+    gateway.stock_count(product_id="8", counted=50, expected_level=1, token="count")
+    assert reorder_ids() == ["6", "2", "4", "5"]
+
+
+def test_brand_and_category_filters(catalog, staff_client):
+    assert reorder_rows(staff_client.get("/staff/reorder/?brand=10")) == ["8", "6"]
+    assert reorder_rows(staff_client.get("/staff/reorder/?category=1")) == ["8", "2"]
+    assert reorder_rows(staff_client.get("/staff/reorder/?brand=3&category=10")) == ["3"]
+    assert staff_client.get("/staff/reorder/?brand=nope").status_code == 400
+
+
+def test_staff_edit_a_reorder_point(catalog, staff_client):
+    response = staff_client.post("/staff/products/1/reorder-point/", {"reorder_point": "70"})
+    assert response.status_code == 302
+    assert "1" in reorder_ids() and gateway.product_get(product_id="1").reorder_point == 70
+    staff_client.post("/staff/products/1/reorder-point/", {"reorder_point": ""})  # back to the default
+    assert "1" not in reorder_ids() and gateway.product_get(product_id="1").reorder_point is None
+    assert staff_client.post("/staff/products/1/reorder-point/", {"reorder_point": "-1"}).status_code == 400
+    assert "1" not in reorder_ids()
+
+
+def test_import_sets_reorder_points_and_keeps_the_list_exact(ddb):
+    data = small_catalog()
+    data["products"][0]["reorderPoint"] = 100  # product 1, stock 70
+    seed(data)
+    assert "1" in reorder_ids()
+    gateway.stock_decrease(product_id="1", quantity=1, token="sale", reason="sold")
+    data["products"][0]["reorderPoint"] = 10
+    seed(data)  # again: keeps the stock (69), moves it off the list
+    assert "1" not in reorder_ids() and level("1") == 69
+    data["products"][0]["reorderPoint"] = "many"
+    with pytest.raises(ImportInvalid) as exc:
+        seed(data)
+    assert "products[0].reorderPoint" in str(exc.value.problems)
+
+
+# --- stock changes: codes, stocktake, history ---------------------------------------------------
+
+def test_an_adjustment_records_code_reference_and_note(catalog, staff_client):
+    staff_client.post("/staff/products/4/stock/", {"action": "increase", "quantity": "5", "reason": "returned",
+                                                  "reference": "RMA-7", "note": "box dented",
+                                                  "token": gateway.new_token()})
+    [change] = history("4")
+    assert (change.delta, change.reason, change.reference, change.note, change.who) == (
+        5, "returned", "RMA-7", "box dented", "ann")
+
+
+def test_old_free_text_reasons_are_read_as_notes(catalog):
+    item = gateway.StockAdjustment(product_id="1", adjustment_id="old", at=datetime.now(UTC), delta=1,
+                                   resulting_level=71).to_item()
+    item["reason"] = "Shipment 17"
+    assert gateway.StockAdjustment.from_item(item).reason == ""
+    assert gateway.StockAdjustment.from_item(item).note == "Shipment 17"
+
+
+def test_a_stocktake_records_the_difference_as_counted(catalog, staff_client):
+    response = staff_client.post("/staff/products/4/stocktake/", {
+        "counted": "9", "seen_level": "12", "token": gateway.new_token(), "opened_at": "", "note": "aisle 3"})
+    assert response.status_code == 302
+    assert level("4") == 9
+    [change] = history("4")
+    assert (change.delta, change.reason, change.note) == (-3, "counted", "aisle 3")
+
+
+def test_a_stocktake_that_lost_to_a_sale_writes_nothing_and_shows_the_moves(catalog, staff_client):
+    page = staff_client.get("/staff/products/4/stock/").content.decode()
+    opened_at = re.search(r'name="opened_at" value="([^"]+)"', page).group(1)
+    place("4", 2)  # 12 -> 10 while counting
+    token = gateway.new_token()
+    form = {"counted": "9", "seen_level": "12", "token": token, "opened_at": opened_at}
+    response = staff_client.post("/staff/products/4/stocktake/", form, headers=HX)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert "it is now 10, not 12. Nothing was changed" in html
+    assert re.search(r'<td class="num">-2</td><td class="num">10</td><td>sold', html)  # the move since
+    assert re.search(r'name="seen_level" value="10"', html)
+    assert level("4") == 10 and [h.reason for h in history("4")] == ["sold"]
+    # confirming sends the form again against 10
+    again = staff_client.post("/staff/products/4/stocktake/", {**form, "seen_level": "10"}, headers=HX)
+    assert again.status_code == 200 and level("4") == 9
+    assert [(h.reason, h.delta) for h in history("4")] == [("counted", -1), ("sold", -2)]
+
+
+def test_history_by_reason_is_one_query_and_downloads_as_safe_csv(catalog, staff_client):
+    gateway.stock_increase(product_id="1", quantity=3, token="a", reason="received", reference="=HYPERLINK(1)")
+    gateway.stock_decrease(product_id="1", quantity=1, token="b", reason="damaged", note="-2+3 @x")
+    gateway.stock_increase(product_id="1", quantity=2, token="c", reason="received", note="+x")
+    staff_client.get("/")
+    with count_requests() as counter:
+        response = staff_client.get("/staff/products/1/stock/?reason=received")
+    assert counter.operations == ["GetItem", "Query"]
+    assert [r[4] for r in re.findall(
+        r"<tr>\s*<td><time[^>]*>[^<]*</time></td>\s*<td>([^<]*)</td>\s*<td class=\"num\">([^<]*)</td>\s*"
+        r"<td class=\"num\">([^<]*)</td>\s*<td>([^<]*)</td>\s*<td>([^<]*)</td>", response.content.decode())] == [
+        "", "=HYPERLINK(1)"]
+    rows = csv_rows(staff_client.get("/staff/products/1/stock/history.csv?reason=received"))
+    assert rows[0][:6] == ["at_utc", "product_id", "reason", "quantity_in", "quantity_out", "resulting_level"]
+    assert [(r[2], r[3], r[6], r[7]) for r in rows[1:]] == [("received", "2", "", "'+x"),
+                                                            ("received", "3", "'=HYPERLINK(1)", "")]
+    every = csv_rows(staff_client.get("/staff/products/1/stock/history.csv"))
+    assert [r[7] for r in every[1:]] == ["'+x", "'-2+3 @x", ""] and [r[4] for r in every[1:]] == ["0", "1", "0"]
+    assert staff_client.get("/staff/products/1/stock/history.csv?reason=nope").status_code == 400
+    assert staff_client.get("/staff/products/999/stock/history.csv").status_code == 404
+
+
+def test_the_ledger_lists_every_products_changes_of_the_days(catalog, staff_client):
+    gateway.stock_increase(product_id="1", quantity=3, token="a")
+    place("4", 2)
+    gateway.stock_decrease(product_id="7", quantity=1, token="c", reason="damaged", note="@SUM(A1)")
+    today = datetime.now(UTC).date().isoformat()
+    rows = csv_rows(staff_client.get(f"/staff/ledger/?start={today}&end={today}"))
+    assert [(r[1], r[2], r[3], r[4]) for r in rows[1:]] == [("1", "received", "3", "0"), ("4", "sold", "0", "2"),
+                                                            ("7", "damaged", "0", "1")]
+    assert rows[3][7] == "'@SUM(A1)"
+    assert csv_rows(staff_client.get("/staff/ledger/?start=2020-01-01&end=2020-01-02")) == [rows[0]]
+    assert staff_client.get("/staff/ledger/?start=2020-01-01&end=2020-03-01").status_code == 400
+    assert staff_client.get("/staff/ledger/?start=2020-01-02&end=2020-01-01").status_code == 400
+    assert staff_client.get("/staff/ledger/?start=yesterday&end=2020-01-01").status_code == 400
+
+
+def test_the_ledger_of_a_day_is_spread_over_its_shards():
+    shards = {keys.ledger_shard(str(pid)) for pid in range(200)}
+    assert shards == set(range(keys.LEDGER_SHARDS))
+
+
+# --- receiving --------------------------------------------------------------------------------
+
+def upload(client, text, name="shipment.csv", headers=None):
+    return client.post("/staff/receive/", {"file": SimpleUploadedFile(name, text.encode(), "text/csv")},
+                       headers=headers or {})
+
+
+def test_a_file_with_problems_lists_them_by_line_and_writes_nothing(catalog, staff_client):
+    text = "product_id,quantity,reference\n1,5,PO-1\n999,1,\n4,0,x\n4,two,\na b,1\n"
+    response = upload(staff_client, text)
+    assert response.status_code == 400
+    html = response.content.decode()
+    problems = re.findall(r"<li>(line \d+):", html)
+    assert problems == ["line 3", "line 4", "line 5", "line 6"]
+    assert "line 3: no product with ID &#x27;999&#x27;" in html and "line 6: expected 3 fields" in html
+    assert level("1") == 70 and history("1") == []
+    assert upload(staff_client, "id,qty\n1,2\n").status_code == 400
+    assert level("1") == 70
+
+
+def test_a_file_is_received_in_chunks_with_a_summary_and_never_twice(catalog, staff_client, monkeypatch):
+    from staff import views
+    monkeypatch.setattr(views, "RECEIVE_CHUNK", 2)
+    text = "product_id,quantity,reference\n1,5,PO-1\n4,3,PO-1\n1,2,PO-2\n3,10,\n7,1,PO-3\n"
+    first = upload(staff_client, text)
+    assert first.status_code == 200
+    assert re.search(r'<progress max="5" value="2">', first.content.decode())
+    assert (level("1"), level("4")) == (75, 15)
+    step = staff_client.post("/staff/receive/continue/", headers=HX)
+    assert '<progress max="5" value="4">' in step.content.decode() and "<html" not in step.content.decode()
+    last = staff_client.post("/staff/receive/continue/", headers=HX).content.decode()
+    assert "5 lines: 5 received now (21 units), 0 received before." in last
+    assert (level("1"), level("4"), level("3"), level("7")) == (77, 15, 10, 41)
+    assert [(h.reason, h.reference) for h in history("1")] == [("received", "PO-2"), ("received", "PO-1")]
+    assert "3" not in reorder_ids()
+    # the same file again: nothing twice
+    upload(staff_client, text)
+    staff_client.post("/staff/receive/continue/")
+    again = staff_client.post("/staff/receive/continue/").content.decode()
+    assert "0 received now (0 units), 5 received before." in again
+    assert (level("1"), level("4"), level("3"), level("7")) == (77, 15, 10, 41)
+
+
+def test_receive_stock_command(catalog, tmp_path):
+    good = tmp_path / "good.csv"
+    good.write_text("product_id,quantity,reference\n1,5,PO-1\n2,4,PO-1\n")
+    out = io.StringIO()
+    call_command("receive_stock", str(good), "--no-progress", stdout=out)
+    assert "2 line(s): 2 received now (9 units, 2 product(s)), 0 received before." in out.getvalue()
+    call_command("receive_stock", str(good), "--no-progress", stdout=out)
+    assert "0 received now (0 units, 2 product(s)), 2 received before." in out.getvalue()
+    assert (level("1"), level("2")) == (75, 7)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("product_id,quantity,reference\n1,5,PO-1\n999,1,\n")
+    err = io.StringIO()
+    with pytest.raises(CommandError, match="nothing was received"):
+        call_command("receive_stock", str(bad), "--no-progress", stderr=err)
+    assert "line 3: no product with ID '999'" in err.getvalue()
+    assert level("1") == 75
+
+
+# --- orders -----------------------------------------------------------------------------------
+
+def test_staff_see_open_orders_oldest_first_and_ship_one(catalog, staff_client, client, django_user_model):
+    first = place("1", 1, customer="c1")
+    second = place("4", 2, customer="c2")
+    staff_client.get("/")  # warms the names cache
+    with count_requests() as counter:
+        listing = staff_client.get("/staff/orders/").content.decode()
+    assert counter.operations == ["Query"]
+    assert listing.index(first.order_id) < listing.index(second.order_id)
+    url = f"/staff/orders/c1/{first.order_id}/"
+    assert "Mark shipped" in staff_client.get(url).content.decode()
+    assert staff_client.post(url, {"action": "ship"}).status_code == 302
+    assert gateway.order_get(customer_id="c1", order_id=first.order_id).status == "shipped"
+    assert url not in staff_client.get("/staff/orders/").content.decode()
+    refused = staff_client.post(url, {"action": "cancel"})
+    assert refused.status_code == 409 and "is shipped: it cannot be cancelled" in refused.content.decode()
+    assert level("1") == 69
+
+
+def test_cancel_puts_the_stock_back_once_and_the_customer_sees_it(catalog, staff_client, django_user_model):
+    shopper = django_user_model.objects.create_user(username="bo", password="pw-bo-shopper")
+    customer = str(shopper.pk)
+    order = place("2", 3, customer=customer)  # 3 -> 0
+    url = f"/staff/orders/{customer}/{order.order_id}/"
+    assert staff_client.post(url, {"action": "cancel"}).status_code == 302
+    assert level("2") == 3
+    [back, sale] = history("2")
+    assert (back.reason, back.delta, back.reference, back.who) == ("cancelled", 3, order.order_id, "ann")
+    again = staff_client.post(url, {"action": "cancel"})
+    assert again.status_code == 409 and "is cancelled: it cannot be cancelled" in again.content.decode()
+    shipped = staff_client.post(url, {"action": "ship"})
+    assert shipped.status_code == 409 and "is cancelled: it cannot be shipped" in shipped.content.decode()
+    assert level("2") == 3 and len(history("2")) == 2
+    from django.test import Client
+    mine = Client()
+    mine.force_login(shopper)
+    assert "Cancelled" in mine.get(f"/account/orders/{order.order_id}/").content.decode()
+    assert "Cancelled" in mine.get("/account/orders/").content.decode()
+
+
+# --- reconcile_stock ------------------------------------------------------------------------------
+
+def test_reconcile_stock_finds_a_broken_level(catalog):
+    gateway.stock_increase(product_id="4", quantity=3, token="a")
+    place("4", 2)
+    out = io.StringIO()
+    call_command("reconcile_stock", stdout=out)
+    assert "8 product(s) checked: every history adds up." in out.getvalue()
+    break_level("4", 99)
+    out = io.StringIO()
+    with pytest.raises(CommandError) as exc:
+        call_command("reconcile_stock", stdout=out)
+    assert exc.value.returncode == 1
+    assert "DRIFT product 4: the stock level is 99, but the change of" in out.getvalue()
+    with pytest.raises(CommandError):
+        call_command("reconcile_stock", "4", stdout=io.StringIO())
+    call_command("reconcile_stock", "1", stdout=io.StringIO())  # one product without drift: fine
+
+
+# --- on DynamoDB Local: the races ---------------------------------------------------------------
+
+@pytest.mark.dynamodb_local
+def test_the_reorder_list_stays_exact_through_concurrent_sales_and_receipts(local_catalog):
+    writes = [("6", -1), ("6", +4), ("2", -1), ("2", +1), ("8", +5), ("8", -1), ("1", -20), ("4", -5)] * 3
+
+    def apply(i):
+        product_id, delta = writes[i]
+        if delta < 0:
+            try:
+                place(product_id, -delta, order_id=None)
+            except gateway.OrderRejected:
+                pass
+        else:
+            gateway.stock_increase(product_id=product_id, quantity=delta, token=f"r{i}")
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        list(pool.map(apply, range(len(writes))))
+    products = {pid: gateway.product_get(product_id=pid, consistent=True) for pid in "12345678"}
+    expected = sorted((p.stock_level, pid) for pid, p in products.items() if p.needs_reorder)
+    assert reorder_ids() == [pid for _, pid in expected]
+
+
+@pytest.mark.dynamodb_local
+def test_a_stocktake_that_loses_a_race_to_a_sale_is_refused(local_catalog):
+    start = threading.Barrier(2)
+
+    def sale():
+        start.wait()
+        return place("4", 2)
+
+    def count():
+        start.wait()
+        try:
+            return gateway.stock_count(product_id="4", counted=12, expected_level=12, token="count-1")
+        except gateway.StockMoved as exc:
+            return exc
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        sold, counted = pool.submit(sale), pool.submit(count)
+        sold, counted = sold.result(), counted.result()
+    reasons = [h.reason for h in history("4")]
+    if isinstance(counted, gateway.StockMoved):  # the sale went first: nothing counted
+        assert counted.level == 10 and reasons == ["sold"] and level("4") == 10
+    else:  # the count went first (a difference of 0), then the sale
+        assert reasons == ["sold", "counted"] and level("4") == 10
+    with pytest.raises(gateway.StockMoved) as exc:
+        gateway.stock_count(product_id="4", counted=5, expected_level=12, token="count-2")
+    assert exc.value.level == 10 and level("4") == 10
+
+
+@pytest.mark.dynamodb_local
+def test_a_bulk_receive_interrupted_half_way_and_run_again_applies_each_line_once(local_catalog):
+    lines = "".join(f"{pid},{n},PO-9\n" for n, pid in enumerate("12345678123", start=1))
+    receipt = receiving.validate(("product_id,quantity,reference\n" + lines).encode())
+    before = {pid: level(pid) for pid in "12345678"}
+    half = receiving.receive_lines(receipt, who="ann", count=5)  # then the process died
+    assert half.applied == 5
+    again = receiving.receive_lines(receipt, who="ann")
+    assert (again.applied, again.replayed) == (6, 5)
+    for pid in "12345678":
+        received = sum(line.quantity for line in receipt.lines if line.product_id == pid)
+        assert level(pid) == before[pid] + received
+        assert sum(h.delta for h in history(pid)) == received
+    with ThreadPoolExecutor(max_workers=3) as pool:  # three retries at once: still nothing twice
+        results = list(pool.map(lambda _: receiving.receive_lines(receipt, who="ann"), range(3)))
+    assert all(r.applied == 0 for r in results)
+    assert level("1") == before["1"] + 1 + 9
+
+
+@pytest.mark.dynamodb_local
+def test_a_cancel_racing_a_second_cancel_restocks_once(local_catalog):
+    order = place("7", 5, customer="c9")  # 40 -> 35
+    start = threading.Barrier(2)
+
+    def cancel():
+        start.wait()
+        try:
+            return gateway.order_cancel(customer_id="c9", order_id=order.order_id, who="ann")
+        except gateway.OrderStatusRefused as exc:
+            return exc
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        outcomes = list(pool.map(lambda _: cancel(), range(2)))
+    assert sorted(type(o).__name__ for o in outcomes) == ["Order", "OrderStatusRefused"]
+    assert level("7") == 40
+    assert [h.reason for h in history("7")] == ["cancelled", "sold"]
+    assert gateway.order_get(customer_id="c9", order_id=order.order_id).status == "cancelled"
+    assert gateway.orders_open(limit=100).items == []
+
+
+@pytest.mark.dynamodb_local
+def test_reconcile_stock_finds_a_deliberately_broken_level_on_dynamodb_local(local_catalog):
+    gateway.stock_decrease(product_id="6", quantity=1, token="x", reason="damaged")
+    call_command("reconcile_stock", stdout=io.StringIO())
+    break_level("6", 7)
+    out = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("reconcile_stock", stdout=out)
+    assert out.getvalue().count("DRIFT") == 1 and "product 6" in out.getvalue()
+
+
+def test_a_file_received_on_the_page_is_not_received_again_by_the_command(catalog, staff_client, tmp_path):
+    text = "\ufeffproduct_id,quantity,reference\r\n1,5,PO-1\r\n"  # a spreadsheet's export: BOM, CRLF
+    upload(staff_client, text)
+    path = tmp_path / "same.csv"
+    path.write_bytes(text.encode("utf-8"))
+    out = io.StringIO()
+    call_command("receive_stock", str(path), "--no-progress", stdout=out)
+    assert "0 received now" in out.getvalue() and level("1") == 75
