@@ -4,9 +4,11 @@ Its public face is this module: one function per access pattern, typed results (
 dataclasses), and the exceptions of `errors`, into which every botocore error is turned.
 Modules: `client` (the boto3 client, error boundary, batches, retries), `schema` (the table
 definition), `keys` (every key format), `cursor` (signed page cursors), `validate`,
-`entities`, `products`, `stock`, `orders`, `importer`.
+`entities`, `products`, `stock`, `orders`, `importer`, `text` (name order and search terms),
+`counts` (recounting the brand and category counts).
 """
 from .client import count_requests, reset_client
+from .counts import Drift, counts_recount
 from .entities import (
     Brand,
     Category,
@@ -33,19 +35,23 @@ from .errors import (
 )
 from .orders import MAX_LINES, line_problems, new_order_id, order_get, order_place, orders_by_customer
 from .products import (
+    SORTS,
     brands_all,
     categories_all,
+    check_sort,
     product_get,
     products_by_brand,
     products_by_category,
     products_get_many,
+    products_search,
+    search_words,
 )
 from .schema import create_table_request, table_delete, table_ensure
 from .stock import stock_decrease, stock_history, stock_increase
 from .validate import MAX_QUANTITY, MAX_REASON, check_id, check_quantity, new_token, valid_id
 
 __all__ = [
-    "MAX_LINES", "MAX_QUANTITY", "MAX_REASON",
+    "MAX_LINES", "MAX_QUANTITY", "MAX_REASON", "SORTS", "Drift", "check_sort", "counts_recount", "products_search", "search_words",
     "Brand", "PurchaseLine", "Category", "Order", "OrderLine", "Page", "Product", "StockAdjustment", "StockChange",
     "CatalogError", "CatalogUnavailable", "InsufficientStock", "InvalidCursor", "InvalidId", "InvalidInput",
     "InvalidQuantity", "LineProblem", "NotFound", "OrderRejected", "StockBusy",

@@ -4,7 +4,10 @@ from botocore.exceptions import ClientError
 from . import keys
 from .client import client, error_code, translate_errors
 
-# What a product list shows, projected into both indexes (INCLUDE).
+# What a product list shows, projected into every index (INCLUDE): GSI1 and GSI2 (the seed's
+# order) and the six sort indexes (keys.SORT_INDEXES: name and price order under a brand, a
+# category and a brand+category pair). Search term items use ByPrice1 too (they carry no
+# stockLevel: a sale never writes them).
 LIST_ATTRIBUTES = [
     "type",
     "productId",
@@ -14,6 +17,7 @@ LIST_ATTRIBUTES = [
     "price",
     "brandId",
     "categoryId",
+    "image",
 ]
 
 # Idempotency marks expire after this many seconds (DynamoDB TTL on `expiresAt`).
@@ -33,7 +37,8 @@ def _index(name):
 
 def create_table_request(table_name):
     """The CreateTable request for the single table, as boto3 takes it."""
-    attributes = ["PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK"]
+    indexes = [keys.GSI1, keys.GSI2, *keys.SORT_INDEXES]
+    attributes = ["PK", "SK", *(f"{name}{part}" for name in indexes for part in ("PK", "SK"))]
     return {
         "TableName": table_name,
         "BillingMode": "PAY_PER_REQUEST",
@@ -42,7 +47,7 @@ def create_table_request(table_name):
             {"AttributeName": "SK", "KeyType": "RANGE"},
         ],
         "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in attributes],
-        "GlobalSecondaryIndexes": [_index(keys.GSI1), _index(keys.GSI2)],
+        "GlobalSecondaryIndexes": [_index(name) for name in indexes],
     }
 
 
