@@ -448,28 +448,21 @@ def _term_changes(products, before):
 
 
 def add_term_counts(deltas, *, on_request=None):
-    """Move each term's two count items by its delta: ADD, in transactions of 100 updates (one
-    request for 50 terms; ADD is atomic, so concurrent writers add up)."""
-    actions = []
+    """Move each term's two count items by its delta: one UpdateItem ADD each (atomic, so
+    concurrent writers add up; no transaction, as a count item is independent of the others)."""
     for term, delta in sorted(deltas.items()):
         for key in keys.term_count_keys(term):
-            actions.append(update(
-                {"PK": key["PK"], "SK": key["SK"]},
-                "SET #t = :t, ByPrice1PK = :ipk, ByPrice1SK = :isk ADD #c :d",
-                {":t": "TERM_COUNT", ":ipk": key["ByPrice1PK"], ":isk": key["ByPrice1SK"], ":d": delta},
-                names={"#t": "type", "#c": "count"},
-            ))
-    for start in range(0, len(actions), TRANSACTION_ACTIONS):
-        chunk = actions[start : start + TRANSACTION_ACTIONS]
-        for attempt in range(GROUP_ATTEMPTS):
-            refusal = transact_write(chunk, request_token=new_token()[:36])
+            with translate_errors():
+                client().update_item(
+                    TableName=table_name(), Key=serialize({"PK": key["PK"], "SK": key["SK"]}),
+                    UpdateExpression="SET #t = :t, ByPrice1PK = :ipk, ByPrice1SK = :isk ADD #c :d",
+                    ExpressionAttributeNames={"#t": "type", "#c": "count"},
+                    ExpressionAttributeValues=serialize(
+                        {":t": "TERM_COUNT", ":ipk": key["ByPrice1PK"], ":isk": key["ByPrice1SK"], ":d": delta}
+                    ),
+                )
             if on_request:
-                on_request("TransactWriteItems")
-            if refusal is None:
-                break
-            _backoff(attempt)
-        else:
-            raise CatalogUnavailable("Search term counts could not be written; `manage.py recount` repairs them")
+                on_request("UpdateItem")
 
 
 def write(brands, categories, products, *, reset_stock=False, progress=None):

@@ -180,7 +180,7 @@ def products_search(*, query, sort=None, after=None, limit=None):
     more = len(found) > size
     found = found[:size]
     next_key = found[-1] if more else (None if exhausted else resume)
-    if filtering:
+    if filtering or total is None:  # several words, or a term no product has (no count item)
         total = len(found) if exhausted and after is None else None
     return Page(
         items=[Product.from_item(i) for i in found],

@@ -18,6 +18,7 @@ LIST_ATTRIBUTES = [
     "brandId",
     "categoryId",
     "image",
+    "count",  # a search term's count item (read by the price-ordered search from ByPrice1)
 ]
 
 # Idempotency marks expire after this many seconds (DynamoDB TTL on `expiresAt`).
