@@ -51,7 +51,8 @@ from .stock import stock_decrease, stock_history, stock_increase
 from .validate import MAX_QUANTITY, MAX_REASON, check_id, check_quantity, new_token, valid_id
 
 __all__ = [
-    "MAX_LINES", "MAX_QUANTITY", "MAX_REASON", "SORTS", "Drift", "check_sort", "counts_recount", "products_search", "search_words",
+    "MAX_LINES", "MAX_QUANTITY", "MAX_REASON", "SORTS", "Drift", "check_sort", "counts_recount",
+    "products_search", "search_words",
     "Brand", "PurchaseLine", "Category", "Order", "OrderLine", "Page", "Product", "StockAdjustment", "StockChange",
     "CatalogError", "CatalogUnavailable", "InsufficientStock", "InvalidCursor", "InvalidId", "InvalidInput",
     "InvalidQuantity", "LineProblem", "NotFound", "OrderRejected", "StockBusy",

@@ -16,13 +16,16 @@ Sorted lists and search (issue 14), beside the seed's keys. <name> is the produc
 with spaces to 64 characters so "abc" sorts before "abc d"); <cents> is the price in cents,
 zero-padded to 11 digits (9.99 < 10.00 < 100.00). Ties are broken by the product ID.
 
-| item      | PK                   | SK                    | index keys                                          |
-|-----------|----------------------|-----------------------|-----------------------------------------------------|
-| product   | P#<pid>              | METADATA              | ByName1 B#<bid> / <name>#P#<pid>, ByPrice1 B#<bid> / <cents>#P#<pid>, |
-|           |                      |                       | ByName2 C#<cid> / <name>#P#<pid>, ByPrice2 C#<cid> / <cents>#P#<pid>, |
-|           |                      |                       | ByName3 B#<bid>#C#<cid> / <name>#P#<pid>, ByPrice3 B#<bid>#C#<cid> / <cents>#P#<pid> |
-| term      | TERM#<term>          | <name>#P#<pid>        | ByPrice1 TERM#<term> / <cents>#P#<pid>              |
-| term count| TERM#<term>          | #COUNT                | ByPrice1 TERM#<term> / #COUNT and a 2nd item ~COUNT |
+| item       | PK          | SK             | index: partition key / sort key                          |
+|------------|-------------|----------------|----------------------------------------------------------|
+| product    | P#<pid>     | METADATA       | ByName1 B#<bid> / <name>#P#<pid>                         |
+|            |             |                | ByPrice1 B#<bid> / <cents>#P#<pid>                       |
+|            |             |                | ByName2 C#<cid> / <name>#P#<pid>                         |
+|            |             |                | ByPrice2 C#<cid> / <cents>#P#<pid>                       |
+|            |             |                | ByName3 B#<bid>#C#<cid> / <name>#P#<pid>                 |
+|            |             |                | ByPrice3 B#<bid>#C#<cid> / <cents>#P#<pid>               |
+| term       | TERM#<term> | <name>#P#<pid> | ByPrice1 TERM#<term> / <cents>#P#<pid>                   |
+| term count | TERM#<term> | #COUNT, ~COUNT | ByPrice1 TERM#<term> / #COUNT, ~COUNT (same as SK)       |
 
 Brand items carry `categoryCounts` {cid: n}; category items `brandCounts` {bid: n}.
 """

@@ -14,10 +14,9 @@ With `sort="name"`, `"price"` or `"-price"` patterns 6 to 9 read a sort index in
 for a brand, ByName2/ByPrice2 for a category, ByName3/ByPrice3 for a brand+category pair; "-price"
 is the price index read backwards). `products_search(query=)` reads the search terms (TERM#<term>).
 """
-from . import keys
+from . import keys, text
 from .client import BATCH_GET_SIZE, batch_get, client, deserialize, serialize, table_name, translate_errors
 from .entities import Brand, Category, Page, Product
-from . import text
 from .errors import InvalidInput, NotFound
 from .pages import KeyRange, query_all, query_page
 from .validate import check_id, page_size

@@ -27,4 +27,6 @@ class Command(BaseCommand):
             self.stdout.write(self.style.WARNING(f"{len(drifts)} count(s) drifted; nothing changed (--check)."))
         else:
             names.forget()
-            self.stdout.write(self.style.SUCCESS(f"{len(drifts)} count(s) drifted and were repaired ({requests} requests)."))
+            self.stdout.write(
+                self.style.SUCCESS(f"{len(drifts)} count(s) drifted and were repaired ({requests} requests).")
+            )
