@@ -1,12 +1,13 @@
 """Shopper pages. Thin views: the gateway reads, the templates show; with an HX-Request
 header a page answers with just the part that changes (a partial of the same template)."""
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from storefront.http import optional_param, partial_template, query_string
 
-from . import gateway, names
+from . import gateway, images, names
 
 
 @require_GET
@@ -14,74 +15,171 @@ def home(request):
     return render(request, "catalog/home.html", {"brands": names.brands(), "categories": names.categories()})
 
 
-def _filter_links(request, filters, filter_param, selected):
-    """"All" plus one link per filter value; each a real link, enhanced by HTMX."""
+SORT_CHOICES = [
+    (None, "Featured"),  # the seed's order: a brand's products by category, a category's by brand
+    ("name", "Name A–Z"),
+    ("price", "Price low to high"),
+    ("-price", "Price high to low"),
+]
+
+
+def _filter_links(request, filters, filter_param, selected, counts, total, sort):
+    """"All" plus one link per filter value that has products, each ending with its count; each
+    a real link (keeping the sort order), enhanced by HTMX."""
     chosen = getattr(selected, f"{filter_param}_id", None)
-    links = [{"key": "all", "name": "All", "url": request.path, "current": chosen is None}]
+    links = [{"key": "all", "name": "All", "count": total, "url": request.path + query_string(sort=sort),
+              "current": chosen is None}]
     for f in filters:
         value = getattr(f, f"{filter_param}_id")
+        if not counts.get(value):
+            continue  # no chip leads to an empty list
         links.append(
             {
                 "key": f"{filter_param}-{value}",
                 "name": f.name,
-                "url": request.path + query_string(**{filter_param: value}),
+                "count": counts[value],
+                "url": request.path + query_string(**{filter_param: value, "sort": sort}),
                 "current": value == chosen,
             }
         )
     return links
 
 
-def _browse(request, *, owner, owner_kind, filters, filter_param, selected, page, labels):
+def _sort_links(request, params, sort, choices=SORT_CHOICES):
+    return [
+        {"key": value or "featured", "name": name, "current": value == sort,
+         "url": request.path + query_string(**params, sort=value)}
+        for value, name in choices
+    ]
+
+
+def _products(n):
+    return f"{n} product{'' if n == 1 else 's'}"
+
+
+def _count_label(count, page, after):
+    """ "12 products", "1 product"; for a search of several words whose matches were not all
+    read, "More than 24 products" (nothing on a later page)."""
+    if count is not None:
+        return _products(count)
+    if after:
+        return None
+    return f"More than {_products(len(page.items))}" if page.next_cursor else _products(len(page.items))
+
+
+def _list_page(request, context, params, sort, page, more=None):
+    """What every product list page shares: sort links, first and next page links, the partial."""
+    after = optional_param(request, "after")
+    context["count_label"] = _count_label(context.pop("count"), page, after)
+    context.update(
+        {
+            "sort_links": _sort_links(request, params, sort, context.pop("sort_choices", SORT_CHOICES)),
+            "sort": sort,
+            "first_url": request.path + query_string(**params, sort=sort),
+            "next_url": (request.path + query_string(**params, sort=sort, **(more or {}), after=page.next_cursor))
+            if page.next_cursor
+            else None,
+            "page": page,
+            "after": after,
+            "brand_names": names.brand_names(),
+        }
+    )
+    # "Load more" appends one page; a filter or a sort order replaces the filters and the list.
+    template = partial_template(request, "catalog/product_list.html", "page" if after else "browse")
+    return render(request, template, context)
+
+
+def _group_starts(request, page, group_of):
+    """The products that begin a group (a new category on a brand page, a new brand on a category
+    page) in the seed's order; the "Load more" link carries the last group, so a group that
+    goes on across pages is not named again."""
+    starts, previous = set(), optional_param(request, "group")
+    for product in page.items:
+        group = group_of(product)
+        if group != previous:
+            starts.add(product.product_id)
+        previous = group
+    return starts, previous
+
+
+def _browse(request, *, owner, owner_kind, filters, filter_param, selected, page, labels, counts, sort):
     chosen = getattr(selected, f"{filter_param}_id", None)
-    first_url = request.path + query_string(**{filter_param: chosen})
+    total = owner.product_count
+    grouped = sort is None and chosen is None
+    group_of = (lambda p: p.category_id) if owner_kind == "brand" else (lambda p: p.brand_id)
+    starts, last_group = _group_starts(request, page, group_of) if grouped else (set(), None)
     context = {
-        "filter_links": _filter_links(request, filters, filter_param, selected),
-        "first_url": first_url,
-        "next_url": (request.path + query_string(**{filter_param: chosen, "after": page.next_cursor}))
-        if page.next_cursor
-        else None,
+        "filter_links": _filter_links(request, filters, filter_param, selected, counts, total, sort),
         "owner": owner,
         "owner_kind": owner_kind,
-        "filters": filters,
         "filter_param": filter_param,
         "selected": selected,
-        "page": page,
         "labels": labels,
-        "after": optional_param(request, "after"),
+        "count": counts.get(chosen, 0) if chosen else total,
+        "group_starts": starts,
     }
-    # "Load more" appends one page; a filter replaces the filters and the list.
-    template = partial_template(request, "catalog/product_list.html", "page" if context["after"] else "browse")
-    return render(request, template, context)
+    return _list_page(request, context, {filter_param: chosen}, sort, page, more={"group": last_group})
 
 
 @require_GET
 @vary_on_headers("HX-Request")
 def brand_detail(request, brand_id):
-    """Pattern 6, or 7 with ?category=: a brand's products."""
+    """Pattern 6, or 7 with ?category=: a brand's products; ?sort= orders them."""
     brand = names.brand(brand_id)
     category_id = optional_param(request, "category")
     selected = names.category(category_id) if category_id else None
-    page = gateway.products_by_brand(brand_id=brand_id, category_id=category_id, after=optional_param(request, "after"))
+    sort = optional_param(request, "sort")
+    page = gateway.products_by_brand(
+        brand_id=brand_id, category_id=category_id, sort=sort, after=optional_param(request, "after")
+    )
     return _browse(
         request, owner=brand, owner_kind="brand", filters=names.categories(), filter_param="category",
-        selected=selected, page=page, labels=names.category_names(),
+        selected=selected, page=page, labels=names.category_names(), counts=brand.category_counts, sort=sort,
     )
 
 
 @require_GET
 @vary_on_headers("HX-Request")
 def category_detail(request, category_id):
-    """Pattern 8, or 9 with ?brand=: a category's products."""
+    """Pattern 8, or 9 with ?brand=: a category's products; ?sort= orders them."""
     category = names.category(category_id)
     brand_id = optional_param(request, "brand")
     selected = names.brand(brand_id) if brand_id else None
+    sort = optional_param(request, "sort")
     page = gateway.products_by_category(
-        category_id=category_id, brand_id=brand_id, after=optional_param(request, "after")
+        category_id=category_id, brand_id=brand_id, sort=sort, after=optional_param(request, "after")
     )
     return _browse(
         request, owner=category, owner_kind="category", filters=names.brands(), filter_param="brand",
-        selected=selected, page=page, labels=names.brand_names(),
+        selected=selected, page=page, labels=names.brand_names(), counts=category.brand_counts, sort=sort,
     )
+
+
+@require_GET
+@vary_on_headers("HX-Request")
+def search(request):
+    """Products by name: /search/?q=...; one Query for a one-word search. A query too short to
+    search shows a hint and reads nothing."""
+    query = (request.GET.get("q") or "")[: gateway.text.MAX_QUERY].strip()
+    sort = optional_param(request, "sort")
+    _words, term = gateway.search_words(query)
+    if term is None:
+        gateway.check_sort(sort)
+        page = gateway.Page(items=[])
+    else:
+        page = gateway.products_search(query=query, sort=sort, after=optional_param(request, "after"))
+    context = {
+        "owner": {"name": f"Search: {query}" if query else "Search"},
+        "owner_kind": "search",
+        "query": query,
+        "hint": term is None,
+        "filter_links": [],
+        "labels": names.brand_names(),
+        "count": page.total,
+        "group_starts": set(),
+        "sort_choices": [(None, "Name A–Z"), ("price", "Price low to high"), ("-price", "Price high to low")],
+    }
+    return _list_page(request, context, {"q": query or None}, sort, page)
 
 
 @require_GET
@@ -95,5 +193,18 @@ def product_detail(request, product_id):
             "product": product,
             "brand_name": names.brand_names().get(product.brand_id, product.brand_id),
             "category_name": names.category_names().get(product.category_id, product.category_id),
+            "brand_names": names.brand_names(),
         },
     )
+
+
+@require_GET
+def placeholder(request, initial, colour):
+    """A product's picture when it has none: its brand's initial on its category's colour.
+    Made from the URL alone (no lookup), so browsers and proxies cache it for a day."""
+    svg = images.placeholder_svg(initial, colour)
+    if svg is None:
+        raise Http404("No such placeholder")
+    response = HttpResponse(svg, content_type="image/svg+xml")
+    response["Cache-Control"] = "public, max-age=86400"
+    return response

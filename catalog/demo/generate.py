@@ -413,8 +413,35 @@ def stock_levels(rng, count):
     return [0 if b == "out" else rng.randint(1, 4) if b == "low" else rng.randint(5, 250) for b in buckets]
 
 
+PICTURES = Path(__file__).resolve().parent.parent.parent / "static" / "img" / "demo"
+PICTURE = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 160 120" width="160" height="120">\n'
+    '<rect width="160" height="120" fill="{bg}"/>\n'
+    '<circle cx="80" cy="50" r="28" fill="#ffffff" fill-opacity="0.85"/>\n'
+    '<text x="80" y="60" font-family="sans-serif" font-size="26" font-weight="bold" fill="{bg}" '
+    'text-anchor="middle">{initials}</text>\n'
+    '<text x="80" y="104" font-family="sans-serif" font-size="15" fill="#ffffff" text-anchor="middle">{name}</text>\n'
+    "</svg>\n"
+)
+PICTURE_COLOURS = ["#305f72", "#7a3b52", "#3c6e47", "#7c5a1e", "#54407a", "#216a6a",
+                   "#82492a", "#46507c", "#63702c", "#6f2f6f", "#2c4c66", "#555b5e"]
+
+
+def picture_path(category):
+    return f"img/demo/{category.lower().replace(' ', '-')}.svg"
+
+
+def write_pictures():
+    """One picture a category (static/img/demo/<category>.svg): no CDN, no binary files."""
+    PICTURES.mkdir(parents=True, exist_ok=True)
+    for i, category in enumerate(CATEGORIES):
+        svg = PICTURE.format(bg=PICTURE_COLOURS[i % len(PICTURE_COLOURS)], initials=category[:2], name=category)
+        (PICTURES.parent.parent / picture_path(category)).write_text(svg, encoding="utf-8")
+
+
 def main():
     rng = random.Random(SEED)
+    write_pictures()
     brand_ids = {name: str(i) for i, name in enumerate(BRANDS, 1)}
     category_ids = {name: str(i) for i, name in enumerate(CATEGORIES, 1)}
     drafts = [p for spec in LINES for p in expand(rng, spec)] + [dict(s) for s in SPECIALS]
@@ -422,7 +449,9 @@ def main():
     products = [
         {"productId": str(i), "name": d["name"], "brandId": brand_ids[d["brand"]],
          "categoryId": category_ids[d["category"]], "price": d["price"], "stockLevel": stock,
-         "description": d["description"], "attributes": d["attributes"]}
+         "description": d["description"], "attributes": d["attributes"],
+         # Three products in four show their category's picture; the fourth its generated placeholder.
+         **({"image": picture_path(d["category"])} if i % 4 else {})}
         for i, (d, stock) in enumerate(zip(drafts, stock_levels(rng, len(drafts))), 1)
     ]
     catalog = {

@@ -5,10 +5,12 @@ dataclasses), and the exceptions of `errors`, into which every botocore error is
 Modules: `client` (the boto3 client, error boundary, batches, retries), `budget` (a web request's
 DynamoDB time budget), `schema` (the table
 definition), `keys` (every key format), `cursor` (signed page cursors), `validate`,
-`entities`, `products`, `stock`, `orders`, `importer`.
+`entities`, `products`, `stock`, `orders`, `importer`, `text` (name order and search terms),
+`counts` (recounting the brand and category counts).
 """
 from .budget import BudgetExceeded, request_budget
 from .client import count_requests, reset_client
+from .counts import Drift, counts_recount
 from .entities import (
     CANCELLED,
     COUNTED,
@@ -63,12 +65,16 @@ from .orders import (
     orders_open,
 )
 from .products import (
+    SORTS,
     brands_all,
     categories_all,
+    check_sort,
     product_get,
     products_by_brand,
     products_by_category,
     products_get_many,
+    products_search,
+    search_words,
 )
 from .schema import create_table_request, table_delete, table_ensure
 from .stock import (
@@ -102,6 +108,8 @@ __all__ = [
     "RECEIVED", "RETURNED", "SHIPPED", "SOLD", "OrderStatusRefused", "StockMoved",
     "check_day_range", "order_cancel", "order_ship", "orders_open", "product_set_reorder_point",
     "products_to_reorder", "stock_count", "stock_history_all", "stock_ledger", "stock_moves_since",
+    "SORTS", "Drift", "check_sort", "counts_recount",
+    "products_search", "search_words",
     "Brand", "PurchaseLine", "Category", "Order", "OrderLine", "Page", "Product", "StockAdjustment", "StockChange",
     "CatalogError", "CatalogUnavailable", "InsufficientStock", "InvalidCursor", "InvalidId", "InvalidInput",
     "InvalidQuantity", "LineProblem", "NotFound", "OrderRejected", "StockBusy",

@@ -204,7 +204,7 @@ def _until_processed(operation, request, leftover, *, on_request, gave_up):
     raise CatalogUnavailable(gave_up)
 
 
-def batch_get(item_keys, *, projection=None, consistent=False, on_request=None):
+def batch_get(item_keys, *, projection=None, names=None, consistent=False, on_request=None):
     """GetItem for many keys: BatchGetItem, 100 keys a request, retrying UnprocessedKeys with
     backoff. Returns the items found (deserialized), in no particular order."""
     table = table_name()
@@ -214,6 +214,8 @@ def batch_get(item_keys, *, projection=None, consistent=False, on_request=None):
                            "ConsistentRead": consistent}}
         if projection:
             request[table]["ProjectionExpression"] = projection
+        if names:
+            request[table]["ExpressionAttributeNames"] = names
         for response in _until_processed("BatchGetItem", request, "UnprocessedKeys", on_request=on_request,
                                          gave_up="DynamoDB kept leaving keys unprocessed"):
             found.extend(deserialize(i) for i in response["Responses"].get(table, []))
@@ -222,10 +224,18 @@ def batch_get(item_keys, *, projection=None, consistent=False, on_request=None):
 
 def batch_put(items, *, on_request=None, progress=None):
     """PutItem for many items: BatchWriteItem, 25 a request, retrying UnprocessedItems with backoff."""
+    batch_write(puts=items, on_request=on_request, progress=progress)
+
+
+def batch_write(*, puts=(), deletes=(), on_request=None, progress=None):
+    """PutItem and DeleteItem (by key) for many items: BatchWriteItem, 25 a request, retrying
+    UnprocessedItems with backoff. A key may not be both put and deleted."""
     table = table_name()
-    for start in range(0, len(items), BATCH_WRITE_SIZE):
-        chunk = items[start : start + BATCH_WRITE_SIZE]
-        request = {table: [{"PutRequest": {"Item": serialize(i)}} for i in chunk]}
+    writes = [{"PutRequest": {"Item": serialize(i)}} for i in puts]
+    writes += [{"DeleteRequest": {"Key": serialize(k)}} for k in deletes]
+    for start in range(0, len(writes), BATCH_WRITE_SIZE):
+        chunk = writes[start : start + BATCH_WRITE_SIZE]
+        request = {table: chunk}
         _until_processed(
             "BatchWriteItem", request, "UnprocessedItems", on_request=on_request,
             gave_up="DynamoDB kept leaving items unprocessed; the write stopped part way",

@@ -7,7 +7,7 @@ from typing import Generic, TypeVar
 
 from django.conf import settings
 
-from . import keys
+from . import keys, text
 
 CENT = Decimal("0.01")
 
@@ -48,14 +48,27 @@ def _plain(value):
     return value
 
 
+def _counts(value):
+    """A count map as DynamoDB keeps it -> {id: n} of the non-zero counts."""
+    return {k: int(v) for k, v in (value or {}).items() if int(v) > 0}
+
+
 @dataclass(frozen=True)
 class Brand:
+    """A brand; `category_counts` says how many of its products each category has (kept by the
+    import, so the cached list of brands brings the counts of every brand page's chips)."""
+
     brand_id: str
     name: str
+    category_counts: Mapping[str, int] = field(default_factory=dict, hash=False, compare=False)
 
     @classmethod
     def from_item(cls, item):
-        return cls(brand_id=item["brandId"], name=item["name"])
+        return cls(brand_id=item["brandId"], name=item["name"], category_counts=_counts(item.get("categoryCounts")))
+
+    @property
+    def product_count(self):
+        return sum(self.category_counts.values())
 
     def to_item(self):
         return {**keys.brand_key(self.brand_id), "type": "BRAND", "brandId": self.brand_id, "name": self.name}
@@ -63,12 +76,21 @@ class Brand:
 
 @dataclass(frozen=True)
 class Category:
+    """A category; `brand_counts` says how many of its products each brand has."""
+
     category_id: str
     name: str
+    brand_counts: Mapping[str, int] = field(default_factory=dict, hash=False, compare=False)
 
     @classmethod
     def from_item(cls, item):
-        return cls(category_id=item["categoryId"], name=item["name"])
+        return cls(
+            category_id=item["categoryId"], name=item["name"], brand_counts=_counts(item.get("brandCounts"))
+        )
+
+    @property
+    def product_count(self):
+        return sum(self.brand_counts.values())
 
     def to_item(self):
         return {
@@ -81,18 +103,20 @@ class Category:
 
 @dataclass(frozen=True)
 class Product:
-    """A product. From a list (GSI1/GSI2) `attributes` is empty: the indexes project only
-    what a list shows; `product_get` returns them all."""
+    """A product. From a list (GSI1/GSI2, the sort indexes) `attributes` is empty: the indexes
+    project only what a list shows; `product_get` returns them all. From a search (term items)
+    `stock_level` is None: term items do not carry it, so a sale never writes them."""
 
     product_id: str
     name: str
     brand_id: str
     category_id: str
     price: Decimal
-    stock_level: int
+    stock_level: int | None
     description: str = ""
     attributes: Mapping[str, object] = field(default_factory=dict, hash=False)
     reorder_point: int | None = None  # None: LOW_STOCK_THRESHOLD
+    image: str = ""
 
     @classmethod
     def from_item(cls, item):
@@ -103,16 +127,25 @@ class Product:
             brand_id=item.get("brandId", ""),
             category_id=item.get("categoryId", ""),
             price=_price(item.get("price")),
-            stock_level=_int(item.get("stockLevel")),
+            stock_level=_int(item["stockLevel"]) if "stockLevel" in item else None,
             description=item.get("description", ""),
             attributes={k: _plain(v) for k, v in (item.get("attributes") or {}).items()},
+            image=item.get("image", ""),
         )
 
+    @property
+    def normalised_name(self):
+        return text.normalise_name(self.name)
+
     def to_item(self):
-        return {
+        item = {
             **keys.product_key(self.product_id),
             **keys.product_index_keys(
                 product_id=self.product_id, brand_id=self.brand_id, category_id=self.category_id
+            ),
+            **keys.product_sort_keys(
+                product_id=self.product_id, brand_id=self.brand_id, category_id=self.category_id,
+                normalised_name=self.normalised_name, price=self.price,
             ),
             "type": "PRODUCT",
             "productId": self.product_id,
@@ -126,10 +159,33 @@ class Product:
             **({"reorderPoint": self.reorder_point} if self.reorder_point is not None else {}),
             **reorder_index_keys(self.product_id, self.stock_level, self.reorder_point),
         }
+        if self.image:
+            item["image"] = self.image
+        return item
+
+    def term_items(self):
+        """The search index items of this product: one per term of its name (text.terms), with
+        what a search result shows (no stock level)."""
+        normalised = self.normalised_name
+        shown = {
+            "type": "TERM", "productId": self.product_id, "name": self.name, "brandId": self.brand_id,
+            "categoryId": self.category_id, "price": self.price,
+        }
+        if self.image:
+            shown["image"] = self.image
+        return [
+            {
+                **keys.term_key(term, product_id=self.product_id, normalised_name=normalised),
+                **keys.term_index_keys(term, product_id=self.product_id, price=self.price),
+                "term": term,
+                **shown,
+            }
+            for term in sorted(text.terms(self.name))
+        ]
 
     @property
     def in_stock(self):
-        return self.stock_level > 0
+        return bool(self.stock_level and self.stock_level > 0)
 
     @property
     def effective_reorder_point(self):
@@ -137,7 +193,7 @@ class Product:
 
     @property
     def needs_reorder(self):
-        return self.stock_level <= self.effective_reorder_point
+        return self.stock_level is not None and self.stock_level <= self.effective_reorder_point
 
 
 def effective_reorder_point(reorder_point):
@@ -146,7 +202,9 @@ def effective_reorder_point(reorder_point):
 
 def reorder_index_keys(product_id, level, reorder_point):
     """The Reorder index keys when a product at `level` is at or below its reorder point, else {}."""
-    return keys.reorder_keys(product_id, level) if level <= effective_reorder_point(reorder_point) else {}
+    if level is None or level > effective_reorder_point(reorder_point):
+        return {}
+    return keys.reorder_keys(product_id, level)
 
 
 @dataclass(frozen=True)
@@ -262,6 +320,7 @@ class StockChange:
 class Page(Generic[T]):
     items: Sequence[T]
     next_cursor: str | None = None
+    total: int | None = None  # how many the whole list has, where the read told it (a search)
 
     def __iter__(self):
         return iter(self.items)

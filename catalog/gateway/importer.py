@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from botocore.exceptions import ClientError
-
-from . import keys
-from .client import batch_get, batch_put, client, deserialize, error_code, serialize, table_name, translate_errors
+from . import keys, text
+from .client import _backoff, batch_get, batch_write, client, serialize, table_name, translate_errors
 from .entities import Brand, Category, Product
-from .validate import MAX_REORDER, valid_id
+from .errors import CatalogUnavailable
+from .transact import put, transact_write, update
+from .validate import MAX_REORDER, new_token, valid_id
 
 DEMO_CATALOG = Path(__file__).resolve().parent.parent / "demo" / "demo_catalog.json"
 
@@ -41,6 +41,7 @@ class ImportResult:
     categories: int = 0
     products_created: int = 0
     products_updated: int = 0
+    terms_written: int = 0
     requests: dict = field(default_factory=dict)
 
     def count(self, operation, n=1):
@@ -84,6 +85,40 @@ def _price(value, path, problems):
     except InvalidOperation:
         problems.append(f"{path}: {value!r} is not a price")
         return None
+
+
+MAX_IMAGE = 500
+IMAGE_PATH = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_./-]*\.(png|jpe?g|webp|gif|svg|avif)")
+
+
+def _image(value, path, problems):
+    """An optional picture: an https URL, or the path of a file under static/ ("img/x.svg")."""
+    if value is None or value == "":
+        return ""
+    if not isinstance(value, str) or len(value) > MAX_IMAGE:
+        problems.append(f"{path}: must be text of at most {MAX_IMAGE} characters")
+        return None
+    if value.startswith("https://"):
+        from django.core.exceptions import ValidationError
+        from django.core.validators import URLValidator
+
+        try:
+            URLValidator(schemes=["https"])(value)
+        except ValidationError:
+            problems.append(f"{path}: {value!r} is not an https URL")
+            return None
+        return value
+    if not IMAGE_PATH.fullmatch(value) or ".." in value.split("/") or "//" in value:
+        problems.append(
+            f"{path}: {value!r} is neither an https URL nor the path of a picture under static/ (img/x.png)"
+        )
+        return None
+    from django.contrib.staticfiles import finders
+
+    if not finders.find(value):
+        problems.append(f"{path}: no file static/{value}")
+        return None
+    return value
 
 
 def _stock(value, path, problems):
@@ -182,12 +217,13 @@ def _product_builder(brand_ids, category_ids):
             problems.append(f"{path}.description: must be text of at most {MAX_DESCRIPTION} characters")
         attributes = _attributes(raw.get("attributes"), f"{path}.attributes", problems)
         reorder_point = _reorder_point(raw.get("reorderPoint"), f"{path}.reorderPoint", problems)
+        image = _image(raw.get("image"), f"{path}.image", problems)
         if len(problems) > before:
             return None
         return Product(
             product_id=product_id, name=name, brand_id=brand_id, category_id=category_id,
             price=price, stock_level=stock, description=description.strip(), attributes=attributes,
-            reorder_point=reorder_point,
+            reorder_point=reorder_point, image=image,
         )
 
     return product
@@ -220,70 +256,268 @@ def referenced_ids(data, entity, id_key):
     return {p.get(id_key) for p in data["products"] if isinstance(p, dict)} - defined
 
 
-# --- writing ----------------------------------------------------------------------------
+# --- writing ---------------------------------------------------------------------------
+#
+# Products are written in transactions of up to TRANSACTION_ACTIONS actions: each product's write
+# is conditional on the product being as it was read (absent, or in the same brand and category
+# with the same name), and the same transaction moves the counts on the brand and category items
+# (SET <map>.<id> = <old> + <delta>: atomic, so concurrent imports add up). A product another
+# import changed meanwhile fails its condition; it is read again and its group sent again.
+# Search terms are written afterwards (BatchWriteItem: puts and deletes, idempotent), and each
+# term's two count items moved by the exact difference (UpdateItem ADD), once the product's
+# transaction said which name it replaced.
 
-def _existing_products(product_ids, result):
-    """The level and reorder point of those of these products already in the table
-    (BatchGetItem, 100 a request): {product_id: Product with only those}."""
+TRANSACTION_ACTIONS = 100
+TRANSACTION_BYTES = 3_000_000  # of DynamoDB's 4 MB a transaction
+GROUP_ATTEMPTS = 10
+# What an existing product is read for: its place (counts), its name (search terms), what its
+# term items show (price, image, brand and category), and its stock level and reorder point (an
+# update keeps the level; the Reorder index keys follow from both).
+PRODUCT_STATE = "productId, brandId, categoryId, #n, price, image, stockLevel, reorderPoint"
+
+
+def _read_products(product_ids, result):
+    """The products already in the table, as they are now ({id: Product-like item})."""
     items = batch_get(
-        [keys.product_key(pid) for pid in product_ids], projection="productId, stockLevel, reorderPoint",
+        [keys.product_key(pid) for pid in product_ids], projection=PRODUCT_STATE, names={"#n": "name"},
         consistent=True, on_request=result.count,
     )
-    return {i["productId"]: Product.from_item(i) for i in items}
+    return {i["productId"]: i for i in items}
 
 
-def _update_keeping_stock(product, stored, result):
-    """Update everything of an existing product but its stock level (one UpdateItem), on the
-    level read: its Reorder index keys follow from that level and the reorder point (the file's,
-    or the stored one when the file has none). A stock write in between: read again, retry."""
-    while True:
-        reorder_point = product.reorder_point if product.reorder_point is not None else stored.reorder_point
-        item = dataclasses.replace(product, stock_level=stored.stock_level, reorder_point=reorder_point).to_item()
-        key = {"PK": item.pop("PK"), "SK": item.pop("SK")}
-        item.pop("stockLevel")
-        names = {f"#a{i}": name for i, name in enumerate(item)}
-        values = {f":v{i}": value for i, value in enumerate(item.values())}
-        removes = [name for name in keys.REORDER_ATTRIBUTES if name not in item]
-        values[":level"] = stored.stock_level
-        try:
+def _put_names(brands, categories, also_brand_ids, also_category_ids, result):
+    """Brand and category items: their names set, their count maps kept (created empty if new).
+    Brands and categories only referenced get an empty map if they have none (UpdateItem each)."""
+    def send(key, expression, names, values, condition=None):
+        params = dict(
+            TableName=table_name(), Key=serialize(key), UpdateExpression=expression,
+            ExpressionAttributeNames=names, ExpressionAttributeValues=serialize(values),
+        )
+        if condition:
+            params["ConditionExpression"] = condition
+        with translate_errors():
+            client().update_item(**params)
+        result.count("UpdateItem")
+
+    named = [(keys.brand_key(b.brand_id), "BRAND", "brandId", b.brand_id, b.name, "categoryCounts") for b in brands]
+    named += [
+        (keys.category_key(c.category_id), "CATEGORY", "categoryId", c.category_id, c.name, "brandCounts")
+        for c in categories
+    ]
+    for key, kind, id_name, entity_id, name, counts in named:
+        send(
+            key, "SET #t = :t, #i = :i, #n = :n, #c = if_not_exists(#c, :empty)",
+            {"#t": "type", "#i": id_name, "#n": "name", "#c": counts},
+            {":t": kind, ":i": entity_id, ":n": name, ":empty": {}},
+        )
+    referenced = [(keys.brand_key(b), "categoryCounts") for b in sorted(also_brand_ids)]
+    referenced += [(keys.category_key(c), "brandCounts") for c in sorted(also_category_ids)]
+    for key, counts in referenced:
+        send(key, "SET #c = if_not_exists(#c, :empty)", {"#c": counts}, {":empty": {}},
+             condition="attribute_exists(PK)")
+
+
+def _product_action(product, old, reset_stock):
+    """The conditional Put or Update of one product: it must still be as it was read (place, name,
+    and unless the stock is reset its level and reorder point). A product without a reorder point
+    in the file keeps the one stored; an update keeps the stock level, and the Reorder index keys
+    follow from that level."""
+    if old is None:
+        return put(product.to_item(), if_absent=True)
+    stored_level = int(old["stockLevel"]) if old.get("stockLevel") is not None else 0
+    stored_reorder = int(old["reorderPoint"]) if old.get("reorderPoint") is not None else None
+    product = dataclasses.replace(
+        product,
+        reorder_point=product.reorder_point if product.reorder_point is not None else stored_reorder,
+        stock_level=product.stock_level if reset_stock else stored_level,
+    )
+    item = product.to_item()
+    condition = "attribute_exists(PK) AND brandId = :ob AND categoryId = :oc AND #n = :on"
+    values = {":ob": old["brandId"], ":oc": old["categoryId"], ":on": old.get("name", "")}
+    if not reset_stock:
+        condition += " AND stockLevel = :ol AND " + (
+            "attribute_not_exists(reorderPoint)" if stored_reorder is None else "reorderPoint = :orp"
+        )
+        values[":ol"] = stored_level
+        if stored_reorder is not None:
+            values[":orp"] = stored_reorder
+    if reset_stock:
+        action = put(item)
+        action["Put"]["ConditionExpression"] = condition
+        action["Put"]["ExpressionAttributeNames"] = {"#n": "name"}
+        action["Put"]["ExpressionAttributeValues"] = serialize(values)
+        return action
+    key = {"PK": item.pop("PK"), "SK": item.pop("SK")}
+    item.pop("stockLevel")
+    # Attributes an earlier version had but this one has not (an image taken away, the Reorder
+    # index keys of a product no longer low) are removed.
+    removed = ([] if product.image else ["image"]) + [name for name in keys.REORDER_ATTRIBUTES if name not in item]
+    names = {f"#a{i}": name for i, name in enumerate(item)}
+    names["#n"] = "name"
+    expression = "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(item)))
+    if removed:
+        names.update({f"#r{i}": name for i, name in enumerate(removed)})
+        expression += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(removed)))
+    return update(
+        key, expression, {**{f":v{i}": v for i, v in enumerate(item.values())}, **values},
+        condition=condition, names=names,
+    )
+
+
+def _count_actions(deltas):
+    """One Update a brand or category whose counts move: {(key items, map name): {id: delta}}."""
+    actions = []
+    for (key_items, counts), by_id in sorted(deltas.items()):
+        key = dict(key_items)
+        moving = {i: d for i, d in sorted(by_id.items()) if d}
+        if not moving:
+            continue
+        names = {"#m": counts, **{f"#k{n}": i for n, i in enumerate(moving)}}
+        values = {":z": 0, **{f":d{n}": d for n, d in enumerate(moving.values())}}
+        expression = "SET " + ", ".join(
+            f"#m.#k{n} = if_not_exists(#m.#k{n}, :z) + :d{n}" for n in range(len(moving))
+        )
+        actions.append(update(key, expression, values, names=names))
+    return actions
+
+
+def _membership_deltas(pairs):
+    """{(key items, map): {id: delta}} for products leaving (-1) and joining (+1) brand/category pairs."""
+    deltas = {}
+    for (brand_id, category_id), delta in pairs:
+        for key, counts, other in (
+            (keys.brand_key(brand_id), "categoryCounts", category_id),
+            (keys.category_key(category_id), "brandCounts", brand_id),
+        ):
+            by_id = deltas.setdefault((tuple(key.items()), counts), {})
+            by_id[other] = by_id.get(other, 0) + delta
+    return deltas
+
+
+def _moves(product, old):
+    """The count changes a product's write makes: [((brand, category), +1 or -1), ...]."""
+    new = (product.brand_id, product.category_id)
+    if old is None:
+        return [(new, 1)]
+    before = (old["brandId"], old["categoryId"])
+    return [] if before == new else [(before, -1), (new, 1)]
+
+
+def _groups(products, existing):
+    """Products in transactions: at most TRANSACTION_ACTIONS actions (one a product, one a brand
+    or category whose counts move) and TRANSACTION_BYTES. Sorted by brand and category, so a
+    group touches few count items."""
+    group, pairs, size = [], set(), 0
+    for product in sorted(products, key=lambda p: (p.brand_id, p.category_id, p.product_id)):
+        old = existing.get(product.product_id)
+        touched = {(m[0][0], m[0][1]) for m in _moves(product, old)}
+        new_pairs = pairs | touched
+        counters = len({b for b, _ in new_pairs}) + len({c for _, c in new_pairs})
+        item_size = len(repr(product.to_item()))
+        if group and (len(group) + 1 + counters > TRANSACTION_ACTIONS or size + item_size > TRANSACTION_BYTES):
+            yield group
+            group, new_pairs, size = [], touched, 0
+        group.append(product)
+        pairs, size = new_pairs, size + item_size
+    if group:
+        yield group
+
+
+def _write_group(group, existing, reset_stock, result):
+    """One transaction for a group of products and their counts; products another writer changed
+    meanwhile are read again and the transaction rebuilt. Updates `existing` with what was read."""
+    for attempt in range(GROUP_ATTEMPTS):
+        moves = [m for p in group for m in _moves(p, existing.get(p.product_id))]
+        actions = [_product_action(p, existing.get(p.product_id), reset_stock) for p in group]
+        actions += _count_actions(_membership_deltas(moves))
+        refusal = transact_write(actions, request_token=new_token()[:36])
+        result.count("TransactWriteItems")
+        if refusal is None:
+            return
+        if refusal.any_failed:
+            stale = [group[i].product_id for i in range(len(group)) if refusal.failed(i)]
+            fresh = _read_products(stale, result)
+            for pid in stale:
+                existing.pop(pid, None)
+                if pid in fresh:
+                    existing[pid] = fresh[pid]
+        _backoff(attempt)
+    raise CatalogUnavailable("Other writes kept changing the products being imported; the import stopped part way")
+
+
+def _shown(product_or_item):
+    """What a product's term items show and are keyed by."""
+    if isinstance(product_or_item, Product):
+        p = product_or_item
+        return (p.name, p.brand_id, p.category_id, p.price, p.image)
+    i = product_or_item
+    price = Decimal(str(i.get("price", 0))).quantize(Decimal("0.01"))
+    return (i.get("name", ""), i.get("brandId"), i.get("categoryId"), price, i.get("image", ""))
+
+
+def _term_changes(products, before):
+    """(items to put, keys to delete, {term: count delta}) for the products whose name, price,
+    image, brand or category changed (`before`: what each product was, None if new)."""
+    puts, deletes, deltas = [], [], {}
+    for product in products:
+        old = before.get(product.product_id)
+        if old is not None and _shown(old) == _shown(product):
+            continue
+        puts.extend(product.term_items())
+        new_terms = text.terms(product.name)
+        old_terms = set() if old is None else text.terms(old.get("name", ""))
+        old_name = text.normalise_name(old.get("name", "")) if old is not None else None
+        for term in old_terms:
+            # The item's key carries the name: a renamed product's old items all go.
+            if term not in new_terms or old_name != product.normalised_name:
+                deletes.append(keys.term_key(term, product_id=product.product_id, normalised_name=old_name))
+        for term in new_terms - old_terms:
+            deltas[term] = deltas.get(term, 0) + 1
+        for term in old_terms - new_terms:
+            deltas[term] = deltas.get(term, 0) - 1
+    return puts, deletes, {t: d for t, d in deltas.items() if d}
+
+
+def add_term_counts(deltas, *, on_request=None):
+    """Move each term's two count items by its delta: one UpdateItem ADD each (atomic, so
+    concurrent writers add up; no transaction, as a count item is independent of the others)."""
+    for term, delta in sorted(deltas.items()):
+        for key in keys.term_count_keys(term):
             with translate_errors():
                 client().update_item(
-                    TableName=table_name(),
-                    Key=serialize(key),
-                    UpdateExpression="SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(item)))
-                    + (" REMOVE " + ", ".join(removes) if removes else ""),
-                    ConditionExpression="stockLevel = :level",
-                    ExpressionAttributeNames=names,
-                    ExpressionAttributeValues=serialize(values),
-                    ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                    TableName=table_name(), Key=serialize({"PK": key["PK"], "SK": key["SK"]}),
+                    UpdateExpression="SET #t = :t, ByPrice1PK = :ipk, ByPrice1SK = :isk ADD #c :d",
+                    ExpressionAttributeNames={"#t": "type", "#c": "count"},
+                    ExpressionAttributeValues=serialize(
+                        {":t": "TERM_COUNT", ":ipk": key["ByPrice1PK"], ":isk": key["ByPrice1SK"], ":d": delta}
+                    ),
                 )
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException" or not exc.response.get("Item"):
-                raise
-            result.count("UpdateItem")
-            stored = Product.from_item(deserialize(exc.response["Item"]))
-            continue
-        result.count("UpdateItem")
-        return
+            if on_request:
+                on_request("UpdateItem")
 
 
 def write(brands, categories, products, *, reset_stock=False, progress=None):
     """Write validated entities. Returns an ImportResult with counts and requests used."""
     result = ImportResult(brands=len(brands), categories=len(categories))
-    batch_put([b.to_item() for b in brands] + [c.to_item() for c in categories], on_request=result.count)
-    existing = _existing_products([p.product_id for p in products], result)
+    _put_names(
+        brands, categories,
+        {p.brand_id for p in products} - {b.brand_id for b in brands},
+        {p.category_id for p in products} - {c.category_id for c in categories},
+        result,
+    )
+    existing = _read_products([p.product_id for p in products], result)
     result.products_created = sum(p.product_id not in existing for p in products)
     result.products_updated = len(products) - result.products_created
-    # New products (and, with reset_stock, every product) are written whole, in batches;
-    # existing ones are updated in place so that a concurrent sale is never overwritten.
-    whole = [p for p in products if reset_stock or p.product_id not in existing]
-    batch_put([p.to_item() for p in whole], on_request=result.count, progress=progress)
-    if not reset_stock:
-        for product in products:
-            if product.product_id in existing:
-                _update_keeping_stock(product, existing[product.product_id], result)
-                if progress:
-                    progress(1)
+    before = {}  # what each product's write replaced (read again if another writer came first)
+    for group in _groups(products, existing):
+        _write_group(group, existing, reset_stock, result)
+        before.update({p.product_id: existing[p.product_id] for p in group if p.product_id in existing})
+        if progress:
+            progress(len(group))
+    puts, deletes, deltas = _term_changes(products, before)
+    batch_write(puts=puts, deletes=deletes, on_request=result.count)
+    add_term_counts(deltas, on_request=result.count)
+    result.terms_written = len(puts)
     return result
 
 

@@ -19,6 +19,24 @@ Warehouse indexes (sparse: only the items that carry their keys are in them):
 | ByReason   | stock adjustment | P#<pid>#R#<reason code>      | <time>#<aid>                    |
 | Reorder    | product at or below its reorder point | REORDER | <level, 10 digits>#P#<pid>   |
 | OpenOrders | order with status placed | OPEN_ORDERS          | <oid> (starts with the UTC time)|
+
+Sorted lists and search (issue 14), beside the seed's keys. <name> is the product name normalised
+(`name_key`: accents dropped, casefolded, words of letters and digits joined by one space, padded
+with spaces to 64 characters so "abc" sorts before "abc d"); <cents> is the price in cents,
+zero-padded to 11 digits (9.99 < 10.00 < 100.00). Ties are broken by the product ID.
+
+| item       | PK          | SK             | index: partition key / sort key                          |
+|------------|-------------|----------------|----------------------------------------------------------|
+| product    | P#<pid>     | METADATA       | ByName1 B#<bid> / <name>#P#<pid>                         |
+|            |             |                | ByPrice1 B#<bid> / <cents>#P#<pid>                       |
+|            |             |                | ByName2 C#<cid> / <name>#P#<pid>                         |
+|            |             |                | ByPrice2 C#<cid> / <cents>#P#<pid>                       |
+|            |             |                | ByName3 B#<bid>#C#<cid> / <name>#P#<pid>                 |
+|            |             |                | ByPrice3 B#<bid>#C#<cid> / <cents>#P#<pid>               |
+| term       | TERM#<term> | <name>#P#<pid> | ByPrice1 TERM#<term> / <cents>#P#<pid>                   |
+| term count | TERM#<term> | #COUNT, ~COUNT | ByPrice1 TERM#<term> / #COUNT, ~COUNT (same as SK)       |
+
+Brand items carry `categoryCounts` {cid: n}; category items `brandCounts` {bid: n}.
 """
 import hashlib
 import re
@@ -47,6 +65,21 @@ LEDGER_SHARDS = 8
 REORDER_PK = "REORDER"
 OPEN_ORDERS_PK = "OPEN_ORDERS"
 
+# Sorted lists (issue 14): 1 = a brand's products (and a search term's), 2 = a category's,
+# 3 = a brand's products in one category. Key attributes are <index>PK / <index>SK.
+BY_NAME = {"brand": "ByName1", "category": "ByName2", "pair": "ByName3"}
+BY_PRICE = {"brand": "ByPrice1", "category": "ByPrice2", "pair": "ByPrice3"}
+SORT_INDEXES = [*BY_NAME.values(), *BY_PRICE.values()]
+
+NAME_KEY_WIDTH = 64
+PRICE_KEY_DIGITS = 11  # PRICE allows 9 digits before the point: 999,999,999.99 is 11 digits of cents
+TERM_PREFIX = "TERM#"
+# A search term's count, in the term's partition: "#" sorts before every <name> (letters and
+# digits), so the name-ordered Query reads it first; in ByPrice1 "#COUNT" comes first going up
+# and "~COUNT" first going down (prices are digits).
+TERM_COUNT_LOW = "#COUNT"
+TERM_COUNT_HIGH = "~COUNT"
+
 
 def brand_key(brand_id):
     return {"PK": BRANDS_PK, "SK": f"B#{brand_id}"}
@@ -72,6 +105,60 @@ def product_index_keys(*, product_id, brand_id, category_id):
         "GSI2PK": category_gsi_pk(category_id),
         "GSI2SK": f"{brand_gsi_pk(brand_id)}#P#{product_id}",
     }
+
+
+def pair_pk(brand_id, category_id):
+    return f"B#{brand_id}#C#{category_id}"
+
+
+def name_key(normalised_name):
+    """The sort-key form of a normalised name (text.normalise): cut and padded to a fixed width."""
+    return normalised_name[:NAME_KEY_WIDTH].ljust(NAME_KEY_WIDTH)
+
+
+def price_key(price):
+    """9.99 -> "00000000999": the price in cents, zero-padded, so text order is price order."""
+    return f"{int(price * 100):0{PRICE_KEY_DIGITS}d}"
+
+
+def product_sort_keys(*, product_id, brand_id, category_id, normalised_name, price):
+    """The keys of the six sort indexes: name and price order under the brand, the category
+    and the brand+category pair; ties broken by the product ID."""
+    by_name = f"{name_key(normalised_name)}#P#{product_id}"
+    by_price = f"{price_key(price)}#P#{product_id}"
+    partitions = {
+        "brand": brand_gsi_pk(brand_id),
+        "category": category_gsi_pk(category_id),
+        "pair": pair_pk(brand_id, category_id),
+    }
+    out = {}
+    for scope, partition in partitions.items():
+        out[f"{BY_NAME[scope]}PK"] = partition
+        out[f"{BY_NAME[scope]}SK"] = by_name
+        out[f"{BY_PRICE[scope]}PK"] = partition
+        out[f"{BY_PRICE[scope]}SK"] = by_price
+    return out
+
+
+def term_pk(term):
+    return f"{TERM_PREFIX}{term}"
+
+
+def term_key(term, *, product_id, normalised_name):
+    return {"PK": term_pk(term), "SK": f"{name_key(normalised_name)}#P#{product_id}"}
+
+
+def term_index_keys(term, *, product_id, price):
+    return {"ByPrice1PK": term_pk(term), "ByPrice1SK": f"{price_key(price)}#P#{product_id}"}
+
+
+def term_count_keys(term):
+    """The two count items of a term: the first read by name order and by price going up, the
+    second by price going down."""
+    return [
+        {"PK": term_pk(term), "SK": TERM_COUNT_LOW, "ByPrice1PK": term_pk(term), "ByPrice1SK": TERM_COUNT_LOW},
+        {"PK": term_pk(term), "SK": TERM_COUNT_HIGH, "ByPrice1PK": term_pk(term), "ByPrice1SK": TERM_COUNT_HIGH},
+    ]
 
 
 def brand_gsi_pk(brand_id):

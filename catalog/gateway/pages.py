@@ -39,7 +39,8 @@ class KeyRange:
     def scope(self):
         """What a cursor is bound to: a cursor of one range does not open another."""
         scope = f"{self.index or 'table'}:{self.partition}:{self.prefix or ''}"
-        return scope + "".join(f":{name}={value}" for name, value in self.filters)
+        scope += "".join(f":{name}={value}" for name, value in self.filters)
+        return scope if self.forward else f"{scope}:desc"  # a cursor of one direction opens not the other
 
     def params(self, *, limit=None):
         pk_name, sk_name = self.key_attributes

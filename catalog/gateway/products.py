@@ -9,13 +9,33 @@
 | 7 | products by brand + category  | products_by_brand(brand_id=, category_id=)      | Query GSI1 begins_with    |
 | 8 | products by category          | products_by_category(category_id=)              | Query GSI2                |
 | 9 | products by category + brand  | products_by_category(category_id=, brand_id=)   | Query GSI2 begins_with    |
+
+With `sort="name"`, `"price"` or `"-price"` patterns 6 to 9 read a sort index instead (ByName1/ByPrice1
+for a brand, ByName2/ByPrice2 for a category, ByName3/ByPrice3 for a brand+category pair; "-price"
+is the price index read backwards). `products_search(query=)` reads the search terms (TERM#<term>).
 """
-from . import keys
+from . import keys, text
 from .client import BATCH_GET_SIZE, batch_get, client, deserialize, serialize, table_name, translate_errors
-from .entities import Brand, Category, Product
-from .errors import NotFound
+from .entities import Brand, Category, Page, Product
+from .errors import InvalidInput, NotFound
 from .pages import KeyRange, query_all, query_page
 from .validate import check_id, page_size
+
+# The orders a list can be read in: None is the seed's (a brand's products by category, a
+# category's by brand; a search's by name).
+SORTS = (None, "name", "price", "-price")
+
+
+def check_sort(sort):
+    if sort not in SORTS:
+        raise InvalidInput('Sort must be "name", "price" or "-price" (or nothing).')
+    return sort
+
+
+def _sorted_range(scope, partition, sort):
+    """The KeyRange of a sort index for `sort` over one brand, category or pair partition."""
+    index = keys.BY_NAME[scope] if sort == "name" else keys.BY_PRICE[scope]
+    return KeyRange(index=index, partition=partition, forward=sort != "-price")
 
 
 def brands_all():
@@ -56,11 +76,19 @@ def products_get_many(*, product_ids, consistent=False):
 
 # --- product lists (patterns 6 to 9) ----------------------------------------------------
 
-def products_by_brand(*, brand_id, category_id=None, after=None, limit=None):
-    """Patterns 6 and 7: a brand's products, optionally in one category (GSI1)."""
+def products_by_brand(*, brand_id, category_id=None, sort=None, after=None, limit=None):
+    """Patterns 6 and 7: a brand's products, optionally in one category (GSI1), in the seed's
+    order or `sort`ed (one Query on a sort index either way)."""
     check_id("Brand", brand_id)
     if category_id is not None:
         check_id("Category", category_id)
+    if check_sort(sort):
+        key_range = (
+            _sorted_range("pair", keys.pair_pk(brand_id, category_id), sort)
+            if category_id is not None
+            else _sorted_range("brand", keys.brand_gsi_pk(brand_id), sort)
+        )
+        return query_page(key_range, size=page_size(limit), after=after, build=Product.from_item)
     key_range = KeyRange(
         index=keys.GSI1,
         partition=keys.brand_gsi_pk(brand_id),
@@ -69,11 +97,19 @@ def products_by_brand(*, brand_id, category_id=None, after=None, limit=None):
     return query_page(key_range, size=page_size(limit), after=after, build=Product.from_item)
 
 
-def products_by_category(*, category_id, brand_id=None, after=None, limit=None):
-    """Patterns 8 and 9: a category's products, optionally of one brand (GSI2)."""
+def products_by_category(*, category_id, brand_id=None, sort=None, after=None, limit=None):
+    """Patterns 8 and 9: a category's products, optionally of one brand (GSI2), in the seed's
+    order or `sort`ed (the brand+category pair's sort index is the same as on the brand page)."""
     check_id("Category", category_id)
     if brand_id is not None:
         check_id("Brand", brand_id)
+    if check_sort(sort):
+        key_range = (
+            _sorted_range("pair", keys.pair_pk(brand_id, category_id), sort)
+            if brand_id is not None
+            else _sorted_range("category", keys.category_gsi_pk(category_id), sort)
+        )
+        return query_page(key_range, size=page_size(limit), after=after, build=Product.from_item)
     key_range = KeyRange(
         index=keys.GSI2,
         partition=keys.category_gsi_pk(category_id),
@@ -81,3 +117,72 @@ def products_by_category(*, category_id, brand_id=None, after=None, limit=None):
     )
     return query_page(key_range, size=page_size(limit), after=after, build=Product.from_item)
 
+
+
+# --- search by name ---------------------------------------------------------------------
+
+# A search whose words are not all answered by the one term Queried (several words, or a word
+# longer than text.MAX_TERM) checks the names it reads and may need more Queries to fill a page:
+# at most this many, each reading up to FILTER_READ_FACTOR pages' worth of term items.
+MAX_SEARCH_REQUESTS = 4
+FILTER_READ_FACTOR = 4
+
+
+def search_words(query):
+    """(words, term): the query's words and the term a search Queries (None: too short to search)."""
+    words = text.query_words(query or "")
+    return words, text.lookup_term(words)
+
+
+def products_search(*, query, sort=None, after=None, limit=None):
+    """Products whose name has every word of `query` as a word or a word's start (accents and
+    case ignored). One Query on TERM#<term> (the longest word) in name or price order; when other
+    words must be checked too, the names read are checked and up to MAX_SEARCH_REQUESTS Queries
+    fill a page. `Page.total` is the number of matches when known (a one-word search: the term's
+    count item, read by the same Query; otherwise only when everything was read)."""
+    words, term = search_words(query)
+    if term is None:
+        raise InvalidInput(f"Type at least {text.MIN_TERM} letters or digits to search.")
+    check_sort(sort)
+    size = page_size(limit)
+    partition = keys.term_pk(term)
+    if sort in (None, "name"):
+        key_range = KeyRange(partition=partition)
+    else:
+        key_range = KeyRange(index=keys.BY_PRICE["brand"], partition=partition, forward=sort == "price")
+    filtering = any(w != term for w in words)
+    start = key_range.start_key(after) if after is not None else None
+    found, total, exhausted, resume = [], None, False, None
+    for request in range(MAX_SEARCH_REQUESTS if filtering else 1):
+        params = key_range.params(limit=(size + 1) * FILTER_READ_FACTOR if filtering else size + 2)
+        if start is not None:
+            params["ExclusiveStartKey"] = serialize(start)
+        with translate_errors():
+            response = client().query(**params)
+        for item in (deserialize(i) for i in response["Items"]):
+            if item.get("type") == "TERM_COUNT":
+                if request == 0 and after is None and not found and total is None:
+                    total = int(item.get("count", 0))
+                continue
+            if not filtering or text.matches(words, item.get("name", "")):
+                found.append(item)
+                if len(found) > size:
+                    break
+            resume = item
+        if len(found) > size:
+            break
+        last = response.get("LastEvaluatedKey")
+        if last is None:
+            exhausted = True
+            break
+        start = deserialize(last)
+    more = len(found) > size
+    found = found[:size]
+    next_key = found[-1] if more else (None if exhausted else resume)
+    if filtering or total is None:  # several words, or a term no product has (no count item)
+        total = len(found) if exhausted and after is None else None
+    return Page(
+        items=[Product.from_item(i) for i in found],
+        next_cursor=key_range.encode(next_key) if next_key else None,
+        total=total,
+    )

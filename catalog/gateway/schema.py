@@ -4,7 +4,10 @@ from botocore.exceptions import ClientError
 from . import keys
 from .client import client, error_code, translate_errors
 
-# What a product list shows, projected into both indexes (INCLUDE).
+# What a product list shows, projected into every index (INCLUDE): GSI1 and GSI2 (the seed's
+# order) and the six sort indexes (keys.SORT_INDEXES: name and price order under a brand, a
+# category and a brand+category pair). Search term items use ByPrice1 too (they carry no
+# stockLevel: a sale never writes them).
 LIST_ATTRIBUTES = [
     "type",
     "productId",
@@ -14,6 +17,8 @@ LIST_ATTRIBUTES = [
     "price",
     "brandId",
     "categoryId",
+    "image",
+    "count",  # a search term's count item (read by the price-ordered search from ByPrice1)
 ]
 
 # What the warehouse indexes project: a stock change (ledger CSV, history by reason), a product
@@ -48,8 +53,8 @@ def _index(name, projected=LIST_ATTRIBUTES):
 
 def create_table_request(table_name):
     """The CreateTable request for the single table, as boto3 takes it."""
-    attributes = ["PK", "SK", "GSI1PK", "GSI1SK", "GSI2PK", "GSI2SK"]
-    attributes += [f"{name}{part}" for name in WAREHOUSE_INDEXES for part in ("PK", "SK")]
+    indexes = [keys.GSI1, keys.GSI2, *keys.SORT_INDEXES]
+    attributes = ["PK", "SK", *(f"{name}{part}" for name in [*indexes, *WAREHOUSE_INDEXES] for part in ("PK", "SK"))]
     return {
         "TableName": table_name,
         "BillingMode": "PAY_PER_REQUEST",
@@ -58,7 +63,7 @@ def create_table_request(table_name):
             {"AttributeName": "SK", "KeyType": "RANGE"},
         ],
         "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in attributes],
-        "GlobalSecondaryIndexes": [_index(keys.GSI1), _index(keys.GSI2)]
+        "GlobalSecondaryIndexes": [_index(name) for name in indexes]
         + [_index(name, projected) for name, projected in WAREHOUSE_INDEXES.items()],
     }
 

@@ -7,6 +7,8 @@ from django import template
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.http import RFC3986_SUBDELIMS
 
+from catalog.images import image_url
+
 register = template.Library()
 
 
@@ -58,3 +60,10 @@ def shop_url(name, object_id):
     full reverse() per link (a page has a hundred: the menus, tiles and product cards)."""
     before, after = _around_id(name, get_script_prefix(), get_urlconf())
     return f"{before}{quote(str(object_id), safe=RFC3986_SUBDELIMS + '~:@')}{after}"
+
+
+@register.simple_tag
+def product_image_url(product, brand_names=None):
+    """The product's picture: its https URL, its file under static/, or a generated placeholder
+    (catalog.images)."""
+    return image_url(product, brand_names)

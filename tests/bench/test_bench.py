@@ -31,7 +31,8 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
     assert receive["first"]["requests"]["TransactWriteItems"] == 40 and receive["again"]["lines_per_s"] > 0
     assert results["import"]["90"]["requests"]["BatchWriteItem"] >= 1
     assert results["import_baseline"]["requests"] == 30
-    pages = {"home", "brand", "brand_category", "category_brand", "product", "load_more"}
+    pages = {"home", "brand", "brand_category", "category_brand", "product", "load_more",
+             "brand_name", "brand_price", "brand_price_desc", "search"}
     assert set(results["costs"]) == pages == set(results["overhead"]) == set(results["flatness"])
     for page in pages - {"home"}:
         assert results["costs"][page]["warm"]["requests"] == 1, page

@@ -34,14 +34,14 @@ def test_browse_a_brand_filter_by_category_load_more_and_go_back(shop, page):
     assert len(all_tesla) == 4
     page.evaluate("window.__sameDocument = true")  # gone if the page reloads
 
-    page.get_by_role("link", name="Chargers", exact=True).click()
+    page.get_by_role("link", name="Chargers (1)", exact=True).click()
     expect(page).to_have_url(re.compile(r"/brands/3/\?category=10$"))
     expect(page.locator(".card-title")).to_have_text(["Wall Connector"])
     expect(page.locator("#filter-category-10")).to_have_attribute("aria-current", "true")
     assert page.evaluate("window.__sameDocument") is True
     screenshot(page, "brand-filtered")
 
-    page.get_by_role("link", name="Cars", exact=True).click()
+    page.get_by_role("link", name="Cars (9)", exact=True).click()
     expect(page).to_have_url(re.compile(r"/brands/3/\?category=1$"))
     expect(page.locator(".card")).to_have_count(4)
     expect(page.locator("#filter-category-1")).to_be_focused()  # focus was kept
@@ -72,7 +72,7 @@ def test_filters_and_load_more_work_without_javascript(shop, chromium):
     context = chromium.new_context(java_script_enabled=False)
     page = context.new_page()
     page.goto(f"{shop}/brands/3/")
-    page.get_by_role("link", name="Cars", exact=True).click()
+    page.get_by_role("link", name="Cars (9)", exact=True).click()
     expect(page).to_have_url(re.compile(r"\?category=1$"))
     page.get_by_role("link", name="Load more").click()
     expect(page).to_have_url(re.compile(r"after="))
@@ -101,3 +101,26 @@ def test_header_menus_open_within_a_phone_screen(shop, page, menu):
     box = page.locator("details[open] ul").bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= 390
     expect(page.locator("details[open] ul").get_by_role("link").first).to_be_visible()
+
+
+def test_sort_by_price_narrow_by_a_counted_chip_search_by_a_prefix_and_open(shop, page):
+    page.goto(f"{shop}/brands/3/")
+    page.get_by_role("link", name="Price low to high").click()
+    expect(page).to_have_url(re.compile(r"/brands/3/\?sort=price$"))
+    expect(page.locator(".card-title").first).to_have_text("Wall Connector")  # €475, the cheapest
+    page.get_by_role("link", name="Cars (9)", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/brands/3/\?category=1&sort=price$"))
+    expect(page.locator(".card-title")).to_have_text(["Tesla Car 1", "Tesla Car 2", "Tesla Car 3", "Tesla Car 4"])
+    expect(page.locator("#product-count")).to_have_text("9 products")
+    for img in page.locator(".card-image").all():  # every picture loads (placeholders)
+        assert img.evaluate("i => i.complete && i.naturalWidth > 0")
+    screenshot(page, "brand-sorted-by-price")
+
+    page.get_by_role("searchbox", name="Search products").fill("wall con")
+    page.get_by_role("button", name="Search").click()
+    expect(page).to_have_url(re.compile(r"/search/\?q=wall\+con$"))
+    expect(page.locator(".card-title")).to_have_text(["Wall Connector"])
+    expect(page.locator("#product-count")).to_have_text("1 product")
+    page.get_by_role("link", name="Wall Connector").click()
+    expect(page.locator("h1")).to_have_text("Wall Connector")
+    expect(page.get_by_role("img", name="Wall Connector")).to_be_visible()

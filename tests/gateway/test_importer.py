@@ -108,7 +108,7 @@ def test_reset_stock_overwrites_stock_on_purpose(ddb, tmp_path):
     assert "stock levels reset" in out.getvalue()
 
 
-def test_writes_go_in_batches_of_25(ddb):
+def test_writes_go_in_transactions_of_100_and_batches_of_25(ddb):
     data = small_catalog()
     data["products"] = [
         {"productId": f"b{i}", "name": f"Thing {i}", "brandId": "1", "categoryId": "1", "price": "1.00",
@@ -117,8 +117,12 @@ def test_writes_go_in_batches_of_25(ddb):
     ]
     with count_requests() as counter:
         result = importer.import_catalog(data)
-    # 8 brands and categories in one batch, 60 products in three; one BatchGetItem to find existing ones
-    assert counter.operations.count("BatchWriteItem") == 4
+    # 8 brands and categories one UpdateItem each (their counts kept); one BatchGetItem to find
+    # existing products; 60 products and the two counts they move in one transaction; their search
+    # terms ("th", "thi", "thin", "thing" and the two-digit numbers) 25 a BatchWriteItem
+    terms = sum(len(p.term_items()) for p in importer.validate(data)[2])
+    assert counter.operations.count("TransactWriteItems") == 1
+    assert counter.operations.count("BatchWriteItem") == -(-terms // 25)
     assert counter.operations.count("BatchGetItem") == 1
     assert "Scan" not in counter.operations
     assert result.products_created == 60
@@ -166,8 +170,10 @@ def test_create_table_prints_the_one_definition(ddb):
     call_command("create_table", "--print", stdout=out)
     request = json.loads(out.getvalue())
     indexes = {i["IndexName"]: i for i in request["GlobalSecondaryIndexes"]}
-    assert set(indexes) == {"GSI1", "GSI2", "Ledger", "ByReason", "Reorder", "OpenOrders"}
-    for index in (indexes["GSI1"], indexes["GSI2"]):
+    assert set(indexes) == {"GSI1", "GSI2", "ByName1", "ByPrice1", "ByName2", "ByPrice2", "ByName3", "ByPrice3",
+                            "Ledger", "ByReason", "Reorder", "OpenOrders"}
+    for index in (indexes[name] for name in ("GSI1", "GSI2", "ByName1", "ByPrice1", "ByName2", "ByPrice2",
+                                             "ByName3", "ByPrice3")):
         assert index["Projection"]["ProjectionType"] == "INCLUDE"
         assert {"type", "name", "description", "stockLevel", "productId", "price"} <= set(
             index["Projection"]["NonKeyAttributes"]

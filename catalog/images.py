@@ -1,0 +1,42 @@
+"""Product pictures: the product's own (an https URL or a file under static/), or a generated
+placeholder, an SVG of its brand's initial on a colour of its category, made from its URL alone."""
+import zlib
+from functools import lru_cache
+
+from django.templatetags.static import static
+from django.urls import get_script_prefix, reverse
+
+from catalog.gateway.text import fold
+
+COLOURS = [
+    "#2f6f8f", "#8f2f4f", "#3f7f3f", "#7f5f1f", "#5f3f8f", "#1f6f6f",
+    "#8f4f2f", "#4f4f7f", "#6f7f2f", "#7f2f7f", "#2f4f6f", "#5f5f5f",
+]
+SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 160 120" width="160" height="120">'
+    '<rect width="160" height="120" fill="{colour}"/>'
+    '<text x="80" y="78" font-family="sans-serif" font-size="56" font-weight="bold" fill="#ffffff" '
+    'text-anchor="middle">{initial}</text></svg>'
+)
+
+
+def placeholder_svg(initial, colour):
+    """The SVG for a placeholder URL's parts, or None if they are not ones this module makes."""
+    if len(initial) != 1 or not initial.isascii() or not initial.isalnum() or not 0 <= colour < len(COLOURS):
+        return None
+    return SVG.format(colour=COLOURS[colour], initial=initial.upper())
+
+
+@lru_cache(maxsize=8)
+def _placeholder_base(script_prefix):
+    return reverse("placeholder", args=["A", 0]).removesuffix("A-0.svg")
+
+
+def image_url(product, brand_names=None):
+    image = getattr(product, "image", "")
+    if image:
+        return image if image.startswith("https://") else static(image)
+    brand = (brand_names or {}).get(product.brand_id, product.brand_id)
+    initial = next((c for c in fold(brand) if c.isascii() and c.isalnum()), "p").upper()
+    colour = zlib.crc32(product.category_id.encode()) % len(COLOURS)
+    return f"{_placeholder_base(get_script_prefix())}{initial}-{colour}.svg"
