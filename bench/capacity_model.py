@@ -13,11 +13,15 @@ customer places at most `customer_orders_per_s`), and any other key is one parti
 
 import math
 
+from catalog.gateway import keys
+
 LIMITS = {"R": 3000.0, "W": 1000.0}  # DynamoDB's per-partition throughput, units a second
 SECONDS_A_MONTH = 730 * 3600
 FUNNEL = ("cart_view", "checkout_get", "checkout_post")
 PER_LINE_ROLES = {"product", "brand", "category"}
 SPREAD_ROLES = {"customer", "history"}  # a buyer's own partition; history moved under a sharded key
+# Roles whose load is spread evenly over a fixed number of keys: a day's Ledger shards.
+SHARDED_ROLES = {"ledger": keys.LEDGER_SHARDS}
 
 # On-demand list prices, us-east-1, USD, in effect since 2024-11-01 (aws.amazon.com/dynamodb/pricing/on-demand/,
 # checked 2026-11-23); other regions cost more (eu-central-1 about 20 % more): pass yours.
@@ -158,7 +162,7 @@ def model(costs, mix, prices=PRICES, limits=LIMITS):
             elif role == "customer":
                 slot[rw] = (slot[rw] or 0.0) + min(rate, mix["customer_orders_per_s"]) * units
             else:
-                slot[rw] = (slot[rw] or 0.0) + load
+                slot[rw] = (slot[rw] or 0.0) + load / SHARDED_ROLES.get(role, 1)
 
     partitions = []
     for (where, role), rw in role_load.items():
@@ -193,7 +197,8 @@ def model(costs, mix, prices=PRICES, limits=LIMITS):
 
 def _key_name(role, index):
     return {"product": f"P#<rank {index + 1}>", "brand": f"B#<brand {index + 1}>",
-            "category": f"C#<category {index + 1}>", "customer": "CUSTOMER#<one>"}.get(role, role)
+            "category": f"C#<category {index + 1}>", "customer": "CUSTOMER#<one>",
+            "ledger": f"LEDGER#<day>#<one of {keys.LEDGER_SHARDS}>"}.get(role, role)
 
 
 def _partition(where, key, role, r, w, limits):
@@ -230,7 +235,7 @@ def max_sales(costs, option=None, mix=None, limits=LIMITS):
         for (where, role, rw), units in charges.items():
             if units <= 0 or role in SPREAD_ROLES or (role in PER_LINE_ROLES and role not in roles):
                 continue
-            rate = limits[rw] / units
+            rate = limits[rw] / units * SHARDED_ROLES.get(role, 1)
             if rate < best[0]:
                 best = (rate, f"{where} {_key_name(role, 0) if role in PER_LINE_ROLES else role} "
                               f"({units:g} {'WRU' if rw == 'W' else 'RRU'} a sale, limit {limits[rw]:g}/s)")

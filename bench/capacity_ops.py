@@ -8,7 +8,8 @@ new entry, on whatever indexes `catalog/gateway/schema.py` defines; a new page o
 
 Partition keys are turned into roles, so the traffic model can spread them over a catalog:
 "product" (P#<pid> in the table), "brand" (B#<bid>, the brand's index partition), "category"
-(C#<cid>), "customer" (CUSTOMER#<uid>); any other key (BRANDS, CATEGORIES, or a constant key a new
+(C#<cid>), "customer" (CUSTOMER#<uid>), "ledger" (a Ledger day's shard); a product's ByReason partition
+(P#<pid>#R#<reason>) counts as "product" in its own index; any other key (BRANDS, CATEGORIES, or a constant key a new
 index uses) stays as it is: every request that touches it touches the same partition.
 """
 
@@ -30,6 +31,7 @@ CATALOG_SIZE = 80  # products 1-60 are brand 1 in category 1 (bench/catalog_data
 LINE_COUNTS = (1, 2, 5)
 IMPORTED = 25  # products imported to measure the import's cost per product
 HX = {"HTTP_HX_REQUEST": "true"}
+LEDGER_PREFIX = keys.ledger_pk("", 0).removesuffix("#0")  # "LEDGER#"
 
 
 @dataclass(frozen=True)
@@ -68,6 +70,10 @@ class Context:
     def role(self, pk):
         if pk.startswith(keys.customer_pk("")):
             return "customer"
+        if pk.startswith(LEDGER_PREFIX):
+            return "ledger"  # one day's shard: a day's changes are spread over LEDGER_SHARDS of them
+        if any(pk == keys.by_reason_pk(pid, reason) for pid in self.products for reason in gateway.REASONS):
+            return "product"  # one product's changes of one reason (its own ByReason partition)
         if pk.startswith(keys.product_pk("")) and pk[len(keys.product_pk("")):] in self.products:
             return "product"
         brand, category = pk.removeprefix(keys.brand_gsi_pk("")), pk.removeprefix(keys.category_gsi_pk(""))

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from bench import capacity, capacity_report
-from bench.capacity_meter import CapacityMeter, index_entry_size, item_size, write_units
+from bench.capacity_meter import CapacityMeter, index_entry_size, item_size, schema_indexes, write_units
 from bench.capacity_ops import measure_all
 from catalog import gateway
 from catalog.gateway import client as dynamo
@@ -30,13 +30,14 @@ def _wire(item):
 
 def _expected_writes(items):
     """What DynamoDB's documented rules charge for writing `items` in one transaction: each item
-    twice its 1 KB units in its table partition, and each index entry it has twice in the index's."""
+    twice its 1 KB units in its table partition, and each index entry it has (in any index of the
+    table's definition) twice in the index's."""
     out = {}
     for item in items:
         wire = _wire(item)
         key = ("table", item["PK"], "W")
         out[key] = out.get(key, 0) + write_units(item_size(wire), transactional=True)
-        for index in (keys.GSI1, keys.GSI2):
+        for index in schema_indexes("x"):
             size = index_entry_size(wire, index)
             if size is not None:
                 key = (index, item[f"{index}PK"], "W")
@@ -57,7 +58,10 @@ def test_a_staff_adjustment_costs_what_its_three_items_and_two_index_entries_cos
     measured = {k: v for k, v in _charged(meter).items() if k[2] == "W"}
     assert measured == _expected_writes(written)
     # Small items: 2 units each (transactional), the product's brand and category entries too.
-    assert measured == {("table", "P#1", "W"): 6, ("GSI1", "B#3", "W"): 2, ("GSI2", "C#1", "W"): 2}
+    # and the adjustment's entries in the warehouse indexes: its day's Ledger shard, its product's ByReason.
+    change = by_kind["STOCK"]
+    assert measured == {("table", "P#1", "W"): 6, ("GSI1", "B#3", "W"): 2, ("GSI2", "C#1", "W"): 2,
+                        ("Ledger", change["LedgerPK"], "W"): 2, ("ByReason", "P#1#R#received", "W"): 2}
     assert meter.operations() == {"TransactWriteItems": 1}
 
 
@@ -80,12 +84,14 @@ def test_a_checkout_line_costs_its_product_update_history_item_and_order_line(lo
     # The consistent read of the line's product before the transaction: one 4 KB unit.
     assert _charged(one)[("table", "P#1", "R")] == 1
 
-    two, _ = place(["1", "4"])
+    two, second = place(["1", "4"])
     line = {k: two_units - writes.get(k, 0) for k, two_units in _charged(two).items() if k[2] == "W"}
     line = {k: v for k, v in line.items() if v}
-    # Line 2 (Pixel 9, brand 2, category 3): its product and history item, its order line, its index entries.
+    # Line 2 (Pixel 9, brand 2, category 3): its product and history item, its order line, its index entries
+    # (the product's in GSI1 and GSI2, its sale's in its day's Ledger shard and in ByReason).
+    sale = next(i for i in items_in_partition(keys.product_pk("4")) if i.get("orderId") == second)
     assert line == {("table", "P#4", "W"): 4, ("table", "CUSTOMER#42", "W"): 2, ("GSI1", "B#2", "W"): 2,
-                    ("GSI2", "C#3", "W"): 2}
+                    ("GSI2", "C#3", "W"): 2, ("Ledger", sale["LedgerPK"], "W"): 2, ("ByReason", "P#4#R#sold", "W"): 2}
 
 
 def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, tmp_path):
