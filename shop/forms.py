@@ -1,5 +1,6 @@
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.forms import BoundField
 
 from storefront.fields import IdField
 
@@ -28,6 +29,20 @@ class CheckoutForm(forms.Form):
     token = IdField()
 
 
+class DescribedBoundField(BoundField):
+    """A field whose aria-describedby names its error message as well as its help text (Django 5.2
+    names the help text only); the template gives them the IDs `<id>_error` and `<id>_helptext`."""
+
+    def build_widget_attrs(self, attrs, widget=None):
+        attrs = super().build_widget_attrs(attrs, widget)
+        if self.errors and self.auto_id:
+            described = [f"{self.auto_id}_error"] + ([f"{self.auto_id}_helptext"] if self.help_text else [])
+            attrs["aria-describedby"] = " ".join(described)
+        return attrs
+
+
 class SignUpForm(UserCreationForm):
+    bound_field_class = DescribedBoundField
+
     class Meta(UserCreationForm.Meta):
         fields = ("username",)

@@ -8,7 +8,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -42,13 +42,13 @@ def staff_required(view):
 
 
 @staff_required
-@require_GET
+@require_safe
 def home(request):
     return redirect("staff_stock")
 
 
 @staff_required
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def stock_list(request):
     """Find a product by ID (?product=), or see a brand's or a category's products with their
@@ -98,12 +98,12 @@ def _stock_table(request, choice, *, after):
 
 
 @staff_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 def product_stock(request, product_id):
     """A product's stock level (consistent GetItem), the adjustment form and its history (one
     Query). A POST adjusts the stock through the gateway, once per form token."""
-    if request.method == "GET":
+    if request.method != "POST":  # GET or HEAD
         return _stock_page(request, product_id, form=StockAdjustmentForm.fresh())
     form = StockAdjustmentForm(request.POST)
     if not form.is_valid():
