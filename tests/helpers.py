@@ -106,7 +106,8 @@ def axe_violations(page, axe_script):
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.add_script_tag(path=axe_script)
     result = page.evaluate(
-        "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})",
+        """tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations'],
+                                      rules: {'p-as-heading': {enabled: true}}})""",  # experimental: off by default
         WCAG_TAGS,
     )
     return [
