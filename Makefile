@@ -7,7 +7,7 @@ PORT ?= 8000
 DYNAMODB_LOCAL_PORT ?= 8001
 PYTEST_ARGS ?=
 
-.PHONY: run test bench bench-deps setup dynamodb-local system-deps lint clean
+.PHONY: run test bench bench-deps setup dynamodb-local axe system-deps lint clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,10 +23,14 @@ system-deps:
 dynamodb-local: setup
 	@$(PY) tools/dynamodb_local.py install
 
+# axe-core (the browser tests' accessibility checker): the pinned npm package, sha256-checked, into var/.
+axe: setup
+	@$(PY) tools/axe.py install
+
 run: setup
 	@PORT=$(PORT) DYNAMODB_LOCAL_PORT=$(DYNAMODB_LOCAL_PORT) scripts/run.sh
 
-test: system-deps setup dynamodb-local
+test: system-deps setup dynamodb-local axe
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.installed

@@ -23,8 +23,8 @@ def shop(ddb, live_server, django_user_model):
 FOCUS_CONTRAST = """() => {
   const el = document.activeElement;
   const rgb = c => (c.match(/[\\d.]+/g) || []).map(Number);
-  const lum = ([r, g, b]) => [r, g, b].map(v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
-                                       .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+  const lin = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  const lum = ([r, g, b]) => 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
   const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
   let bg = [255, 255, 255];
   for (let node = el.parentElement; node; node = node.parentElement) {
@@ -33,7 +33,9 @@ FOCUS_CONTRAST = """() => {
   }
   const style = getComputedStyle(el);
   const colors = [];
-  if (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2) colors.push(rgb(style.outlineColor).slice(0, 3));
+  if (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2) {
+    colors.push(rgb(style.outlineColor).slice(0, 3));
+  }
   const shadow = style.boxShadow.match(/rgba?\\([^)]*\\)/);
   if (shadow) colors.push(rgb(shadow[0]).slice(0, 3));
   return {
