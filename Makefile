@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 # The tests that use the accounts/sessions database, run a second time on a throwaway PostgreSQL.
 PYTEST_PG_ARGS ?= tests/shop tests/staff tests/gateway/test_dynamodb_local.py -m "not browser and not servers"
 
-.PHONY: run test bench capacity bench-deps setup dynamodb-local system-deps lint clean
+.PHONY: run test bench capacity bench-deps setup dynamodb-local axe system-deps lint clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,11 +25,15 @@ system-deps:
 dynamodb-local: setup
 	@$(PY) tools/dynamodb_local.py install
 
+# axe-core (the browser tests' accessibility checker): the pinned npm package, sha256-checked, into var/.
+axe: setup
+	@$(PY) tools/axe.py install
+
 run: setup
 	@PORT=$(PORT) DYNAMODB_LOCAL_PORT=$(DYNAMODB_LOCAL_PORT) scripts/run.sh
 
 # Everything on SQLite (the default DATABASE_URL), then the database-using tests on PostgreSQL.
-test: system-deps setup dynamodb-local
+test: system-deps setup dynamodb-local axe
 	DATABASE_URL= $(PY) -m pytest $(PYTEST_ARGS)
 	$(PY) tools/postgres_local.py run -- $(PY) -m pytest $(PYTEST_PG_ARGS)
 

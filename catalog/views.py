@@ -1,16 +1,17 @@
 """Shopper pages. Thin views: the gateway reads, the templates show; with an HX-Request
 header a page answers with just the part that changes (a partial of the same template)."""
+from django.conf import settings
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from storefront.http import optional_param, partial_template, query_string
+from storefront.http import number_param, optional_param, partial_template, query_string, wants_partial
 
 from . import gateway, images, names
 
 
-@require_GET
+@require_safe
 def home(request):
     return render(request, "catalog/home.html", {"brands": names.brands(), "categories": names.categories()})
 
@@ -67,18 +68,54 @@ def _count_label(count, page, after):
     return f"More than {_products(len(page.items))}" if page.next_cursor else _products(len(page.items))
 
 
-def _list_page(request, context, params, sort, page, more=None):
-    """What every product list page shares: sort links, first and next page links, the partial."""
+# ?pages=N shows the first N pages at once (one Query of N pages): the URL "Load more" puts in the
+# address bar, so Back and a reload show every product loaded so far.
+MAX_PAGES = 20
+
+
+def _pages(request):
+    """Which part of a list is asked for: (after, limit, pages, number). ?after=<cursor>&page=<k> is
+    page k alone (what "Load more" fetches); ?pages=N the first N pages (limit N pages)."""
     after = optional_param(request, "after")
+    if after:
+        return after, None, None, number_param(request, "page", minimum=2, maximum=10_000)
+    pages = number_param(request, "pages", minimum=1, maximum=MAX_PAGES)
+    return None, (pages * settings.CATALOG_PAGE_SIZE if pages else None), pages, None
+
+
+def _view_label(pages, number, fragment):
+    """What the title adds: "page 3" (a page alone), "pages 1–3" (all loaded so far)."""
+    if number and fragment:
+        return f"pages 1–{number}"  # "Load more" appended page `number` to what was there
+    if number:
+        return f"page {number}"
+    return f"pages 1–{pages}" if pages and pages > 1 else ""
+
+
+def _list_page(request, context, params, sort, page, more=None, pages=None, number=None):
+    """What every product list page shares: sort links, first and next page links (and the URL
+    "Load more" puts in the address bar), the title's page label, the partial."""
+    after = optional_param(request, "after")
+    fragment = wants_partial(request)
+    shown = pages or number or 1  # pages shown: the last one's number
     context["count_label"] = _count_label(context.pop("count"), page, after)
+    paged = context.pop("paged", True)  # whether ?pages=N serves this list
     context.update(
         {
             "sort_links": _sort_links(request, params, sort, context.pop("sort_choices", SORT_CHOICES)),
             "sort": sort,
             "first_url": request.path + query_string(**params, sort=sort),
-            "next_url": (request.path + query_string(**params, sort=sort, **(more or {}), after=page.next_cursor))
+            "next_url": (
+                request.path
+                + query_string(**params, sort=sort, **(more or {}), after=page.next_cursor, page=shown + 1)
+            )
             if page.next_cursor
             else None,
+            "more_url": request.path + query_string(**params, sort=sort, pages=shown + 1)
+            if paged and page.next_cursor and shown < MAX_PAGES
+            else None,
+            "view": _view_label(pages, number, fragment),
+            "fragment": fragment,
             "page": page,
             "after": after,
             "brand_names": names.brand_names(),
@@ -102,7 +139,8 @@ def _group_starts(request, page, group_of):
     return starts, previous
 
 
-def _browse(request, *, owner, owner_kind, filters, filter_param, selected, page, labels, counts, sort):
+def _browse(request, *, owner, owner_kind, filters, filter_param, selected, page, labels, counts, sort, pages,
+            number):
     chosen = getattr(selected, f"{filter_param}_id", None)
     total = owner.product_count
     grouped = sort is None and chosen is None
@@ -118,10 +156,12 @@ def _browse(request, *, owner, owner_kind, filters, filter_param, selected, page
         "count": counts.get(chosen, 0) if chosen else total,
         "group_starts": starts,
     }
-    return _list_page(request, context, {filter_param: chosen}, sort, page, more={"group": last_group})
+    return _list_page(
+        request, context, {filter_param: chosen}, sort, page, more={"group": last_group}, pages=pages, number=number
+    )
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def brand_detail(request, brand_id):
     """Pattern 6, or 7 with ?category=: a brand's products; ?sort= orders them."""
@@ -129,16 +169,16 @@ def brand_detail(request, brand_id):
     category_id = optional_param(request, "category")
     selected = names.category(category_id) if category_id else None
     sort = optional_param(request, "sort")
-    page = gateway.products_by_brand(
-        brand_id=brand_id, category_id=category_id, sort=sort, after=optional_param(request, "after")
-    )
+    after, limit, pages, number = _pages(request)
+    page = gateway.products_by_brand(brand_id=brand_id, category_id=category_id, sort=sort, after=after, limit=limit)
     return _browse(
         request, owner=brand, owner_kind="brand", filters=names.categories(), filter_param="category",
         selected=selected, page=page, labels=names.category_names(), counts=brand.category_counts, sort=sort,
+        pages=pages, number=number,
     )
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def category_detail(request, category_id):
     """Pattern 8, or 9 with ?brand=: a category's products; ?sort= orders them."""
@@ -146,28 +186,31 @@ def category_detail(request, category_id):
     brand_id = optional_param(request, "brand")
     selected = names.brand(brand_id) if brand_id else None
     sort = optional_param(request, "sort")
+    after, limit, pages, number = _pages(request)
     page = gateway.products_by_category(
-        category_id=category_id, brand_id=brand_id, sort=sort, after=optional_param(request, "after")
+        category_id=category_id, brand_id=brand_id, sort=sort, after=after, limit=limit
     )
     return _browse(
         request, owner=category, owner_kind="category", filters=names.brands(), filter_param="brand",
         selected=selected, page=page, labels=names.brand_names(), counts=category.brand_counts, sort=sort,
+        pages=pages, number=number,
     )
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def search(request):
     """Products by name: /search/?q=...; one Query for a one-word search. A query too short to
     search shows a hint and reads nothing."""
     query = (request.GET.get("q") or "")[: gateway.text.MAX_QUERY].strip()
     sort = optional_param(request, "sort")
+    after, _limit, _pages_shown, number = _pages(request)
     _words, term = gateway.search_words(query)
     if term is None:
         gateway.check_sort(sort)
         page = gateway.Page(items=[])
     else:
-        page = gateway.products_search(query=query, sort=sort, after=optional_param(request, "after"))
+        page = gateway.products_search(query=query, sort=sort, after=after)
     context = {
         "owner": {"name": f"Search: {query}" if query else "Search"},
         "owner_kind": "search",
@@ -178,11 +221,14 @@ def search(request):
         "count": page.total,
         "group_starts": set(),
         "sort_choices": [(None, "Name A–Z"), ("price", "Price low to high"), ("-price", "Price high to low")],
+        # A search page fills itself from several Queries (other words checked), so it has no ?pages=N:
+        # "Load more" appends without changing the address.
+        "paged": False,
     }
-    return _list_page(request, context, {"q": query or None}, sort, page)
+    return _list_page(request, context, {"q": query or None}, sort, page, number=number)
 
 
-@require_GET
+@require_safe
 def product_detail(request, product_id):
     """Pattern 3: one product, its stock read fresh."""
     product = gateway.product_get(product_id=product_id)
@@ -198,7 +244,7 @@ def product_detail(request, product_id):
     )
 
 
-@require_GET
+@require_safe
 def placeholder(request, initial, colour):
     """A product's picture when it has none: its brand's initial on its category's colour.
     Made from the URL alone (no lookup), so browsers and proxies cache it for a day."""

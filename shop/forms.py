@@ -5,6 +5,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
+from django.forms import BoundField
 from django_countries import countries
 
 from storefront.fields import IdField, WholeNumberField
@@ -53,7 +54,21 @@ class CountryField(forms.ChoiceField):
         return super().to_python(value).strip().upper()
 
 
+class DescribedBoundField(BoundField):
+    """A field whose aria-describedby names its error message as well as its help text (Django 5.2
+    names the help text only); the template gives them the IDs `<id>_error` and `<id>_helptext`."""
+
+    def build_widget_attrs(self, attrs, widget=None):
+        attrs = super().build_widget_attrs(attrs, widget)
+        if self.errors and self.auto_id:
+            described = [f"{self.auto_id}_error"] + ([f"{self.auto_id}_helptext"] if self.help_text else [])
+            attrs["aria-describedby"] = " ".join(described)
+        return attrs
+
+
 class AddressForm(forms.Form):
+    bound_field_class = DescribedBoundField
+
     name = _text("Name", 100, widget=forms.TextInput(attrs={"autocomplete": "name"}))
     street = _text("Street", 200, widget=forms.TextInput(attrs={"autocomplete": "street-address"}))
     postcode = forms.RegexField(
@@ -93,6 +108,8 @@ EMAIL_TAKEN = "An account with this email address already exists."
 
 
 class SignUpForm(UserCreationForm):
+    bound_field_class = DescribedBoundField
+
     name = forms.CharField(label="Name", max_length=150, validators=[no_control_characters],
                            widget=forms.TextInput(attrs={"autocomplete": "name"}))
     email = forms.EmailField(label="Email", max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"}))
@@ -110,6 +127,8 @@ class SignUpForm(UserCreationForm):
 
 class AccountForm(forms.ModelForm):
     """Name and email, on the account page."""
+
+    bound_field_class = DescribedBoundField
 
     name = SignUpForm.base_fields["name"]
     email = SignUpForm.base_fields["email"]

@@ -8,7 +8,7 @@ from django.contrib.messages.views import SuccessMessageMixin
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
 from catalog import gateway
@@ -38,7 +38,7 @@ def _cart_context(request, cart):
     }
 
 
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def cart_view(request):
     """The cart, with prices and stock read fresh (one BatchGetItem)."""
@@ -111,7 +111,7 @@ def _cart_changed(request, cart, error):
 
 
 @login_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def checkout(request):
     cart = Cart(request.session)
     if request.method == "POST":
@@ -143,6 +143,10 @@ def _place_order(request, cart):
     order_id, token = form.cleaned_data["order_id"], form.cleaned_data["token"]
     if cart.was_placed(order_id):  # Back and resubmit after the order went through
         return redirect("order", order_id=order_id)
+    if not len(cart):  # a stale tab: this cart was ordered (or emptied) in another one
+        messages.info(request, "Nothing was ordered from that page: the cart was already ordered or emptied in "
+                      "another tab or window. Your orders are under Orders.")
+        return redirect("cart")
     if not checkouts.is_issued(request.session, order_id=order_id, token=token):
         raise InvalidInput(
             "This checkout form is not the one we gave you for your cart (or it is out of date). "
@@ -181,20 +185,20 @@ def _place_order(request, cart):
 
 
 @login_required
-@require_GET
+@require_safe
 def order_list(request):
     page = gateway.orders_by_customer(customer_id=request.user.customer_key_id, after=request.GET.get("after") or None)
     return render(request, "shop/order_list.html", {"page": page})
 
 
 @login_required
-@require_GET
+@require_safe
 def order_detail(request, order_id):
     order = gateway.order_get(customer_id=request.user.customer_key_id, order_id=order_id)
     return render(request, "shop/order_detail.html", {"order": order})
 
 
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def signup(request):
     next_url = request.POST.get("next") or request.GET.get("next") or ""
     if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):

@@ -10,7 +10,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseBadRequest
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
@@ -67,13 +67,13 @@ def staff_required(view):
 
 
 @staff_required
-@require_GET
+@require_safe
 def home(request):
     return redirect("staff_stock")
 
 
 @staff_required
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def stock_list(request):
     """Find a product by ID (?product=), or see a brand's or a category's products with their
@@ -123,12 +123,12 @@ def _stock_table(request, choice, *, after):
 
 
 @staff_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 def product_stock(request, product_id):
     """A product's stock level (consistent GetItem), the adjustment form and its history (one
     Query). A POST adjusts the stock through the gateway, once per form token."""
-    if request.method == "GET":
+    if request.method != "POST":  # GET or HEAD
         return _stock_page(request, product_id, form=StockAdjustmentForm.fresh())
     form = StockAdjustmentForm(request.POST)
     if not form.is_valid():
@@ -300,7 +300,7 @@ def product_reorder_point(request, product_id):
 
 
 @staff_required
-@require_GET
+@require_safe
 def product_history_csv(request, product_id):
     """A product's stock history (?reason= one reason) as CSV, newest first."""
     history_filter = HistoryFilterForm(request.GET)
@@ -313,7 +313,7 @@ def product_history_csv(request, product_id):
 
 
 @staff_required
-@require_GET
+@require_safe
 def ledger(request):
     """Every stock change of a range of days, across all products, as CSV (?start=&end=, UTC)."""
     form = LedgerForm(request.GET if "start" in request.GET or "end" in request.GET else None)
@@ -327,7 +327,7 @@ def ledger(request):
 
 
 @staff_required
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def reorder_list(request):
     """Products at or below their reorder point, sold-out first, optionally of a brand and/or a
@@ -350,7 +350,7 @@ def reorder_list(request):
 
 
 @staff_required
-@require_GET
+@require_safe
 @vary_on_headers("HX-Request")
 def order_list(request):
     """Open (placed) orders, oldest first: one Query a page of the sparse OpenOrders index."""

@@ -1,11 +1,23 @@
 """HTTP helpers shared by every app's views: query parameters and HTMX partial choice."""
 from urllib.parse import urlencode
 
+from catalog.gateway import InvalidInput
+
 
 def optional_param(request, name):
     """A GET parameter, or None when it is missing or empty."""
     value = request.GET.get(name, "")
     return value or None
+
+
+def number_param(request, name, *, minimum, maximum):
+    """A whole-number GET parameter in [minimum, maximum], None when missing; anything else is bad input."""
+    value = optional_param(request, name)
+    if value is None:
+        return None
+    if not value.isdigit() or not minimum <= int(value) <= maximum:
+        raise InvalidInput(f"{name} must be a whole number from {minimum} to {maximum}.")
+    return int(value)
 
 
 def query_string(**params):

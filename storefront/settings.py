@@ -149,7 +149,8 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE = "en-us"
-TIME_ZONE = "UTC"
+# Order times and stock history are shown in the shop's time zone (stored in UTC).
+TIME_ZONE = env("SHOP_TIME_ZONE", "Europe/Berlin")
 USE_I18N = True
 USE_TZ = True
 

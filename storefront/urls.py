@@ -1,5 +1,6 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
+from django.views.generic import TemplateView
 
 from shop import views as shop_views
 from shop.forms import SignInForm
@@ -26,6 +27,10 @@ urlpatterns = [
     ),
     path("", include("shop.urls")),
     path("staff/", include("staff.urls")),
+    # The footer's pages: plain templates (TemplateView answers GET and HEAD).
+    path("contact/", TemplateView.as_view(template_name="pages/contact.html"), name="contact"),
+    path("returns/", TemplateView.as_view(template_name="pages/returns.html"), name="returns"),
+    path("terms/", TemplateView.as_view(template_name="pages/terms.html"), name="terms"),
     path("", include("catalog.urls")),
 ]
 

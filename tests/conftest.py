@@ -9,7 +9,7 @@ from moto import mock_aws
 
 from catalog.gateway import client as dynamo
 from catalog.gateway.schema import table_delete, table_ensure
-from tools import dynamodb_local, postgres_local
+from tools import axe, dynamodb_local, postgres_local
 
 from .helpers import CHROMIUM, CHROMIUM_ARGS, seed, small_catalog
 
@@ -110,3 +110,10 @@ def page(chromium):
     context.close()
 
 
+@pytest.fixture(scope="session")
+def axe_script():
+    """axe-core's script (the pinned npm package, checked and kept under var/)."""
+    try:
+        return str(axe.install(quiet=True))
+    except axe.Missing as exc:
+        pytest.fail(f"axe-core is needed for this test: {exc}")

@@ -97,3 +97,24 @@ CHROMIUM_ARGS = [
 def screenshot(page, name):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+
+def axe_violations(page, axe_script):
+    """axe-core's WCAG 2.2 A/AA violations on the page as it is now: ["rule: selector, ...", ...]."""
+    from tools.axe import WCAG_TAGS
+
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.add_script_tag(path=axe_script)
+    result = page.evaluate(
+        """tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations'],
+                                      rules: {'p-as-heading': {enabled: true}}})""",  # experimental: off by default
+        WCAG_TAGS,
+    )
+    return [
+        f"{v['id']}: {', '.join(' '.join(n['target']) for n in v['nodes'][:5])}" for v in result["violations"]
+    ]
+
+
+def page_overflow(page):
+    """How many CSS pixels the page is wider than the window (0 when it fits)."""
+    return page.evaluate("Math.max(0, document.documentElement.scrollWidth - window.innerWidth)")

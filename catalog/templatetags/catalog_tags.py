@@ -20,10 +20,32 @@ def money(value):
     return f"€{Decimal(value):,.2f}"
 
 
+# The last word of an attribute name that is a unit, and how a reader writes it.
+UNITS = {
+    "mah": "mAh", "wh": "Wh", "kwh": "kWh", "w": "W", "kw": "kW", "v": "V", "hz": "Hz", "ghz": "GHz",
+    "mb": "MB", "gb": "GB", "tb": "TB", "mm": "mm", "cm": "cm", "m": "m", "km": "km", "kmh": "km/h",
+    "in": "in", "g": "g", "kg": "kg", "l": "L", "ml": "ml", "h": "h", "hp": "hp", "days": "days", "mp": "MP",
+}
+# Words that are abbreviations, written in capitals.
+ACRONYMS = {"5g": "5G", "4g": "4G", "anc": "ANC", "gps": "GPS", "cpu": "CPU", "gpu": "GPU", "ram": "RAM",
+            "usb": "USB", "nfc": "NFC", "hdr": "HDR", "led": "LED", "oled": "OLED", "lcd": "LCD"}
+
+
 @register.filter
 def attribute_name(name):
-    """range_km -> Range km"""
-    return str(name).replace("_", " ").strip().capitalize()
+    """battery_mah -> Battery (mAh), ram_gb -> RAM (GB), top_speed_kmh -> Top speed (km/h), 5g -> 5G"""
+    words = [w for w in str(name).strip().lower().replace("-", "_").split("_") if w]
+    if not words:
+        return ""
+    if len(words) == 1 and words[0] in UNITS:
+        return UNITS[words[0]]  # kw -> kW
+    unit = UNITS.get(words[-1]) if len(words) > 1 else None
+    if unit:
+        words = words[:-1]
+    words = [ACRONYMS.get(w, w) for w in words]
+    label = " ".join(words)
+    label = label if label[:1].isupper() else label[:1].upper() + label[1:]
+    return f"{label} ({unit})" if unit else label
 
 
 @register.filter

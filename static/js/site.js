@@ -21,3 +21,89 @@
     if (box) box.hidden = true;
   });
 })();
+
+// Header menus (<details class="menu">): one open at a time, Escape closes the open one and
+// gives focus back to its button, a click or focus outside closes it, arrow keys move through it.
+(function () {
+  function menus() { return document.querySelectorAll("details.menu"); }
+  function closeAll(except) {
+    menus().forEach(function (menu) { if (menu !== except) menu.open = false; });
+  }
+  document.addEventListener("toggle", function (event) {
+    var menu = event.target;
+    if (menu.matches && menu.matches("details.menu") && menu.open) closeAll(menu);
+  }, true);
+  document.addEventListener("keydown", function (event) {
+    var menu = (event.target.closest && event.target.closest("details.menu[open]")) ||
+      document.querySelector("details.menu[open]");
+    if (!menu) return;
+    if (event.key === "Escape") {
+      menu.open = false;
+      menu.querySelector("summary").focus();
+      event.preventDefault();
+      return;
+    }
+    if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+    var links = Array.prototype.slice.call(menu.querySelectorAll("ul a"));
+    var at = links.indexOf(document.activeElement);
+    var next = event.key === "ArrowDown" ? at + 1 : (at < 0 ? links.length : at) - 1;
+    if (links.length) links[(next + links.length) % links.length].focus();
+    event.preventDefault();
+  });
+  function outside(event) {
+    var inside = event.target.closest && event.target.closest("details.menu");
+    closeAll(inside);
+  }
+  document.addEventListener("click", outside);
+  document.addEventListener("focusin", outside);
+})();
+
+// Forms with data-pending ("Add to cart", "Place order", staff "Save adjustment") submit once: the
+// button says it is working until the answer comes, and the second click of a double click is
+// ignored (the server is idempotent for orders and stock; adding to a cart is not).
+(function () {
+  function button(form) { return form.querySelector("button[type=submit]"); }
+  function pending(form, on) {
+    var b = button(form);
+    if (!b) return;
+    if (on) {
+      form.setAttribute("aria-busy", "true");
+      b.dataset.label = b.dataset.label || b.textContent;
+      b.textContent = form.dataset.pending;
+      b.classList.add("is-pending");
+      b.setAttribute("aria-disabled", "true");
+    } else {
+      form.removeAttribute("aria-busy");
+      if (b.dataset.label) b.textContent = b.dataset.label;
+      b.classList.remove("is-pending");
+      b.removeAttribute("aria-disabled");
+    }
+  }
+  function busy(form) { return form.getAttribute("aria-busy") === "true"; }
+  document.addEventListener("click", function (event) {
+    var b = event.target.closest && event.target.closest("form[data-pending] button[type=submit]");
+    if (b && (event.detail > 1 || busy(b.form))) {
+      event.preventDefault();  // the second click of a double click, or a click while it works
+      event.stopImmediatePropagation();
+    }
+  }, true);
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.matches("form[data-pending]")) return;
+    if (busy(form)) { event.preventDefault(); event.stopImmediatePropagation(); return; }
+    // htmx forms: pending from htmx:beforeRequest to htmx:afterRequest; others until the next page
+    if (!form.hasAttribute("hx-post")) pending(form, true);
+  }, true);
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var form = event.detail.elt;
+    if (form.matches && form.matches("form[data-pending]")) pending(form, true);
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var form = event.detail.elt;
+    if (form.matches && form.matches("form[data-pending]") && form.isConnected) pending(form, false);
+  });
+  // Back to a page kept in the browser's memory: its form is not working any more.
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("form[data-pending][aria-busy]").forEach(function (form) { pending(form, false); });
+  });
+})();

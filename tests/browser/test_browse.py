@@ -38,6 +38,7 @@ def test_browse_a_brand_filter_by_category_load_more_and_go_back(shop, page):
     expect(page).to_have_url(re.compile(r"/brands/3/\?category=10$"))
     expect(page.locator(".card-title")).to_have_text(["Wall Connector"])
     expect(page.locator("#filter-category-10")).to_have_attribute("aria-current", "true")
+    expect(page).to_have_title("Tesla · Chargers · Fromatoz")  # the title names the new view
     assert page.evaluate("window.__sameDocument") is True
     screenshot(page, "brand-filtered")
 
@@ -48,12 +49,18 @@ def test_browse_a_brand_filter_by_category_load_more_and_go_back(shop, page):
 
     page.get_by_role("link", name="Load more").click()
     expect(page.locator(".card")).to_have_count(8)
-    expect(page).to_have_url(re.compile(r"/brands/3/\?category=1$"))  # Load more does not push a URL
+    # the address bar shows both pages (Back and reload show them again); the title names them
+    expect(page).to_have_url(re.compile(r"/brands/3/\?category=1&pages=2$"))
+    expect(page).to_have_title("Tesla · Cars · pages 1–2 · Fromatoz")
     assert page.evaluate("window.__sameDocument") is True
     expect(page.locator(".card-link").nth(4)).to_be_focused()  # the first new card, once htmx settles
 
     page.go_back()
+    expect(page).to_have_url(re.compile(r"/brands/3/\?category=1$"))
+    expect(page.locator(".card")).to_have_count(4)
+    page.go_back()
     expect(page).to_have_url(re.compile(r"/brands/3/\?category=10$"))
+    expect(page).to_have_title("Tesla · Chargers · Fromatoz")
     expect(page.locator(".card-title")).to_have_text(["Wall Connector"])
     page.go_back()
     expect(page).to_have_url(re.compile(r"/brands/3/$"))
@@ -91,6 +98,33 @@ def test_screenshots_of_home_and_product(shop, page):
     screenshot(page, "brand")
     page.set_viewport_size({"width": 390, "height": 844})
     screenshot(page, "brand-phone")
+
+
+def test_back_after_load_more_and_a_product_shows_the_same_items_and_place(shop, page):
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{shop}/brands/3/?category=1")
+    routes = []
+    page.route("**after=*", lambda route: routes.append(route))  # a slow "Load more"
+    page.get_by_role("link", name="Load more").click()
+    indicator = page.locator("#browse-indicator")
+    expect(indicator).to_be_visible()  # where the shopper looks, whatever the scroll
+    box = indicator.bounding_box()
+    assert 0 <= box["y"] and box["y"] + box["height"] <= 844 and 0 <= box["x"] and box["x"] + box["width"] <= 390
+    routes[0].continue_()
+    page.unroute("**after=*")
+    expect(page.locator(".card")).to_have_count(8)
+    expect(indicator).to_be_hidden()
+    titles = card_titles(page)
+    last = page.locator(".card-link").last
+    last.scroll_into_view_if_needed()
+    scrolled = page.evaluate("window.scrollY")
+    assert scrolled > 0
+    last.click()
+    expect(page.locator("h1")).to_have_text(titles[-1])
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/brands/3/\?category=1&pages=2$"))
+    expect(page.locator(".card-title")).to_have_text(titles)
+    page.wait_for_function(f"Math.abs(window.scrollY - {scrolled}) < 50")
 
 
 @pytest.mark.parametrize("menu", ["Brands", "Categories"])

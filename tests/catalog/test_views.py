@@ -71,7 +71,8 @@ def test_htmx_gets_the_fragment_and_a_plain_request_the_whole_page(catalog, clie
     full = client.get("/brands/3/?category=1")
     fragment = client.get("/brands/3/?category=1", headers=HX)
     assert "<html" in full.content.decode() and "<html" not in fragment.content.decode()
-    assert fragment.content.decode().lstrip().startswith('<section id="browse"')
+    # the new view's title first, at the top level, where htmx takes it for the document's title
+    assert fragment.content.decode().lstrip().startswith('<title>Tesla · Cars · Fromatoz</title>\n<section id="browse"')
     assert product_names(fragment) == product_names(full)
     assert "HX-Request" in full["Vary"] and "HX-Request" in fragment["Vary"]
 
@@ -97,10 +98,32 @@ def test_load_more_with_htmx_appends_just_the_next_page(ddb, client, settings):
     first = client.get("/brands/2/").content.decode()
     next_url = re.search(r'hx-get="([^"]+after=[^"]+)"', first).group(1).replace("&amp;", "&")
     fragment = client.get(next_url, headers=HX).content.decode()
-    assert fragment.lstrip().startswith('<li class="card">')
+    assert fragment.lstrip().startswith('<title>Google · pages 1–2 · Fromatoz</title>\n')
     assert "<section" not in fragment and len(product_names(client.get(next_url, headers=HX))) == 3
     assert 'autofocus' in fragment  # keyboard focus moves to the first new product
     assert 'class="load-more"' in fragment  # and there is a third page
+    # the address bar gets a URL that shows both pages again (Back, reload)
+    assert 'hx-push-url="/brands/2/?pages=3"' in fragment
+    assert 'hx-push-url="/brands/2/?pages=2"' in first
+
+
+def test_the_pages_url_shows_every_page_loaded_so_far_with_one_query(ddb, client, settings):
+    paged_catalog(settings)
+    client.get("/brands/2/")  # brand and category names cached
+    with count_requests() as requests:
+        response = client.get("/brands/2/?pages=2")
+    assert response.status_code == 200 and requests.operations == ["Query"]
+    html = response.content.decode()
+    assert product_names(response) == [f"Gadget {i}" for i in range(6)]
+    assert "<title>Google · pages 1–2 · Fromatoz</title>" in html
+    assert 'href="/brands/2/?after=' in html and "page=3" in html and 'hx-push-url="/brands/2/?pages=3"' in html
+    assert product_names(client.get("/brands/2/?pages=3")) == [f"Gadget {i}" for i in range(7)]
+
+
+@pytest.mark.parametrize("query", ["pages=0", "pages=21", "pages=two", "after=x&page=1"])
+def test_a_bad_page_number_is_refused(catalog, client, query):
+    response = client.get(f"/brands/3/?{query}")
+    assert response.status_code == 400
 
 
 def test_product_page_shows_everything_a_shopper_needs(catalog, client):
@@ -108,7 +131,7 @@ def test_product_page_shows_everything_a_shopper_needs(catalog, client):
     assert "<h1>Model 3</h1>" in html
     assert 'href="/brands/3/">Tesla</a>' in html and 'href="/categories/1/">Cars</a>' in html
     assert "€39,990.00" in html and "Electric sedan." in html
-    assert "<th scope=\"row\">Range km</th><td>510</td>" in html
+    assert "<th scope=\"row\">Range (km)</th><td>510</td>" in html
     assert ">In stock<" in html
 
 
@@ -189,6 +212,14 @@ def test_only_get_is_allowed_on_shopper_pages(catalog, client):
     assert client.post("/brands/3/").status_code in (403, 405)
 
 
+@pytest.mark.parametrize("url", ["/", "/brands/3/", "/categories/1/?brand=3", "/products/1/", "/cart/",
+                                 "/accounts/signup/", "/accounts/login/", "/contact/", "/returns/", "/terms/"])
+def test_head_is_answered_as_get(catalog, client, url):
+    response = client.head(url)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+
+
 # --- cost per page ------------------------------------------------------------------------
 
 def test_home_is_two_queries_cold_and_none_warm(catalog, client):
@@ -233,3 +264,14 @@ def test_an_unknown_brand_costs_no_request_when_names_are_cached(catalog, client
     with count_requests() as counter:
         assert client.get("/brands/999/").status_code == 404
     assert counter.total == 0
+
+
+@pytest.mark.parametrize("name,label", [
+    ("battery_mah", "Battery (mAh)"), ("ram_gb", "RAM (GB)"), ("top_speed_kmh", "Top speed (km/h)"),
+    ("5g", "5G"), ("screen_in", "Screen (in)"), ("stylus_support", "Stylus support"), ("kw", "kW"),
+    ("battery_days", "Battery (days)"), ("capacity_l", "Capacity (L)"), ("color", "Color"),
+])
+def test_attribute_names_read_like_words(name, label):
+    from catalog.templatetags.catalog_tags import attribute_name
+
+    assert attribute_name(name) == label

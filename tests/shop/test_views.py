@@ -200,7 +200,8 @@ def test_placing_an_order_shows_the_confirmation_and_takes_the_stock(catalog, cl
     add(client, "4", 2)
     response = client.post("/checkout/", checkout_form(client), follow=True)
     html = response.content.decode()
-    order_id = re.search(r"<h1>Order ([^<]+)</h1>", html).group(1)
+    order_id = re.search(r'<span id="order-id">([^<]+)</span>', html).group(1)
+    assert re.search(r"<h1>Your order of \d{1,2} \w+ \d{4}</h1>", html)  # a heading a person reads, not the ID
     assert "Thank you! Your order" in html
     assert "Model 3" in html and "Pixel 9" in html and "€41,788.00" in html
     assert (stock("1"), stock("4")) == (69, 10)
@@ -208,6 +209,49 @@ def test_placing_an_order_shows_the_confirmation_and_takes_the_stock(catalog, cl
     assert re.search(r'id="cart-count"[^>]*>0</span>', html)
     history = gateway.stock_history(product_id="4").items
     assert [(h.delta, h.order_id, h.who) for h in history] == [(-2, order_id, "alice")]
+
+
+def test_a_stale_checkout_tab_lands_on_the_cart_with_one_message(catalog, client, shopper):
+    client.force_login(shopper)
+    add(client, "4", 2)
+    stale = checkout_form(client)  # the checkout page open in a second tab
+    client.post("/checkout/", checkout_form(client))  # the first tab places the order
+    response = client.post("/checkout/", stale, follow=True)
+    assert response.redirect_chain == [("/cart/", 302)] and response.status_code == 200
+    html = response.content.decode()
+    assert html.count("Nothing was ordered from that page") == 1
+    assert stock("4") == 10 and len(orders.orders_by_customer(customer_id=str(shopper.pk)).items) == 1
+
+
+def test_order_times_are_in_the_shops_time_zone(catalog, client, shopper, settings):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    settings.TIME_ZONE = "Asia/Tokyo"
+    client.force_login(shopper)
+    add(client, "4", 1)
+    html = client.post("/checkout/", checkout_form(client), follow=True).content.decode()
+    placed = datetime.fromisoformat(re.search(r'<time datetime="([^"]+)"', html).group(1))
+    assert placed.utcoffset().total_seconds() == 9 * 3600
+    assert f"{placed.astimezone(ZoneInfo('Asia/Tokyo')):%H:%M} JST" in html and " UTC" not in html
+    assert f"{placed.astimezone(ZoneInfo('Asia/Tokyo')):%H:%M} JST" in client.get("/account/orders/").content.decode()
+
+
+def test_sign_up_shows_the_password_rules_first_and_describes_fields_with_ids_that_exist(catalog, client):
+    def described_ids_missing(html):
+        ids = set(re.findall(r'\bid="([^"]+)"', html))
+        described = [i for group in re.findall(r'aria-describedby="([^"]+)"', html) for i in group.split()]
+        assert described
+        return [i for i in described if i not in ids]
+
+    blank = client.get("/accounts/signup/").content.decode()
+    assert "at least 8 characters" in blank  # the rules before any error
+    assert described_ids_missing(blank) == []
+    refused = client.post("/accounts/signup/", {"username": "bob", "password1": "short", "password2": "other"})
+    html = refused.content.decode()
+    assert refused.status_code == 200 and "didn’t match" in html
+    assert 'aria-describedby="id_password2_error id_password2_helptext"' in html
+    assert described_ids_missing(html) == []
 
 
 def test_placing_the_same_form_twice_places_one_order(catalog, client, shopper):

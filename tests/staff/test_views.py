@@ -46,7 +46,7 @@ def adjust(client, product_id, *, token=None, headers=None, **fields):
 
 
 def shown_level(response):
-    return int(re.search(r'<p id="stock-level" class="stock-level">(\d+)</p>', response.content.decode()).group(1))
+    return int(re.search(r'<div id="stock-level" class="stock-level">(\d+)</div>', response.content.decode()).group(1))
 
 
 def history_rows(response):
