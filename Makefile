@@ -7,7 +7,7 @@ PORT ?= 8000
 DYNAMODB_LOCAL_PORT ?= 8001
 PYTEST_ARGS ?=
 
-.PHONY: run test bench bench-deps setup dynamodb-local system-deps lint clean
+.PHONY: run test bench bench-compare bench-deps setup dynamodb-local system-deps lint clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -40,6 +40,11 @@ bench-deps:
 
 bench: bench-deps setup dynamodb-local $(VENV)/.bench-installed
 	$(PY) bench/run.py $(if $(QUICK),--quick,)
+
+# A/B: the pages of REF and of the working tree, side by side, in alternating rounds.
+bench-compare: bench-deps setup dynamodb-local $(VENV)/.bench-installed
+	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<commit>"; exit 2; }
+	$(PY) bench/compare.py --ref $(REF) $(COMPARE_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .
