@@ -11,12 +11,14 @@ import threading
 import time
 
 import boto3
+import botocore.session
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError
 from django.conf import settings
 
 from .errors import CatalogUnavailable
+from .wire import FastReadParserFactory
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +94,11 @@ def _build_client():
         # DynamoDB Local accepts any credentials; spare the operator from inventing some.
         kwargs = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
     log.debug("building DynamoDB client for %s", endpoint or f"AWS {settings.AWS_REGION}")
-    return boto3.session.Session().client("dynamodb", endpoint_url=endpoint, config=config, **kwargs)
+    core = botocore.session.get_session()
+    core.register_component("response_parser_factory", FastReadParserFactory())
+    return boto3.session.Session(botocore_session=core).client(
+        "dynamodb", endpoint_url=endpoint, config=config, **kwargs
+    )
 
 
 def error_code(exc):
