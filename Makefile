@@ -9,7 +9,7 @@ PYTEST_ARGS ?=
 # The tests that use the accounts/sessions database, run a second time on a throwaway PostgreSQL.
 PYTEST_PG_ARGS ?= tests/shop tests/staff tests/gateway/test_dynamodb_local.py -m "not browser and not servers"
 
-.PHONY: run test bench capacity bench-deps setup dynamodb-local axe system-deps lint clean
+.PHONY: run test bench bench-compare capacity bench-deps setup dynamodb-local axe system-deps lint clean
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -53,6 +53,11 @@ bench: bench-deps setup dynamodb-local $(VENV)/.bench-installed
 # Report in var/capacity/ (capacity.md, capacity.json, flash_sale.png); `python bench/capacity.py --help`.
 capacity: setup dynamodb-local $(VENV)/.bench-installed
 	$(PY) bench/capacity.py
+
+# A/B: the pages of REF and of the working tree, side by side, in alternating rounds.
+bench-compare: bench-deps setup dynamodb-local $(VENV)/.bench-installed
+	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<commit>"; exit 2; }
+	$(PY) bench/compare.py --ref $(REF) $(COMPARE_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .

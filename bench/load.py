@@ -32,17 +32,19 @@ def gunicorn_flags():
     return {"worker_class": worker_class, "workers": found["WEB_CONCURRENCY"], "threads": found["GUNICORN_THREADS"]}
 
 
-def collectstatic(env):
+def collectstatic(env, root=ROOT):
     subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=root, env=env, check=True
     )
 
 
 class Server:
-    """gunicorn on a free loopback port, serving one table."""
+    """gunicorn on a free loopback port, serving one table (the code of `root`: this checkout,
+    or another commit's, for bench/compare.py)."""
 
-    def __init__(self, env, log_path):
+    def __init__(self, env, log_path, root=ROOT):
         self.env = env
+        self.root = Path(root)
         self.log_path = Path(log_path)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -68,7 +70,7 @@ class Server:
                 "--access-logfile",
                 "-",
             ],
-            cwd=ROOT,
+            cwd=self.root,
             env=self.env,
             stdout=self.log,
             stderr=subprocess.STDOUT,

@@ -11,6 +11,7 @@ import threading
 import time
 
 import boto3
+import botocore.session
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
@@ -18,6 +19,7 @@ from django.conf import settings
 
 from . import budget
 from .errors import CatalogUnavailable, OutcomeUnknown
+from .wire import FastReadParserFactory
 
 log = logging.getLogger(__name__)
 
@@ -96,8 +98,10 @@ def _build_client():
         # DynamoDB Local accepts any credentials; spare the operator from inventing some.
         kwargs = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
     log.debug("building DynamoDB client for %s", endpoint or f"AWS {settings.AWS_REGION}")
+    core = botocore.session.get_session()
+    core.register_component("response_parser_factory", FastReadParserFactory())
     return budget.install(
-        boto3.session.Session().client("dynamodb", endpoint_url=endpoint, config=config, **kwargs)
+        boto3.session.Session(botocore_session=core).client("dynamodb", endpoint_url=endpoint, config=config, **kwargs)
     )
 
 
