@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from . import keys
 from .client import batch_get
 from .entities import RECEIVED
-from .errors import InvalidInput
+from .errors import IdempotencyConflict, InvalidInput
 from .products import products_get_many
 from .stock import stock_increase
 from .validate import MAX_QUANTITY, MAX_REFERENCE, valid_id
@@ -154,14 +154,19 @@ def receive_lines(receipt, *, who, start=0, count=None, progress=None):
         levels = {pid: (p.stock_level, p.reorder_point) for pid, p in products.items()}
         for line in chunk:
             level, reorder_point = levels.get(line.product_id, (None, None))
-            change = stock_increase(
-                product_id=line.product_id, quantity=line.quantity, token=line.token, reason=RECEIVED,
-                reference=line.reference, who=who, note=f"receipt {receipt.digest[:12]} line {line.line}",
-                expected_level=level, expected_reorder_point=reorder_point,
-            )
+            try:
+                change = stock_increase(
+                    product_id=line.product_id, quantity=line.quantity, token=line.token, reason=RECEIVED,
+                    reference=line.reference, who=who, note=f"receipt {receipt.digest[:12]} line {line.line}",
+                    expected_level=level, expected_reorder_point=reorder_point,
+                )
+            except IdempotencyConflict:
+                # The key is this file's line (its digest and number): received before by someone
+                # else (another staff member, or the command): the one thing that can differ.
+                change = None
             result.done += 1
             result.products.add(line.product_id)
-            if change.replayed:
+            if change is None or change.replayed:
                 result.replayed += 1
                 levels.pop(line.product_id, None)  # the replay's level is of then: read it again
             else:

@@ -317,7 +317,7 @@ def test_staff_see_open_orders_oldest_first_and_ship_one(catalog, staff_client, 
 
 def test_cancel_puts_the_stock_back_once_and_the_customer_sees_it(catalog, staff_client, django_user_model):
     shopper = django_user_model.objects.create_user(username="bo", password="pw-bo-shopper")
-    customer = str(shopper.pk)
+    customer = shopper.customer_key_id
     order = place("2", 3, customer=customer)  # 3 -> 0
     url = f"/staff/orders/{customer}/{order.order_id}/"
     assert staff_client.post(url, {"action": "cancel"}).status_code == 302
