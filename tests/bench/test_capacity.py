@@ -60,8 +60,13 @@ def test_a_staff_adjustment_costs_what_its_three_items_and_two_index_entries_cos
     # Small items: 2 units each (transactional), the product's brand and category entries too.
     # and the adjustment's entries in the warehouse indexes: its day's Ledger shard, its product's ByReason.
     change = by_kind["STOCK"]
+    # The product's six sort index entries (by name and by price, under its brand, category and pair) too.
+    product = by_kind["METADATA"]
+    sorted_entries = {(index, product[f"{index}PK"], "W"): 2 for index in keys.SORT_INDEXES}
     assert measured == {("table", "P#1", "W"): 6, ("GSI1", "B#3", "W"): 2, ("GSI2", "C#1", "W"): 2,
-                        ("Ledger", change["LedgerPK"], "W"): 2, ("ByReason", "P#1#R#received", "W"): 2}
+                        ("Ledger", change["LedgerPK"], "W"): 2, ("ByReason", "P#1#R#received", "W"): 2,
+                        **sorted_entries}
+    assert {pk for _index, pk, _rw in sorted_entries} == {"B#3", "C#1", "B#3#C#1"}
     assert meter.operations() == {"TransactWriteItems": 1}
 
 
@@ -90,8 +95,10 @@ def test_a_checkout_line_costs_its_product_update_history_item_and_order_line(lo
     # Line 2 (Pixel 9, brand 2, category 3): its product and history item, its order line, its index entries
     # (the product's in GSI1 and GSI2, its sale's in its day's Ledger shard and in ByReason).
     sale = next(i for i in items_in_partition(keys.product_pk("4")) if i.get("orderId") == second)
+    pixel = next(i for i in items_in_partition(keys.product_pk("4")) if i["SK"] == "METADATA")
     assert line == {("table", "P#4", "W"): 4, ("table", "CUSTOMER#42", "W"): 2, ("GSI1", "B#2", "W"): 2,
-                    ("GSI2", "C#3", "W"): 2, ("Ledger", sale["LedgerPK"], "W"): 2, ("ByReason", "P#4#R#sold", "W"): 2}
+                    ("GSI2", "C#3", "W"): 2, ("Ledger", sale["LedgerPK"], "W"): 2, ("ByReason", "P#4#R#sold", "W"): 2,
+                    **{(index, pixel[f"{index}PK"], "W"): 2 for index in keys.SORT_INDEXES}}
 
 
 def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, tmp_path):
@@ -111,7 +118,8 @@ def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, 
     # and 2 under its brand's GSI1 key: 250 sales/s of one product, 500 of one brand.
     assert sales["seed design"]["product"]["sales_per_s"] == 250
     assert sales["seed design"]["brand"]["sales_per_s"] == 500
-    assert sales["seed design"]["brand"]["limited_by"].startswith("GSI")
+    limit = sales["seed design"]["brand"]["limited_by"]  # an index partition of the brand (GSI1, ByName1, ...)
+    assert not limit.startswith("table") and " B#<brand 1> " in limit
     flash = saved["mixes"]["flash_sale"]
     assert [p["key"] for p in flash["over_limit"]] == ["P#<rank 1>"]
     assert not saved["mixes"]["ordinary_day"]["over_limit"]

@@ -7,9 +7,10 @@ from django.core.management import CommandError, call_command
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from catalog.gateway import importer
+from catalog.gateway import importer, schema
 from catalog.gateway.client import count_requests
 from catalog.gateway.errors import NotFound
+from catalog.gateway.schema import create_table_request
 from tests.helpers import seed, small_catalog
 
 
@@ -179,6 +180,19 @@ def test_create_table_prints_the_one_definition(ddb):
             index["Projection"]["NonKeyAttributes"]
         )
     assert request["BillingMode"] == "PAY_PER_REQUEST"
+
+
+def test_the_table_definition_fits_dynamodbs_limit_on_projected_attributes():
+    """AWS refuses a CreateTable whose INCLUDE indexes project more than 100 attributes in all
+    (summed over the indexes); DynamoDB Local more than 20 distinct ones."""
+    included = [
+        name
+        for index in create_table_request("t")["GlobalSecondaryIndexes"]
+        if index["Projection"]["ProjectionType"] == "INCLUDE"
+        for name in index["Projection"]["NonKeyAttributes"]
+    ]
+    assert len(included) <= schema.PROJECTED_ATTRIBUTE_LIMIT
+    assert len(set(included)) <= schema.LOCAL_DISTINCT_PROJECTED_LIMIT
 
 
 def test_create_table_is_safe_to_run_again(ddb, settings):
