@@ -117,7 +117,7 @@ def test_a_shopper_moves_between_two_app_servers(local_catalog, settings, shared
         order_id = response.headers["Location"].rstrip("/").rsplit("/", 1)[1]
 
         html = browser.get(second.url + "/account/orders/", timeout=TIMEOUT).text
-        assert f"Order {order_id}" in html and "2 × Pixel 9" in html
+        assert f"Order number {order_id}" in html and "2 × Pixel 9" in html
         html = browser.get(f"{second.url}/account/orders/{order_id}/", timeout=TIMEOUT).text
         assert "Hauptstraße 1" in html and "Germany" in html
         assert browser.get(second.url + "/cart/", timeout=TIMEOUT).text.count("Your cart is empty.") == 1
