@@ -8,7 +8,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from storefront.http import number_param, optional_param, partial_template, query_string, wants_partial
 
-from . import gateway, images, names
+from . import cards, gateway, images, names
 
 
 @require_safe
@@ -100,6 +100,7 @@ def _list_page(request, context, params, sort, page, more=None, pages=None, numb
     shown = pages or number or 1  # pages shown: the last one's number
     context["count_label"] = _count_label(context.pop("count"), page, after)
     paged = context.pop("paged", True)  # whether ?pages=N serves this list
+    label_of = (lambda p: p.category_id) if context["owner_kind"] == "brand" else (lambda p: p.brand_id)
     context.update(
         {
             "sort_links": _sort_links(request, params, sort, context.pop("sort_choices", SORT_CHOICES)),
@@ -118,7 +119,10 @@ def _list_page(request, context, params, sort, page, more=None, pages=None, numb
             "fragment": fragment,
             "page": page,
             "after": after,
-            "brand_names": names.brand_names(),
+            "cards": cards.product_cards(
+                page.items, label_of=label_of, labels=context.pop("labels"), group_starts=context.pop("group_starts"),
+                brand_names=names.brand_names(), autofocus_first=bool(after),
+            ),
         }
     )
     # "Load more" appends one page; a filter or a sort order replaces the filters and the list.

@@ -276,3 +276,19 @@ def test_attribute_names_read_like_words(name, label):
     from catalog.templatetags.catalog_tags import attribute_name
 
     assert attribute_name(name) == label
+
+
+def test_a_script_in_a_product_name_is_shown_as_text_on_every_list_page(ddb, client, settings):
+    settings.CATALOG_PAGE_SIZE = 1
+    data = small_catalog()
+    for product in data["products"]:
+        if product["brandId"] == "3":
+            product["name"] = "<script>alert(1)</script>"
+    seed(data)
+    escaped = '<span class="card-title">&lt;script&gt;alert(1)&lt;/script&gt;</span>'
+    first = client.get("/brands/3/").content.decode()
+    next_url = re.search(r'hx-get="([^"]+after=[^"]+)"', first).group(1).replace("&amp;", "&")
+    pages = [first, client.get("/search/?q=script").content.decode(), client.get(next_url, headers=HX).content.decode()]
+    for html in pages:
+        assert "<script>alert" not in html and escaped in html
+    assert pages[2].count(" autofocus") == 1  # Load more still focuses its first card
