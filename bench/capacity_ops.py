@@ -49,8 +49,9 @@ class Context:
     def __init__(self):
         self.data = make_catalog(CATALOG_SIZE)
         users = get_user_model().objects
-        self.shopper = users.create(username="capacity-shopper")
-        self.staff = users.create(username="capacity-staff", is_staff=True)
+        # get_or_create: `make capacity` runs again on the same accounts database
+        self.shopper, _ = users.get_or_create(username="capacity-shopper")
+        self.staff, _ = users.get_or_create(username="capacity-staff", defaults={"is_staff": True})
         self.products = {p["productId"]: p for p in self.data["products"]}
         self.next_product = 1
         self.adjusted = "1"
@@ -72,6 +73,8 @@ class Context:
             return "customer"
         if pk.startswith(LEDGER_PREFIX):
             return "ledger"  # one day's shard: a day's changes are spread over LEDGER_SHARDS of them
+        if any(pk == keys.pair_pk(p["brandId"], p["categoryId"]) for p in self.products.values()):
+            return "brand"  # a brand's products in one category (ByName3/ByPrice3): at most the brand's load
         if any(pk == keys.by_reason_pk(pid, reason) for pid in self.products for reason in gateway.REASONS):
             return "product"  # one product's changes of one reason (its own ByReason partition)
         if pk.startswith(keys.product_pk("")) and pk[len(keys.product_pk("")):] in self.products:
