@@ -6,14 +6,17 @@ under var/ (git-ignored). The browser tests inject it with page.add_script_tag(p
     python tools/axe.py install
 """
 import argparse
-import hashlib
 import os
 import shutil
-import subprocess
 import sys
 import tarfile
 import tempfile
 from pathlib import Path
+
+try:  # imported as tools.<name> (tests) or run as tools/<name>.py (make)
+    from tools.npm_tarball import Missing, fetch
+except ImportError:
+    from npm_tarball import Missing, fetch
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "axe-core@4.14.1"
@@ -22,18 +25,6 @@ HOME = Path(os.environ.get("AXE_CORE_HOME", ROOT / "var" / "axe-core"))
 SCRIPT = HOME / "axe.min.js"
 # The WCAG 2.2 A and AA rules (axe's tags for them).
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
-
-
-class Missing(RuntimeError):
-    pass
-
-
-def sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def installed():
@@ -45,20 +36,9 @@ def install(quiet=False):
     """Fetch and check axe-core, unless it is there already; returns the path of axe.min.js."""
     if installed():
         return SCRIPT
-    if not shutil.which("npm"):
-        raise Missing("npm is needed to fetch axe-core (apt-get install npm).")
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
-            ["npm", "pack", PACKAGE, "--silent", "--pack-destination", tmp],
-            check=True, stdout=subprocess.DEVNULL if quiet else None,
-        )
-        tarballs = list(Path(tmp).glob("*.tgz"))
-        if len(tarballs) != 1:
-            raise Missing(f"npm pack {PACKAGE} produced {len(tarballs)} tarballs")
-        found = sha256(tarballs[0])
-        if found != SHA256:
-            raise Missing(f"{tarballs[0].name}: sha256 {found}, expected {SHA256}; refusing to use it.")
-        with tarfile.open(tarballs[0]) as tar:
+        tarball = fetch(PACKAGE, SHA256, tmp, quiet=quiet)
+        with tarfile.open(tarball) as tar:
             member = tar.getmember("package/axe.min.js")
             tar.extractall(tmp, members=[member], filter="data")
         HOME.mkdir(parents=True, exist_ok=True)

