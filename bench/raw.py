@@ -1,28 +1,44 @@
 """The raw DynamoDB request behind each page, alone: the exact requests the page made
 (recorded by the meter while it rendered), sent again and again, one after the other, through
 the same boto3 client and to the same DynamoDB Local. What a page costs above this is Django,
-the templates and HTTP."""
+the templates and HTTP. The floor: the same requests sent as bare signed HTTP requests (the lean
+client of the hot reads), what is left once boto3's request pipeline is gone."""
 
+import functools
 import threading
 import time
 
 from botocore import xform_name
 
 from catalog.gateway import client as dynamo
+from catalog.gateway.lean import OPERATIONS as LEAN_OPERATIONS
 
 
-def time_calls(calls, iterations, client=None, warmup=10):
-    """Durations (seconds) of sending `calls` (a page's requests, in order), `iterations` times."""
+def time_calls(calls, iterations, client=None, warmup=10, floor=False):
+    """Durations (seconds) of sending `calls` (a page's requests, in order), `iterations` times.
+    `floor`: the GetItem and Query requests as one signed HTTP request each, without boto3 (the
+    app's lean client, catalog/gateway/lean.py): the least a page's request can cost here."""
     client = client or dynamo.client()
-    methods = [(getattr(client, xform_name(operation)), params) for operation, params in calls]
+    lean = dynamo.lean_client() if floor else None
+    if floor and lean is None:
+        raise RuntimeError("the floor needs DYNAMODB_LEAN_READS on")
+    methods = [(_sender(client, lean if floor else None, operation), params) for operation, params in calls]
     durations = []
     for i in range(warmup + iterations):
         start = time.perf_counter()
         for method, params in methods:
-            method(**params)
+            method(params)
         if i >= warmup:
             durations.append(time.perf_counter() - start)
     return durations
+
+
+def _sender(client, lean, operation):
+    """A function that sends one `operation` request (its parameters as one dict)."""
+    if lean is not None and operation in LEAN_OPERATIONS:
+        return functools.partial(lean.call, operation)
+    method = getattr(client, xform_name(operation))
+    return lambda params: method(**params)
 
 
 def describe(operation, params):

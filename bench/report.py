@@ -3,13 +3,21 @@
 import json
 
 BROWSE_PAGES = ("brand", "brand_category", "category_brand", "load_more", "product")
+# The pages of the overhead targets (issue 17): browse, product, load more, sorted and search.
+TARGET_PAGES = (*BROWSE_PAGES, "brand_name", "brand_price", "brand_price_desc", "search")
 
 TARGETS = {
-    "overhead": 1.3,  # page p50 at concurrency 1 / the raw DynamoDB request's p50
+    "render_overhead": 1.3,  # in-process render p50 / the raw DynamoDB request's p50 (boto3)
+    "overhead": 1.6,  # page p50 over HTTP at concurrency 1 / the raw DynamoDB request's p50 (boto3)
     "flatness": 1.1,  # brand page p50, largest / smallest catalog
     "requests_per_page": 1,  # DynamoDB requests per browse or product page (warm name cache)
     "errors": 0,  # non-2xx answers and socket errors under load
 }
+
+
+def _worst(overhead, key):
+    values = [(v[key], k) for k, v in overhead.items() if k in TARGET_PAGES and v.get(key) is not None]
+    return max(values) if values else None
 
 
 def targets(results):
@@ -17,29 +25,43 @@ def targets(results):
     rows = []
     overhead = results.get("overhead", {})
     if overhead:
-        worst = max((v["ratio"], k) for k, v in overhead.items() if k in BROWSE_PAGES)
+        worst, floor = _worst(overhead, "render_ratio"), _worst(overhead, "render_floor_ratio")
         rows.append(
             {
-                "target": f"overhead ratio <= {TARGETS['overhead']} at concurrency 1 (browse and product pages)",
-                "measured": f"{worst[0]:.2f} at worst ({worst[1]}); brand {overhead['brand']['ratio']:.2f}",
-                "met": worst[0] <= TARGETS["overhead"],
+                "target": f"in-process render / raw request <= {TARGETS['render_overhead']} "
+                "(browse, product, load more, sorted, search pages)",
+                "measured": f"{worst[0]:.2f} at worst ({worst[1]}); brand {overhead['brand']['render_ratio']:.2f}"
+                + (f"; over the floor {floor[0]:.2f} at worst ({floor[1]})" if floor else ""),
+                "met": worst[0] <= TARGETS["render_overhead"],
             }
         )
+        worst, floor = _worst(overhead, "ratio"), _worst(overhead, "floor_ratio")
+        if worst:
+            rows.append(
+                {
+                    "target": f"HTTP page / raw request <= {TARGETS['overhead']} at concurrency 1 (same pages)",
+                    "measured": f"{worst[0]:.2f} at worst ({worst[1]}); brand {overhead['brand']['ratio']:.2f}"
+                    + (f"; over the floor {floor[0]:.2f} at worst ({floor[1]})" if floor else ""),
+                    "met": worst[0] <= TARGETS["overhead"],
+                }
+            )
     flatness = results.get("flatness", {}).get("brand")
     if flatness:
         rows.append(
             {
                 "target": f"flatness ratio <= {TARGETS['flatness']} (brand page p50, largest / smallest catalog)",
-                "measured": f"{flatness['ratio']:.2f}",
+                "measured": f"{flatness['ratio']:.2f}"
+                + (f" (rounds {min(flatness['round_ratios']):.2f}-{max(flatness['round_ratios']):.2f})"
+                   if flatness.get("round_ratios") else ""),
                 "met": flatness["ratio"] <= TARGETS["flatness"],
             }
         )
     costs = results.get("costs", {})
     if costs:
-        per_page = {p: costs[p]["warm"]["requests"] for p in BROWSE_PAGES if p in costs}
+        per_page = {p: costs[p]["warm"]["requests"] for p in TARGET_PAGES if p in costs}
         rows.append(
             {
-                "target": "one DynamoDB request per browse or product page",
+                "target": "one DynamoDB request per browse, product, sorted or search page",
                 "measured": ", ".join(f"{p} {n}" for p, n in per_page.items()),
                 "met": all(n == TARGETS["requests_per_page"] for n in per_page.values()),
             }
@@ -135,10 +157,13 @@ def markdown(results):
             [
                 page,
                 o["raw_p50_ms"],
+                o.get("floor_p50_ms") or "-",
                 o["render_p50_ms"],
                 f"{o['render_ratio']:.2f}",
+                f"{o['render_floor_ratio']:.2f}" if o.get("render_floor_ratio") else "-",
                 o["page_p50_ms"] if o["page_p50_ms"] is not None else "-",
                 f"{o['ratio']:.2f}" if o["ratio"] is not None else "-",
+                f"{o['floor_ratio']:.2f}" if o.get("floor_ratio") else "-",
                 o.get("load_point_p50_ms") or "-",
                 "; ".join(o["raw_requests"]),
             ]
@@ -148,10 +173,13 @@ def markdown(results):
             [
                 "page",
                 "raw p50 ms",
+                "floor p50 ms",
                 "in-process p50 ms",
                 "ratio in-process",
+                "over the floor in-process",
                 "HTTP p50 ms",
                 "ratio",
+                "over the floor",
                 "HTTP p50 ms, load point",
                 "raw request",
             ],
@@ -161,6 +189,7 @@ def markdown(results):
     ]
     out += [
         "Raw: the page's own DynamoDB requests (recorded while it rendered) sent alone with boto3. "
+        "Floor: the same requests as bare signed HTTP requests without boto3 (the app's lean client). "
         "In-process: the page rendered by the Django test client (Django, templates, the request). "
         "HTTP: wrk against gunicorn at concurrency 1, the median of the flatness rounds (the ratio "
         "uses it); the load point is the single longer run of the table above. The home page makes "

@@ -220,6 +220,7 @@ def measure_in_process(tables, args):
     raw_iterations = max(1, args.raw_iterations // rounds)
     render_iterations = max(1, min(args.raw_iterations, MAX_RENDER_ITERATIONS) // rounds)
     raw_times = {size: {page.name: [] for page in PAGES} for size in tables}
+    floor_times = {size: {page.name: [] for page in PAGES} for size in tables}
     render_times = {size: {page.name: [] for page in PAGES} for size in tables}
     log(
         f"raw DynamoDB requests and in-process renders, {rounds} rounds over the catalogs "
@@ -230,6 +231,7 @@ def measure_in_process(tables, args):
             use_table(table)
             for page in PAGES:
                 raw_times[size][page.name] += time_calls(calls[size][page.name], raw_iterations)
+                floor_times[size][page.name] += time_calls(calls[size][page.name], raw_iterations, floor=True)
                 for _ in range(5):
                     render(client, page, page_ids[size])
                 for _ in range(render_iterations):
@@ -238,7 +240,11 @@ def measure_in_process(tables, args):
                     render_times[size][page.name].append(time.perf_counter() - started)
     raw = {
         str(size): {
-            page: {**latency_summary(times), "requests": [describe(op, params) for op, params in calls[size][page]]}
+            page: {
+                **latency_summary(times),
+                "floor": latency_summary(floor_times[size][page]),
+                "requests": [describe(op, params) for op, params in calls[size][page]],
+            }
             for page, times in pages.items()
         }
         for size, pages in raw_times.items()
@@ -346,8 +352,13 @@ def derive(results):
             "load_point_p50_ms": point["p50_ms"] if point else None,
             "render_p50_ms": results["render"][largest][page]["p50_ms"],
             "raw_p50_ms": raw["p50_ms"],
+            "floor_p50_ms": raw["floor"]["p50_ms"] if "floor" in raw else None,
             "ratio": round(p50 / raw["p50_ms"], 3) if p50 else None,
             "render_ratio": round(results["render"][largest][page]["p50_ms"] / raw["p50_ms"], 3),
+            # The same page over the floor: one signed HTTP request without boto3.
+            "floor_ratio": round(p50 / raw["floor"]["p50_ms"], 3) if p50 and "floor" in raw else None,
+            "render_floor_ratio": round(results["render"][largest][page]["p50_ms"] / raw["floor"]["p50_ms"], 3)
+            if "floor" in raw else None,
             "raw_requests": raw["requests"],
         }
     results["flatness"] = {}
@@ -367,6 +378,14 @@ def derive(results):
                 "raw_ratio": round(
                     results["raw"][largest][page]["p50_ms"] / results["raw"][smallest][page]["p50_ms"], 3
                 ),
+                # The spread: each alternating round's own ratio (HTTP, concurrency 1).
+                "round_ratios": [
+                    round(big["p50_ms"] / little["p50_ms"], 3)
+                    for little, big in zip(
+                        results.get("load_flatness", {}).get(smallest, {}).get(page, []),
+                        results.get("load_flatness", {}).get(largest, {}).get(page, []),
+                    )
+                ],
             }
     return results
 

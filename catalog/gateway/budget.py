@@ -3,7 +3,8 @@
 A request gets one deadline, counted from its start: `DYNAMODB_READ_BUDGET` seconds for a page that
 only reads (GET, HEAD), `DYNAMODB_WRITE_BUDGET` for one that writes (POST...: a write, the reads
 around it, and the optimistic write's tries again after losing a race). Two botocore event handlers
-enforce it on the client:
+enforce it on the boto3 client, and the lean client of the hot reads makes the same checks
+(`attempt_timeout`, `retry_allowed`; catalog/gateway/lean.py):
 
 - before each attempt is sent (`before-send`): no time left, no request (BudgetExceeded); else the
   attempt waits for its answer at most the time left, and never longer than the read budget
@@ -87,34 +88,56 @@ def counting_sends():
         _sends.reset(token)
 
 
-def before_send(request, **kwargs):
-    """botocore `before-send`: refuse to start an attempt without time left; cap its read timeout."""
+def attempt_timeout(read_timeout):
+    """Before an attempt is sent: BudgetExceeded without time left for it; else how long it may
+    wait for its answer (`read_timeout`, capped by the time left and the read budget)."""
     budget = _current.get()
-    if budget is not None:
-        left = budget.remaining()
-        if left < MIN_ATTEMPT_SECONDS:
-            raise BudgetExceeded("DynamoDB did not answer within this page's time budget")
-        context = getattr(request, "context", None)
-        if context is not None:
-            context["read_timeout"] = min(
-                left, settings.DYNAMODB_READ_BUDGET, context.get("read_timeout") or settings.DYNAMODB_READ_TIMEOUT
-            )
+    if budget is None:
+        return read_timeout
+    left = budget.remaining()
+    if left < MIN_ATTEMPT_SECONDS:
+        raise BudgetExceeded("DynamoDB did not answer within this page's time budget")
+    return min(left, settings.DYNAMODB_READ_BUDGET, read_timeout or settings.DYNAMODB_READ_TIMEOUT)
+
+
+def record_send(request):
+    """An attempt goes out (see counting_sends)."""
     sends = _sends.get()
     if sends is not None:
         sends.append(request)
+
+
+def retry_allowed(*, timed_out, pause):
+    """Whether another attempt may follow one that failed, after `pause` seconds: not after a
+    timeout, nor when the pause would not leave time for it; always outside a request."""
+    budget = _current.get()
+    if budget is None:
+        return True
+    return not timed_out and budget.remaining() >= pause + MIN_ATTEMPT_SECONDS
+
+
+def before_send(request, **kwargs):
+    """botocore `before-send`: refuse to start an attempt without time left; cap its read timeout."""
+    context = getattr(request, "context", None)
+    read_timeout = attempt_timeout(context.get("read_timeout") if context is not None else None)
+    if context is not None and budget_active():
+        context["read_timeout"] = read_timeout
+    record_send(request)
     return None
+
+
+def budget_active():
+    return _current.get() is not None
 
 
 def needs_retry(attempts, caught_exception=None, **kwargs):
     """botocore `needs-retry`, registered ahead of botocore's own handler: False (no retry) after
     a timeout, or when the pause botocore may take before the next attempt (standard mode: up to
     2^(attempts-1) s) would not leave time for it; None leaves the decision to botocore."""
-    budget = _current.get()
-    if budget is None:
+    if _current.get() is None:
         return None
-    if isinstance(caught_exception, (ReadTimeoutError, ConnectTimeoutError)):
-        return False
-    if budget.remaining() < 2 ** (attempts - 1) + MIN_ATTEMPT_SECONDS:
+    timed_out = isinstance(caught_exception, (ReadTimeoutError, ConnectTimeoutError))
+    if not retry_allowed(timed_out=timed_out, pause=2 ** (attempts - 1)):
         return False
     return None
 

@@ -12,19 +12,22 @@ import time
 
 import boto3
 import botocore.session
-from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+from boto3.dynamodb.types import DYNAMODB_CONTEXT, TypeDeserializer, TypeSerializer
 from botocore.config import Config
+from botocore.credentials import Credentials
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 from django.conf import settings
 
 from . import budget
 from .errors import CatalogUnavailable, OutcomeUnknown
+from .lean import LeanClient
 from .wire import FastReadParserFactory
 
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _client = None
+_lean = None  # the LeanClient of the hot reads, or None (DYNAMODB_LEAN_READS off)
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -38,6 +41,7 @@ CLIENT_SETTINGS = {
     "DYNAMODB_MAX_ATTEMPTS",
     "DYNAMODB_MAX_POOL_CONNECTIONS",
     "DYNAMODB_READ_BUDGET",
+    "DYNAMODB_LEAN_READS",
 }
 
 # Error codes that mean "DynamoDB is not able to serve us now" rather than "your request is wrong".
@@ -60,20 +64,31 @@ def table_name():
 
 
 def client():
-    """The process's DynamoDB client (thread-safe; built on first use)."""
-    global _client
+    """The process's boto3 DynamoDB client (thread-safe; built on first use)."""
     if _client is None:
-        with _lock:
-            if _client is None:
-                _client = _build_client()
+        _build_clients()
     return _client
 
 
-def reset_client():
-    """Forget the client, so the next call builds one from the current settings."""
-    global _client
+def lean_client():
+    """The process's LeanClient for GetItem and Query, or None when DYNAMODB_LEAN_READS is off."""
+    if _client is None:
+        _build_clients()
+    return _lean
+
+
+def _build_clients():
+    global _client, _lean
     with _lock:
-        _client = None
+        if _client is None:
+            _client, _lean = _build_client()
+
+
+def reset_client():
+    """Forget the clients, so the next call builds them from the current settings."""
+    global _client, _lean
+    with _lock:
+        _client = _lean = None
 
 
 def on_setting_changed(*, setting, **kwargs):
@@ -100,9 +115,56 @@ def _build_client():
     log.debug("building DynamoDB client for %s", endpoint or f"AWS {settings.AWS_REGION}")
     core = botocore.session.get_session()
     core.register_component("response_parser_factory", FastReadParserFactory())
-    return budget.install(
+    boto = budget.install(
         boto3.session.Session(botocore_session=core).client("dynamodb", endpoint_url=endpoint, config=config, **kwargs)
     )
+    if not settings.DYNAMODB_LEAN_READS:
+        return boto, None
+    # The boto3 client's own endpoint (botocore's endpoint rules) and credentials (the session's
+    # provider chain, refreshed when they are a role's), timeouts, retries and pool size.
+    credentials = Credentials(kwargs["aws_access_key_id"], kwargs["aws_secret_access_key"]) if kwargs \
+        else core.get_credentials()
+    lean = LeanClient(
+        endpoint_url=boto.meta.endpoint_url,
+        region=boto.meta.region_name,
+        credentials=credentials,
+        connect_timeout=config.connect_timeout,
+        read_timeout=config.read_timeout,
+        max_attempts=settings.DYNAMODB_MAX_ATTEMPTS,
+        max_pool_connections=settings.DYNAMODB_MAX_POOL_CONNECTIONS,
+    )
+    return boto, lean
+
+
+_READ_METHODS = {"GetItem": "get_item", "Query": "query"}
+_observers = []  # objects with before(operation, params) and after(operation, parsed): see observe()
+
+
+def read(operation, params):
+    """One GetItem or Query (`operation`) with `params` as boto3 takes them: through the lean
+    client (catalog/gateway/lean.py) when it is on, else boto3's. The answer is the same dict."""
+    lean = lean_client()
+    if lean is None:
+        return getattr(client(), _READ_METHODS[operation])(**params)
+    observers = tuple(_observers)
+    for observer in observers:
+        observer.before(operation, params)
+    parsed = lean.call(operation, params)
+    for observer in observers:
+        observer.after(operation, parsed)
+    return parsed
+
+
+@contextlib.contextmanager
+def observe(observer):
+    """Let `observer` see every request of the lean client while inside: `before(operation,
+    params)` (it may add parameters) and `after(operation, parsed answer)`. boto3's requests are
+    seen through the client's events (client().meta.events)."""
+    _observers.append(observer)
+    try:
+        yield observer
+    finally:
+        _observers.remove(observer)
 
 
 def error_code(exc):
@@ -248,14 +310,31 @@ def serialize(item):
 
 
 def deserialize(item):
-    return {k: _deserializer.deserialize(v) for k, v in item.items()}
+    """An item from DynamoDB's wire format to Python values, exactly as boto3's TypeDeserializer
+    makes them (tests/gateway/test_wire.py), with the common tags (S, N, M, L) read directly."""
+    return {k: _value(v) for k, v in item.items()}
+
+
+_decimal = DYNAMODB_CONTEXT.create_decimal
+
+
+def _value(value):
+    if "S" in value:
+        return value["S"]
+    if "N" in value:
+        return _decimal(value["N"])
+    if "M" in value:
+        return {k: _value(v) for k, v in value["M"].items()}
+    if "L" in value:
+        return [_value(v) for v in value["L"]]
+    return _deserializer.deserialize(value)  # BOOL, NULL, sets, binary
 
 
 class RequestCounter:
     """Counts the DynamoDB requests made while it is active, by operation name.
 
-    Counting hooks the client's own event system, so it sees each API call once
-    (botocore's retries of a call are not counted again).
+    Counting hooks the boto3 client's own event system and observes the lean client (`observe`),
+    so it sees each API call once (retries of a call are not counted again).
     """
 
     def __init__(self):
@@ -266,16 +345,25 @@ class RequestCounter:
         with self._lock:
             self.operations.append(model.name)
 
+    def before(self, operation, params):  # the lean client's requests (observe())
+        with self._lock:
+            self.operations.append(operation)
+
+    def after(self, operation, parsed):
+        pass
+
     @property
     def total(self):
         return len(self.operations)
 
     def __enter__(self):
         client().meta.events.register("before-call.dynamodb", self._count)
+        _observers.append(self)
         return self
 
     def __exit__(self, *exc):
         client().meta.events.unregister("before-call.dynamodb", self._count)
+        _observers.remove(self)
         return False
 
 

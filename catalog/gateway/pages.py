@@ -6,7 +6,7 @@ categories) is a `KeyRange` read through `query_page`, `query_items` or `query_a
 from dataclasses import dataclass
 
 from . import cursor
-from .client import client, deserialize, serialize, table_name, translate_errors
+from .client import deserialize, read, serialize, table_name, translate_errors
 from .entities import Page
 from .errors import InvalidCursor
 
@@ -87,7 +87,7 @@ def query_items(key_range, *, limit, after=None):
     if after is not None:
         params["ExclusiveStartKey"] = serialize(key_range.start_key(after))
     with translate_errors():
-        response = client().query(**params)
+        response = read("Query", params)
     last = response.get("LastEvaluatedKey")
     return [deserialize(i) for i in response["Items"]], deserialize(last) if last else None
 
@@ -111,7 +111,7 @@ def query_all(key_range):
     items, params = [], key_range.params()
     with translate_errors():
         while True:
-            response = client().query(**params)
+            response = read("Query", params)
             items.extend(deserialize(i) for i in response["Items"])
             if "LastEvaluatedKey" not in response:
                 return items

@@ -15,7 +15,7 @@ for a brand, ByName2/ByPrice2 for a category, ByName3/ByPrice3 for a brand+categ
 is the price index read backwards). `products_search(query=)` reads the search terms (TERM#<term>).
 """
 from . import keys, text
-from .client import BATCH_GET_SIZE, batch_get, client, deserialize, serialize, table_name, translate_errors
+from .client import BATCH_GET_SIZE, batch_get, deserialize, read, serialize, table_name, translate_errors
 from .entities import Brand, Category, Page, Product
 from .errors import InvalidInput, NotFound
 from .pages import KeyRange, query_all, query_page
@@ -56,9 +56,9 @@ def product_get(*, product_id, consistent=False):
     """Pattern 3: the product with all its attributes. `consistent` reads the latest write."""
     check_id("Product", product_id)
     with translate_errors():
-        response = client().get_item(
-            TableName=table_name(), Key=serialize(keys.product_key(product_id)), ConsistentRead=consistent
-        )
+        response = read("GetItem", {
+            "TableName": table_name(), "Key": serialize(keys.product_key(product_id)), "ConsistentRead": consistent,
+        })
     if "Item" not in response:
         raise NotFound("Product", product_id)
     return Product.from_item(deserialize(response["Item"]))
@@ -158,7 +158,7 @@ def products_search(*, query, sort=None, after=None, limit=None):
         if start is not None:
             params["ExclusiveStartKey"] = serialize(start)
         with translate_errors():
-            response = client().query(**params)
+            response = read("Query", params)
         for item in (deserialize(i) for i in response["Items"]):
             if item.get("type") == "TERM_COUNT":
                 if request == 0 and after is None and not found and total is None:

@@ -37,12 +37,15 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
     for page in pages - {"home"}:
         assert results["costs"][page]["warm"]["requests"] == 1, page
         assert results["overhead"][page]["ratio"] > 0
+        assert results["overhead"][page]["floor_p50_ms"] > 0 and results["overhead"][page]["floor_ratio"] > 0
     assert results["costs"]["home"]["cold"]["operations"] == {"Query": 2}
+    # the meter sees the capacity of the lean client's reads too
+    assert results["costs"]["brand"]["warm"]["read_units"] > 0 and results["costs"]["product"]["warm"]["read_units"] > 0
     assert set(results["contention"]) == {"checkout", "stock_decrease"}
     for buyer, by_count in results["contention"].items():
         for buyers in ("2", "4"):
             c = by_count[buyers]
             assert c["successes"] == 6 and c["final_stock"] == 0 and c["history_items"] == 6 and c["consistent"]
             assert c["orders"] == (6 if buyer == "checkout" else None)
-    assert {t["target"].split(" ")[0] for t in results["targets"]} >= {"overhead", "flatness", "one"}
+    assert {t["target"].split(" ")[0] for t in results["targets"]} >= {"in-process", "HTTP", "flatness", "one"}
     assert "## Contention" in (tmp_path / "results.md").read_text()

@@ -51,3 +51,20 @@ def test_a_binary_attribute_goes_through_botocores_parser(catalog):
     item = dynamo.client().get_item(TableName=dynamo.table_name(), Key={"PK": {"S": "BIN"}, "SK": {"S": "1"}})["Item"]
     assert item["blob"] == {"B": b"\x00\xff"}  # bytes, as botocore gives them, not base64 text
 
+
+
+def test_items_read_directly_are_what_boto3s_deserializer_makes():
+    from decimal import Decimal
+
+    from boto3.dynamodb.types import Binary, TypeDeserializer
+
+    item = {
+        "name": {"S": "<script>Model 3</script>"}, "price": {"N": "39990.00"}, "stock": {"N": "-0"},
+        "big": {"N": "12345678901234567890123456789012345678"}, "flag": {"BOOL": False}, "none": {"NULL": True},
+        "attributes": {"M": {"colour": {"S": "red"}, "sizes": {"L": [{"N": "1"}, {"S": "XL"}, {"NULL": True}]}}},
+        "tags": {"SS": ["a", "b"]}, "ns": {"NS": ["1", "2.5"]}, "blob": {"B": b"\x00\x01"},
+    }
+    ours = dynamo.deserialize(item)
+    assert ours == {k: TypeDeserializer().deserialize(v) for k, v in item.items()}
+    assert ours["price"] == Decimal("39990.00") and isinstance(ours["blob"], Binary)
+    assert ours["attributes"]["sizes"] == [Decimal(1), "XL", None]
