@@ -4,11 +4,13 @@ Everything that talks to DynamoDB goes through `client()` and `translate_errors(
 outside the gateway sees a botocore exception.
 """
 import contextlib
+import contextvars
 import logging
 import os
 import random
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import boto3
 import botocore.session
@@ -288,21 +290,65 @@ def batch_get(item_keys, *, projection=None, names=None, consistent=False, on_re
     return found
 
 
+# Bulk writes (the importer) send this many BatchWriteItem requests at once, as AWS advises for loading
+# data: each waits on the network (or on DynamoDB Local's other core), not on this process.
+BATCH_WRITERS = 4
+
+
+def in_parallel(jobs, send, *, done=None):
+    """`send(job)` for every job on BATCH_WRITERS threads, each in a copy of the caller's context (its
+    time budget); `done(job)` in the calling thread, in order, as they finish. The first failure
+    stops the jobs not yet started and is raised."""
+    jobs = list(jobs)
+    if len(jobs) <= 1:
+        for job in jobs:
+            send(job)
+            if done:
+                done(job)
+        return
+    context = contextvars.copy_context()
+    with ThreadPoolExecutor(max_workers=BATCH_WRITERS, thread_name_prefix="dynamodb-batch") as pool:
+        futures = [pool.submit(context.copy().run, send, job) for job in jobs]
+        try:
+            for job, future in zip(jobs, futures):
+                future.result()
+                if done:
+                    done(job)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+def _thread_safe(callback):
+    if callback is None:
+        return None
+    lock = threading.Lock()
+
+    def call(*args):
+        with lock:
+            callback(*args)
+
+    return call
+
+
 def batch_write(*, puts=(), deletes=(), on_request=None, progress=None):
-    """PutItem and DeleteItem (by key) for many items: BatchWriteItem, 25 a request, retrying
-    UnprocessedItems with backoff. A key may not be both put and deleted."""
+    """PutItem and DeleteItem (by key) for many items: BatchWriteItem, 25 a request and
+    BATCH_WRITERS requests at once, retrying UnprocessedItems with backoff. A key may not be both
+    put and deleted (the order of the writes is not kept)."""
     table = table_name()
     writes = [{"PutRequest": {"Item": serialize(i)}} for i in puts]
     writes += [{"DeleteRequest": {"Key": serialize(k)}} for k in deletes]
-    for start in range(0, len(writes), BATCH_WRITE_SIZE):
-        chunk = writes[start : start + BATCH_WRITE_SIZE]
-        request = {table: chunk}
+    chunks = [writes[start : start + BATCH_WRITE_SIZE] for start in range(0, len(writes), BATCH_WRITE_SIZE)]
+    counted = _thread_safe(on_request)
+
+    def send(chunk):
         _until_processed(
-            "BatchWriteItem", request, "UnprocessedItems", on_request=on_request,
+            "BatchWriteItem", {table: chunk}, "UnprocessedItems", on_request=counted,
             gave_up="DynamoDB kept leaving items unprocessed; the write stopped part way",
         )
-        if progress:
-            progress(len(chunk))
+
+    in_parallel(chunks, send, done=(lambda chunk: progress(len(chunk))) if progress else None)
 
 
 def serialize(item):

@@ -13,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
 from . import keys, text
-from .client import _backoff, batch_get, batch_write, client, serialize, table_name, translate_errors
+from .client import _backoff, batch_get, batch_write, client, in_parallel, serialize, table_name, translate_errors
 from .entities import Brand, Category, Product
 from .errors import CatalogUnavailable
 from .transact import put, transact_write, update
@@ -480,20 +480,22 @@ def _term_changes(products, before):
 
 def add_term_counts(deltas, *, on_request=None):
     """Move each term's two count items by its delta: one UpdateItem ADD each (atomic, so
-    concurrent writers add up; no transaction, as a count item is independent of the others)."""
-    for term, delta in sorted(deltas.items()):
-        for key in keys.term_count_keys(term):
-            with translate_errors():
-                client().update_item(
-                    TableName=table_name(), Key=serialize({"PK": key["PK"], "SK": key["SK"]}),
-                    UpdateExpression="SET #t = :t, ByPrice1PK = :ipk, ByPrice1SK = :isk ADD #c :d",
-                    ExpressionAttributeNames={"#t": "type", "#c": "count"},
-                    ExpressionAttributeValues=serialize(
-                        {":t": "TERM_COUNT", ":ipk": key["ByPrice1PK"], ":isk": key["ByPrice1SK"], ":d": delta}
-                    ),
-                )
-            if on_request:
-                on_request("UpdateItem")
+    concurrent writers add up; no transaction, as a count item is independent of the others),
+    several at once (client.in_parallel)."""
+    def send(job):
+        key, delta = job
+        with translate_errors():
+            client().update_item(
+                TableName=table_name(), Key=serialize({"PK": key["PK"], "SK": key["SK"]}),
+                UpdateExpression="SET #t = :t, ByPrice1PK = :ipk, ByPrice1SK = :isk ADD #c :d",
+                ExpressionAttributeNames={"#t": "type", "#c": "count"},
+                ExpressionAttributeValues=serialize(
+                    {":t": "TERM_COUNT", ":ipk": key["ByPrice1PK"], ":isk": key["ByPrice1SK"], ":d": delta}
+                ),
+            )
+
+    jobs = [(key, delta) for term, delta in sorted(deltas.items()) for key in keys.term_count_keys(term)]
+    in_parallel(jobs, send, done=(lambda job: on_request("UpdateItem")) if on_request else None)
 
 
 def write(brands, categories, products, *, reset_stock=False, progress=None):

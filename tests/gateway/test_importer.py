@@ -1,5 +1,6 @@
 """Catalog import and the table commands, on moto."""
 import json
+import time
 from io import StringIO
 
 import pytest
@@ -203,3 +204,24 @@ def test_create_table_is_safe_to_run_again(ddb, settings):
     out = StringIO()
     call_command("create_table", stdout=out)
     assert "already exists" in out.getvalue()
+
+
+def test_parallel_writes_report_in_order_carry_the_budget_and_stop_at_the_first_failure():
+    from catalog.gateway import budget
+    from catalog.gateway.client import in_parallel
+    from catalog.gateway.errors import CatalogUnavailable
+
+    sent, done, deadlines = [], [], []
+
+    def send(job):
+        deadlines.append(budget.deadline())
+        time.sleep(0.02)  # a request's round trip
+        if job == 5:
+            raise CatalogUnavailable("DynamoDB is unavailable")
+        sent.append(job)
+
+    with budget.request_budget("POST"), pytest.raises(CatalogUnavailable):
+        in_parallel(range(40), send, done=done.append)
+    assert done == list(range(5))  # reported in order, up to the failure
+    assert len(sent) < 20  # the jobs not yet started were not sent
+    assert None not in deadlines  # every thread worked within the request's time budget
