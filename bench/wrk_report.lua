@@ -5,8 +5,8 @@
 --                               a signed-in user: a line of the sessions file, cookie TAB
 --                               csrf-token TAB product-id.
 -- The flows: "stock_post", staff adjustments (+1, a new idempotency key each, and the level the
--- last answer showed) with HTMX, as the stock page sends them; "checkout", add 1 to the cart (HTMX), then place the order (a new order
--- ID and key), in turn. "non2xx" counts failures: a non-2xx answer, except that a checkout
+-- last answer showed) with HTMX, as the stock page sends them; "checkout", add 1 to the cart (HTMX),
+-- open the checkout page (which issues the order ID and key), then place the order, in turn. "non2xx" counts failures: a non-2xx answer, except that a checkout
 -- must be sent on to its order page (a 302 there, not back to the cart).
 local threads = {}
 local next_id = 0
@@ -34,7 +34,7 @@ function init(args)
     end
     if product == nil then error("no session for connection " .. id) end
     math.randomseed(os.time() * 1000 + id)
-    carted = false
+    carted, issued = false, nil
     return
   end
   if args[1] ~= nil and args[1] ~= "" then wrk.method = args[1] end
@@ -62,18 +62,31 @@ function request()
     last = "add"
     return wrk.format("POST", "/cart/add/", headers, "product_id=" .. product .. "&quantity=1")
   end
-  last = "checkout"
   headers["HX-Request"] = nil
-  local order_id = os.date("!%Y%m%dT%H%M%S") .. string.format("%06d", math.random(0, 999999)) .. "-" .. hex(8)
-  return wrk.format("POST", "/checkout/", headers, "order_id=" .. order_id .. "&token=" .. hex(32)
+  -- The checkout page issues the order ID and key (kept in the session); the form sends them back.
+  if not issued then
+    last = "form"
+    headers["Content-Type"] = nil
+    return wrk.format("GET", "/checkout/", headers)
+  end
+  last = "checkout"
+  local order_id, token = issued[1], issued[2]
+  return wrk.format("POST", "/checkout/", headers, "order_id=" .. order_id .. "&token=" .. token
     .. "&name=Bench+Buyer&street=Benchstr.+1&postcode=10115&city=Berlin&country=DE")
 end
 
 function response(status, headers, body)
   if last == "stock" then seen_level = body:match('name="seen_level" value="(%d+)"') end
   if last == "add" then carted = (status == 200) end
+  if last == "form" then
+    local order_id = body:match('name="order_id" value="([^"]+)"')
+    local token = body:match('name="token" value="([^"]+)"')
+    if status == 200 and order_id and token then issued = {order_id, token} else non2xx = non2xx + 1 end
+    return
+  end
   if last == "checkout" then
     carted = false
+    issued = nil
     local location = headers["Location"] or ""
     if status ~= 302 or not location:find("/account/orders/", 1, true) then non2xx = non2xx + 1 end
   elseif status < 200 or status > 299 then
