@@ -25,7 +25,9 @@ NOTES = {
         "staff: +1 with HTMX, a new idempotency key each, and the level the last answer showed "
         "(TransactWriteItems, Query; a GetItem more when that level is stale)"
     ),
-    "checkout": "shopper: add 1 to the cart (HTMX), open the checkout page, then place the order; the three requests in turn",
+    "checkout": (
+        "shopper: add 1 to the cart (HTMX), open the checkout page, then place the order; the three requests in turn"
+    ),
 }
 
 
