@@ -120,14 +120,10 @@ def before_send(request, **kwargs):
     """botocore `before-send`: refuse to start an attempt without time left; cap its read timeout."""
     context = getattr(request, "context", None)
     read_timeout = attempt_timeout(context.get("read_timeout") if context is not None else None)
-    if context is not None and budget_active():
+    if context is not None and _current.get() is not None:
         context["read_timeout"] = read_timeout
     record_send(request)
     return None
-
-
-def budget_active():
-    return _current.get() is not None
 
 
 def needs_retry(attempts, caught_exception=None, **kwargs):

@@ -52,7 +52,7 @@ from botocore.exceptions import (
 )
 from botocore.httpsession import get_cert_path
 from urllib3.exceptions import ConnectTimeoutError as Urllib3ConnectTimeout
-from urllib3.exceptions import HTTPError, NewConnectionError, ProtocolError
+from urllib3.exceptions import HTTPError, NewConnectionError
 from urllib3.exceptions import ReadTimeoutError as Urllib3ReadTimeout
 
 from . import budget
@@ -202,7 +202,7 @@ class LeanClient:
             raise Retry(ConnectTimeoutError(endpoint_url=self.endpoint_url, error=exc), timed_out=True) from exc
         except Urllib3ReadTimeout as exc:
             raise Retry(ReadTimeoutError(endpoint_url=self.endpoint_url, error=exc), timed_out=True) from exc
-        except (ProtocolError, HTTPError, OSError) as exc:
+        except (HTTPError, OSError) as exc:  # a broken connection (urllib3's ProtocolError, ...)
             raise Retry(ConnectionClosedError(endpoint_url=self.endpoint_url)) from exc
         data = response.data
         crc = response.headers.get("x-amz-crc32")

@@ -254,7 +254,7 @@ def test_no_request_goes_out_once_the_budget_is_spent(scripted, settings):
     assert server.requests == []
 
 
-def test_nothing_listening_is_an_unreachable_catalog(settings):
+def test_nothing_listening_is_an_unreachable_catalog():
     pauses = []
     with pytest.raises(EndpointConnectionError):
         lean_client("http://127.0.0.1:9", pauses=pauses).call("Query", QUERY)
