@@ -32,11 +32,26 @@ def _placeholder_base(script_prefix):
     return reverse("placeholder", args=["A", 0]).removesuffix("A-0.svg")
 
 
-def image_url(product, brand_names=None):
+def placeholder_base():
+    """The placeholders' URL up to the initial ("/img/placeholder/"): the same for every product."""
+    return _placeholder_base(get_script_prefix())
+
+
+def image_url(product, brand_names=None, base=None):
+    """`base`: placeholder_base(), when the caller makes many URLs at once."""
     image = getattr(product, "image", "")
     if image:
         return image if image.startswith("https://") else static(image)
     brand = (brand_names or {}).get(product.brand_id, product.brand_id)
-    initial = next((c for c in fold(brand) if c.isascii() and c.isalnum()), "p").upper()
-    colour = zlib.crc32(product.category_id.encode()) % len(COLOURS)
-    return f"{_placeholder_base(get_script_prefix())}{initial}-{colour}.svg"
+    return f"{base or placeholder_base()}{_initial(brand)}-{_colour(product.category_id)}.svg"
+
+
+@lru_cache(maxsize=1024)
+def _initial(brand_name):
+    """The first letter or digit of the brand's name, accents dropped ("Ärger" -> "A")."""
+    return next((c for c in fold(brand_name) if c.isascii() and c.isalnum()), "p").upper()
+
+
+@lru_cache(maxsize=1024)
+def _colour(category_id):
+    return zlib.crc32(category_id.encode()) % len(COLOURS)

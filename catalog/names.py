@@ -3,7 +3,15 @@
 Every page shows names; reading them on each request would double a browse page's cost.
 They are cached for CATALOG_NAMES_TTL seconds (default 60), so a browse page is one Query
 and the home page is none while the cache is warm.
+
+Each process also keeps the names it last read from the cache, unpickled, with the cache
+entry's stamp: a page asks the cache only for the small stamp (a brand page names things
+five times; unpickling every brand with its category counts each time cost more than the
+rest of the view). A cleared, expired or replaced entry has no or another stamp, so the
+process reads (or loads) the names again: the cache stays the one source of truth.
 """
+import secrets
+
 from django.conf import settings
 from django.core.cache import cache
 from django.core.cache.utils import make_template_fragment_key
@@ -18,12 +26,33 @@ CATEGORIES_KEY = "catalog:categories"
 NAV_FRAGMENT = make_template_fragment_key("catalog_nav")
 
 
-def _cached(key, load):
-    value = cache.get(key)
+_held = {}  # key -> (stamp, value, derived): this process's copy of the cached value
+
+
+def _entry(key, load):
+    stamp_key = f"{key}:stamp"
+    stamp = cache.get(stamp_key)
+    held = _held.get(key)
+    if held is not None and stamp is not None and held[0] == stamp:
+        return held
+    value = cache.get(key) if stamp is not None else None
     if value is None:
-        value = load()
-        cache.set(key, value, settings.CATALOG_NAMES_TTL)
-    return value
+        value, stamp = load(), secrets.token_hex(8)
+        cache.set_many({key: value, stamp_key: stamp}, settings.CATALOG_NAMES_TTL)
+    held = _held[key] = (stamp, value, {})
+    return held
+
+
+def _cached(key, load):
+    return _entry(key, load)[1]
+
+
+def _derived(key, load, name, make):
+    """A value made from the cached one (an index by ID, say), made once per cache entry."""
+    _stamp, value, derived = _entry(key, load)
+    if name not in derived:
+        derived[name] = make(value)
+    return derived[name]
 
 
 def brands():
@@ -38,28 +67,33 @@ def categories():
 
 def brand(brand_id):
     gateway.check_id("Brand", brand_id)
-    for b in brands():
-        if b.brand_id == brand_id:
-            return b
-    raise NotFound("Brand", brand_id)
+    found = _derived(BRANDS_KEY, gateway.brands_all, "by_id", lambda items: {b.brand_id: b for b in items})
+    if brand_id not in found:
+        raise NotFound("Brand", brand_id)
+    return found[brand_id]
 
 
 def category(category_id):
     gateway.check_id("Category", category_id)
-    for c in categories():
-        if c.category_id == category_id:
-            return c
-    raise NotFound("Category", category_id)
+    found = _derived(CATEGORIES_KEY, gateway.categories_all, "by_id", lambda items: {c.category_id: c for c in items})
+    if category_id not in found:
+        raise NotFound("Category", category_id)
+    return found[category_id]
 
 
 def brand_names():
-    return {b.brand_id: b.name for b in brands()}
+    """{brand ID: name}; the same dict for every caller until the names change: do not change it."""
+    return _derived(BRANDS_KEY, gateway.brands_all, "names", lambda items: {b.brand_id: b.name for b in items})
 
 
 def category_names():
-    return {c.category_id: c.name for c in categories()}
+    """{category ID: name}; the same dict for every caller until the names change: do not change it."""
+    return _derived(
+        CATEGORIES_KEY, gateway.categories_all, "names", lambda items: {c.category_id: c.name for c in items}
+    )
 
 
 def forget():
     """Drop the cached names (after an import, say)."""
-    cache.delete_many([BRANDS_KEY, CATEGORIES_KEY, NAV_FRAGMENT])
+    cache.delete_many([BRANDS_KEY, CATEGORIES_KEY, f"{BRANDS_KEY}:stamp", f"{CATEGORIES_KEY}:stamp", NAV_FRAGMENT])
+    _held.clear()

@@ -8,7 +8,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from storefront.http import number_param, optional_param, partial_template, query_string, wants_partial
 
-from . import cards, gateway, images, names
+from . import cards, gateway, images, links, names
 
 
 @require_safe
@@ -25,33 +25,28 @@ SORT_CHOICES = [
 
 
 def _filter_links(request, filters, filter_param, selected, counts, total, sort):
-    """"All" plus one link per filter value that has products, each ending with its count; each
+    """"All" plus one chip per filter value that has products, each ending with its count; each
     a real link (keeping the sort order), enhanced by HTMX."""
     chosen = getattr(selected, f"{filter_param}_id", None)
-    links = [{"key": "all", "name": "All", "count": total, "url": request.path + query_string(sort=sort),
-              "current": chosen is None}]
+    chips = [("all", "All", total, request.path + query_string(sort=sort), chosen is None)]
     for f in filters:
         value = getattr(f, f"{filter_param}_id")
         if not counts.get(value):
             continue  # no chip leads to an empty list
-        links.append(
-            {
-                "key": f"{filter_param}-{value}",
-                "name": f.name,
-                "count": counts[value],
-                "url": request.path + query_string(**{filter_param: value, "sort": sort}),
-                "current": value == chosen,
-            }
+        chips.append(
+            (
+                f"{filter_param}-{value}", f.name, int(counts[value]),
+                request.path + query_string(**{filter_param: value, "sort": sort}), value == chosen,
+            )
         )
-    return links
+    return links.filter_chips(chips)
 
 
 def _sort_links(request, params, sort, choices=SORT_CHOICES):
-    return [
-        {"key": value or "featured", "name": name, "current": value == sort,
-         "url": request.path + query_string(**params, sort=value)}
+    return links.sort_links(
+        (value or "featured", name, request.path + query_string(**params, sort=value), value == sort)
         for value, name in choices
-    ]
+    )
 
 
 def _products(n):
@@ -220,7 +215,7 @@ def search(request):
         "owner_kind": "search",
         "query": query,
         "hint": term is None,
-        "filter_links": [],
+        "filter_links": "",
         "labels": names.brand_names(),
         "count": page.total,
         "group_starts": set(),

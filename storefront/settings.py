@@ -151,7 +151,10 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en-us"
 # Order times and stock history are shown in the shop's time zone (stored in UTC).
 TIME_ZONE = env("SHOP_TIME_ZONE", "Europe/Berlin")
-USE_I18N = True
+# One language (English): no translation machinery. With it on, every number a template shows
+# asked the active language of a context-local variable (the filter chips' counts, the prices).
+# Formats are still en's (the same as Django's defaults), and nothing is translated either way.
+USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
