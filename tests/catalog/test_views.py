@@ -185,6 +185,10 @@ def test_names_with_markup_are_shown_as_text(ddb, client):
     html = client.get("/products/1/").content.decode()
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; Model 3" in html
     assert "It&#x27;s &quot;fast&quot; &amp; &lt;i&gt;quiet&lt;/i&gt;" in html
+    # On a category page the brand's name is a filter chip and the heading of its group of cards.
+    html = client.get("/categories/1/").content.decode()
+    shown = "Tesla &quot;&lt;b&gt;Motors&lt;/b&gt;&quot;"
+    assert f"{shown} (2)</a>" in html and f"<h3>{shown}</h3>" in html
 
 
 def test_dynamodb_down_is_a_friendly_503_and_the_site_recovers(catalog, client):

@@ -1,0 +1,34 @@
+"""Brand and category names: one read per CATALOG_NAMES_TTL, and the cache is the one source."""
+from django.core.cache import cache
+
+from catalog import names
+from catalog.gateway import Brand
+from catalog.gateway.client import count_requests
+
+
+def test_names_are_read_once_while_the_cache_holds_them(catalog):
+    with count_requests() as counter:
+        first = [b.name for b in names.brands()]
+        again = [b.name for b in names.brands()]
+        assert names.brand("3").name == "Tesla" and names.brand_names()["2"] == "Google"
+    assert first == again == ["Acme", "Google", "Microsoft", "Tesla"]
+    assert counter.operations == ["Query"]
+
+
+def test_a_cleared_cache_means_the_names_are_read_again(catalog):
+    names.brands()
+    cache.clear()  # what the entry's expiry does, or a restart of a shared cache
+    with count_requests() as counter:
+        assert [b.name for b in names.brands()] == ["Acme", "Google", "Microsoft", "Tesla"]
+    assert counter.operations == ["Query"]
+
+
+def test_names_another_process_put_in_the_cache_are_used_without_a_request(catalog):
+    assert names.brand_names()["3"] == "Tesla"
+    renamed = [Brand(brand_id="3", name="Tesla Motors")]
+    # What another server does after its copy expired: a new list under a new stamp.
+    cache.set_many({names.BRANDS_KEY: renamed, f"{names.BRANDS_KEY}:stamp": "from-elsewhere"}, 60)
+    with count_requests() as counter:
+        assert names.brand_names() == {"3": "Tesla Motors"}
+        assert names.brand("3").name == "Tesla Motors"
+    assert counter.total == 0
