@@ -32,6 +32,7 @@ ACRONYMS = {"5g": "5G", "4g": "4G", "anc": "ANC", "gps": "GPS", "cpu": "CPU", "g
 
 
 @register.filter
+@lru_cache(maxsize=4096)  # a catalog has few attribute names; a product page shows a dozen
 def attribute_name(name):
     """battery_mah -> Battery (mAh), ram_gb -> RAM (GB), top_speed_kmh -> Top speed (km/h), 5g -> 5G"""
     words = [w for w in str(name).strip().lower().replace("-", "_").split("_") if w]
@@ -76,10 +77,18 @@ def _around_id(name, script_prefix, urlconf):
     return before, after
 
 
+@lru_cache(maxsize=64)
+def _reversed(name, script_prefix, urlconf):
+    return reverse(name, urlconf=urlconf)
+
+
 @register.simple_tag
-def shop_url(name, object_id):
-    """{% shop_url 'brand' b.brand_id %}: what {% url 'brand' b.brand_id %} gives, without a
-    full reverse() per link (a page has a hundred: the menus, tiles and product cards)."""
+def shop_url(name, object_id=None):
+    """{% shop_url 'brand' b.brand_id %}, {% shop_url 'home' %}: what {% url %} gives, without a
+    full reverse() per link (a page has a hundred: the menus, tiles and product cards, and every
+    page the header's and footer's). Reversed once per process and script prefix."""
+    if object_id is None:
+        return _reversed(name, get_script_prefix(), get_urlconf())
     before, after = _around_id(name, get_script_prefix(), get_urlconf())
     return f"{before}{quote(str(object_id), safe=RFC3986_SUBDELIMS + '~:@')}{after}"
 
