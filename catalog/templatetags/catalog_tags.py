@@ -82,12 +82,15 @@ def _reversed(name, script_prefix, urlconf):
     return reverse(name, urlconf=urlconf)
 
 
+_NO_ID = object()  # not None: a missing ID still gives the ".../None/" link {% url %} would, not an error
+
+
 @register.simple_tag
-def shop_url(name, object_id=None):
+def shop_url(name, object_id=_NO_ID):
     """{% shop_url 'brand' b.brand_id %}, {% shop_url 'home' %}: what {% url %} gives, without a
     full reverse() per link (a page has a hundred: the menus, tiles and product cards, and every
     page the header's and footer's). Reversed once per process and script prefix."""
-    if object_id is None:
+    if object_id is _NO_ID:
         return _reversed(name, get_script_prefix(), get_urlconf())
     before, after = _around_id(name, get_script_prefix(), get_urlconf())
     return f"{before}{quote(str(object_id), safe=RFC3986_SUBDELIMS + '~:@')}{after}"
