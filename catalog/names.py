@@ -35,10 +35,14 @@ def _entry(key, load):
     held = _held.get(key)
     if held is not None and stamp is not None and held[0] == stamp:
         return held
-    value = cache.get(key) if stamp is not None else None
-    if value is None:
+    # The value travels with its own stamp: a value and a stamp two processes wrote at once
+    # cannot pair up.
+    stamped = cache.get(key) if stamp is not None else None
+    if stamped is not None and stamped[0] == stamp:
+        value = stamped[1]
+    else:
         value, stamp = load(), secrets.token_hex(8)
-        cache.set_many({key: value, stamp_key: stamp}, settings.CATALOG_NAMES_TTL)
+        cache.set_many({key: (stamp, value), stamp_key: stamp}, settings.CATALOG_NAMES_TTL)
     held = _held[key] = (stamp, value, {})
     return held
 

@@ -5,6 +5,7 @@ htmx and site.js). The manifest storage finds the hashed name in its manifest an
 each time; the answer cannot change while the process runs (the manifest is read at start), so
 it is kept per name.
 """
+from django.conf import settings
 from whitenoise.storage import CompressedManifestStaticFilesStorage
 
 
@@ -14,7 +15,9 @@ class StaticStorage(CompressedManifestStaticFilesStorage):
         self._urls = {}
 
     def url(self, name, force=False):
-        key = (name, force)
+        # What the answer depends on besides the name: DEBUG (unhashed names) and the manifest
+        # (a collectstatic in this process writes a new one).
+        key = (name, force, settings.DEBUG, self.manifest_hash)
         if key not in self._urls:
             self._urls[key] = super().url(name, force)
         return self._urls[key]

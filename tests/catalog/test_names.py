@@ -27,8 +27,17 @@ def test_names_another_process_put_in_the_cache_are_used_without_a_request(catal
     assert names.brand_names()["3"] == "Tesla"
     renamed = [Brand(brand_id="3", name="Tesla Motors")]
     # What another server does after its copy expired: a new list under a new stamp.
-    cache.set_many({names.BRANDS_KEY: renamed, f"{names.BRANDS_KEY}:stamp": "from-elsewhere"}, 60)
+    cache.set_many({names.BRANDS_KEY: ("from-elsewhere", renamed), f"{names.BRANDS_KEY}:stamp": "from-elsewhere"}, 60)
     with count_requests() as counter:
         assert names.brand_names() == {"3": "Tesla Motors"}
         assert names.brand("3").name == "Tesla Motors"
     assert counter.total == 0
+
+
+def test_a_stamp_that_is_not_the_values_own_means_the_names_are_read_again(catalog):
+    names.brands()
+    # Two processes refilled the cache at once: one's stamp beside the other's value.
+    cache.set_many({names.BRANDS_KEY: ("one", [Brand(brand_id="3", name="Stale")]), f"{names.BRANDS_KEY}:stamp": "two"})
+    with count_requests() as counter:
+        assert names.brand("3").name == "Tesla"
+    assert counter.operations == ["Query"]
