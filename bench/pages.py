@@ -8,6 +8,7 @@ the checkout) need a signed-in session a connection: bench/flows.py and bench/wr
 
 import html
 import re
+import time
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
@@ -77,11 +78,24 @@ def render(client, page, page_ids):
     return response
 
 
-def discover_ids(client=None):
+def discover_ids(client=None, *, patience=120.0, log=print):
+    """The IDs of the measured pages, from the first brand page. Right after a large import
+    DynamoDB Local can take longer than the page's read budget to answer (its JVM collecting the
+    import's garbage): the page is a 503, then, a few seconds on, answers as usual. That first
+    page is asked again for up to `patience` seconds, and how long it took is logged."""
     client = client or django_client()
-    response = client.get(f"/brands/{FEATURED_BRAND}/")
-    if response.status_code != 200:
-        raise RuntimeError(f"brand page: HTTP {response.status_code}")
+    started = time.monotonic()
+    while True:
+        response = client.get(f"/brands/{FEATURED_BRAND}/")
+        if response.status_code == 200:
+            break
+        waited = time.monotonic() - started
+        if response.status_code != 503 or waited > patience:
+            raise RuntimeError(f"brand page: HTTP {response.status_code} (after {waited:.0f} s)")
+        time.sleep(2)
+    waited = time.monotonic() - started
+    if waited > 1:
+        log(f"the first brand page answered after {waited:.1f} s (503 before that)")
     return ids(response.content.decode())
 
 

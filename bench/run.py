@@ -208,7 +208,7 @@ def measure_in_process(tables, args):
     costs, calls, page_ids = None, {}, {}
     for size, table in tables.items():
         use_table(table)
-        page_ids[size] = discover_ids()
+        page_ids[size] = discover_ids(log=log)
         size_costs, calls[size] = measure_costs(page_ids[size])
         if size == args.sizes[-1]:
             costs = size_costs
