@@ -14,7 +14,8 @@ a JSON answer. This module sends exactly that, and keeps every guarantee the bot
 - **endpoint**: the boto3 client's own, resolved by botocore's endpoint rules
   (`client.meta.endpoint_url`);
 - **timeouts**: botocore's connect and read timeouts, capped by the request's time budget
-  (`budget.attempt_timeout`), on a pool of keep-alive connections of the same size;
+  (`budget.attempt_timeout`), on keep-alive connections, at most as many idle as boto3's pool
+  (catalog/gateway/transport.py: HTTP/1.1 with httptools' parser, TLS verified as botocore does);
 - **retries**: botocore's standard mode: up to DYNAMODB_MAX_ATTEMPTS attempts; throttling
   errors, 5xx answers, transient error codes, connection failures and a bad CRC32 are retried after
   `rand(0, 1) * min(scale * 2**i, 20)` s (scale 1 s for throttling, 25 ms otherwise); none that the
@@ -28,7 +29,8 @@ a JSON answer. This module sends exactly that, and keeps every guarantee the bot
 Used when `DYNAMODB_LEAN_READS` is on (the default) for the shopper's GetItem and Query requests
 (`client.read`); every write, batch and transaction goes through boto3. moto intercepts botocore,
 not HTTP: the moto unit tests run the boto3 path, and tests/gateway/test_lean.py runs this one
-against moto's server, DynamoDB Local and a scripted HTTP server for the failure paths.
+against moto's server, DynamoDB Local and a scripted HTTP server for the failure paths;
+tests/gateway/test_transport.py tries the connections themselves (kept, closed, cut short, TLS).
 """
 import hashlib
 import hmac
@@ -41,7 +43,6 @@ import zlib
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
-import urllib3
 from botocore.exceptions import (
     ClientError,
     ConnectionClosedError,
@@ -51,11 +52,8 @@ from botocore.exceptions import (
     ReadTimeoutError,
 )
 from botocore.httpsession import get_cert_path
-from urllib3.exceptions import ConnectTimeoutError as Urllib3ConnectTimeout
-from urllib3.exceptions import HTTPError, NewConnectionError
-from urllib3.exceptions import ReadTimeoutError as Urllib3ReadTimeout
 
-from . import budget
+from . import budget, transport
 
 OPERATIONS = frozenset({"GetItem", "Query"})
 TARGET_PREFIX = "DynamoDB_20120810."
@@ -153,16 +151,12 @@ class LeanClient:
         self.read_timeout = read_timeout
         self.max_attempts = max_attempts
         self.sleep = sleep
-        pool_args = {
-            "maxsize": max_pool_connections,
-            "block": False,
-            "retries": False,
-            "socket_options": urllib3.connection.HTTPConnection.default_socket_options
-            + [(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)],
-        }
-        if parts.scheme == "https":
-            pool_args.update(cert_reqs="CERT_REQUIRED", ca_certs=get_cert_path(True))
-        self.pool = urllib3.connection_from_url(endpoint_url, **pool_args)
+        self.endpoint = transport.Endpoint(
+            endpoint_url,
+            maxsize=max_pool_connections,
+            ca_certs=get_cert_path(True) if parts.scheme == "https" else None,
+            socket_options=[(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)],
+        )
 
     def call(self, operation, params):
         """One API call (`operation` in OPERATIONS), with retries: DynamoDB's answer as botocore
@@ -192,19 +186,20 @@ class LeanClient:
         headers = self.signer.sign(host=self.host, target=target, body=body, credentials=credentials,
                                    now=datetime.now(UTC))
         budget.record_send(target)
-        timeout = urllib3.Timeout(connect=min(self.connect_timeout, read_timeout), read=read_timeout)
+        head = "".join(["POST / HTTP/1.1\r\n", *(f"{name}: {value}\r\n" for name, value in headers.items()),
+                        f"content-length: {len(body)}\r\naccept-encoding: identity\r\n\r\n"]).encode()
         try:
-            response = self.pool.urlopen("POST", "/", body=body, headers=headers, timeout=timeout,
-                                         retries=False, redirect=False, preload_content=True)
-        except NewConnectionError as exc:  # before its base class, urllib3's ConnectTimeoutError
+            response = self.endpoint.request(head, body, connect_timeout=min(self.connect_timeout, read_timeout),
+                                             read_timeout=read_timeout)
+        except transport.ConnectFailed as exc:
             raise Retry(EndpointConnectionError(endpoint_url=self.endpoint_url, error=exc)) from exc
-        except Urllib3ConnectTimeout as exc:
+        except transport.ConnectTimedOut as exc:
             raise Retry(ConnectTimeoutError(endpoint_url=self.endpoint_url, error=exc), timed_out=True) from exc
-        except Urllib3ReadTimeout as exc:
+        except transport.ReadTimedOut as exc:
             raise Retry(ReadTimeoutError(endpoint_url=self.endpoint_url, error=exc), timed_out=True) from exc
-        except (HTTPError, OSError) as exc:  # a broken connection (urllib3's ProtocolError, ...)
+        except transport.Broken as exc:
             raise Retry(ConnectionClosedError(endpoint_url=self.endpoint_url)) from exc
-        data = response.data
+        data = response.body
         crc = response.headers.get("x-amz-crc32")
         if crc is not None and zlib.crc32(data) != int(crc):
             raise Retry(ConnectionClosedError(endpoint_url=self.endpoint_url))
@@ -224,7 +219,7 @@ class LeanClient:
             "ResponseMetadata": {
                 "HTTPStatusCode": response.status,
                 "RequestId": response.headers.get("x-amzn-requestid", ""),
-                "HTTPHeaders": {k.lower(): v for k, v in response.headers.items()},
+                "HTTPHeaders": dict(response.headers),
             },
         }, operation)
         if code in THROTTLING_CODES:
