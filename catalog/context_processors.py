@@ -1,25 +1,21 @@
-from django.conf import settings
-from django.utils.functional import SimpleLazyObject
+from django.template.loader import render_to_string
 
 from . import names
 from .gateway import CatalogUnavailable
 
 
-def _or_empty(load):
-    def inner():
-        try:
-            return load()
-        except CatalogUnavailable:
-            return []  # the page itself says what is wrong; the header just shows no menu
+def _render_menus(brands, categories):
+    return render_to_string("base.html#menus", {"nav_brands": brands, "nav_categories": categories})
 
-    return SimpleLazyObject(inner)
+
+def _menus():
+    """The header's brand and category menus (markup: base.html's `menus` partial), rendered once per
+    process for each list of names the cache holds (names.menus); read only if a template shows them."""
+    try:
+        return names.menus(_render_menus)
+    except CatalogUnavailable:
+        return _render_menus([], [])  # the page itself says what is wrong; the header just shows no names
 
 
 def navigation(request):
-    """All brands and categories for the header menus, read only if a template uses them.
-    The rendered menus are cached as long as the names are (base.html, names.NAV_FRAGMENT)."""
-    return {
-        "nav_brands": _or_empty(names.brands),
-        "nav_categories": _or_empty(names.categories),
-        "nav_cache_seconds": settings.CATALOG_NAMES_TTL,
-    }
+    return {"nav_menus": _menus}

@@ -14,17 +14,12 @@ import secrets
 
 from django.conf import settings
 from django.core.cache import cache
-from django.core.cache.utils import make_template_fragment_key
 
 from . import gateway
 from .gateway import NotFound
 
 BRANDS_KEY = "catalog:brands"
 CATEGORIES_KEY = "catalog:categories"
-# The header menus of base.html, rendered from these names and cached as long (so a renamed
-# brand can show its old name in the menus for up to twice CATALOG_NAMES_TTL).
-NAV_FRAGMENT = make_template_fragment_key("catalog_nav")
-
 
 _held = {}  # key -> (stamp, value, derived): this process's copy of the cached value
 
@@ -97,7 +92,18 @@ def category_names():
     )
 
 
+def menus(render):
+    """The header's menus, `render(brands, categories)`, made once per process for the names
+    the cache holds (so again when either list is read anew: as fresh as the names)."""
+    brands_stamp, brands_value, derived = _entry(BRANDS_KEY, gateway.brands_all)
+    categories_stamp, categories_value, _ = _entry(CATEGORIES_KEY, gateway.categories_all)
+    made = derived.get("menus")
+    if made is None or made[0] != categories_stamp:
+        made = derived["menus"] = (categories_stamp, render(brands_value, categories_value))
+    return made[1]
+
+
 def forget():
     """Drop the cached names (after an import, say)."""
-    cache.delete_many([BRANDS_KEY, CATEGORIES_KEY, f"{BRANDS_KEY}:stamp", f"{CATEGORIES_KEY}:stamp", NAV_FRAGMENT])
+    cache.delete_many([BRANDS_KEY, CATEGORIES_KEY, f"{BRANDS_KEY}:stamp", f"{CATEGORIES_KEY}:stamp"])
     _held.clear()
