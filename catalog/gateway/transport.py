@@ -79,10 +79,12 @@ class Answer:
 
 
 def _dropped(sock):
-    """Whether an idle connection was closed by the server (or has unasked-for bytes): readable
-    before we sent anything."""
+    """Whether an idle connection was closed by the server (or has unasked-for bytes): readable,
+    or in error, before we sent anything. poll, not select: any file descriptor number."""
+    poller = select.poll()
     try:
-        return bool(select.select([sock], [], [], 0)[0])
+        poller.register(sock, select.POLLIN | select.POLLERR | select.POLLHUP)
+        return bool(poller.poll(0))
     except (OSError, ValueError):
         return True
 
