@@ -49,3 +49,37 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
             assert c["orders"] == (6 if buyer == "checkout" else None)
     assert {t["target"].split(" ")[0] for t in results["targets"]} >= {"in-process", "HTTP", "flatness", "one"}
     assert "## Contention" in (tmp_path / "results.md").read_text()
+
+
+class _Answers:
+    """A test client stand-in that answers the brand page with the given statuses in turn."""
+
+    def __init__(self, *statuses):
+        self.statuses, self.asked = list(statuses), 0
+
+    def get(self, path):
+        self.asked += 1
+        status = self.statuses.pop(0)
+        body = b'<a hx-get="/brands/1/?after=abc&amp;page=2">Load more</a>' if status == 200 else b""
+        return type("Response", (), {"status_code": status, "content": body})()
+
+
+def test_the_first_brand_page_is_asked_again_while_dynamodb_is_catching_up(monkeypatch):
+    from bench import pages
+
+    monkeypatch.setattr(pages.time, "sleep", lambda seconds: None)
+    client = _Answers(503, 503, 200)
+    assert pages.discover_ids(client, log=lambda message: None)["next_url"] == "/brands/1/?after=abc&page=2"
+    assert client.asked == 3
+
+
+def test_a_brand_page_that_stays_unavailable_stops_the_bench(monkeypatch):
+    from bench import pages
+
+    clock = iter(range(0, 1000, 50))
+    monkeypatch.setattr(pages.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(pages.time, "monotonic", lambda: next(clock))
+    with pytest.raises(RuntimeError, match="HTTP 503"):
+        pages.discover_ids(_Answers(*[503] * 10), patience=120)
+    with pytest.raises(RuntimeError, match="HTTP 404"):
+        pages.discover_ids(_Answers(404), patience=120)
