@@ -83,3 +83,20 @@ def test_a_brand_page_that_stays_unavailable_stops_the_bench(monkeypatch):
         pages.discover_ids(_Answers(*[503] * 10), patience=120)
     with pytest.raises(RuntimeError, match="HTTP 404"):
         pages.discover_ids(_Answers(404), patience=120)
+
+
+def test_a_table_that_cannot_be_deleted_does_not_lose_the_runs_results(monkeypatch):
+    from catalog.gateway import CatalogUnavailable, schema
+
+    deleted, said = [], []
+
+    def table_delete(table):
+        if table == "big":
+            raise CatalogUnavailable("DynamoDB cannot be reached")
+        deleted.append(table)
+
+    monkeypatch.setattr(schema, "table_delete", table_delete)
+    monkeypatch.setattr(bench_run, "log", said.append)
+    bench_run.drop_tables(["small", "big", "other"])  # raises nothing
+    assert deleted == ["small", "other"]
+    assert said == ["could not delete table big (DynamoDB cannot be reached); the results are kept"]
