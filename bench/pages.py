@@ -80,9 +80,9 @@ def render(client, page, page_ids):
 
 def discover_ids(client=None, *, patience=120.0, log=print):
     """The IDs of the measured pages, from the first brand page. Right after a large import
-    DynamoDB Local can take longer than the page's read budget to answer (its JVM collecting the
-    import's garbage): the page is a 503, then, a few seconds on, answers as usual. That first
-    page is asked again for up to `patience` seconds, and how long it took is logged."""
+    DynamoDB Local once took longer than the page's read budget to answer (cause not found), and
+    the 503 stopped a full run. That first page is asked again while it is a 503, for up to
+    `patience` seconds, and how long it took is logged."""
     client = client or django_client()
     started = time.monotonic()
     while True:
