@@ -3,6 +3,7 @@ import re
 
 import pytest
 from botocore.stub import Stubber
+from django.test import Client
 
 from catalog import names
 from catalog.gateway import client as dynamo
@@ -134,6 +135,22 @@ def test_product_page_shows_everything_a_shopper_needs(catalog, client):
     assert "€39,990.00" in html and "Electric sedan." in html
     assert "<th scope=\"row\">Range (km)</th><td>510</td>" in html
     assert ">In stock<" in html
+
+
+def test_a_shopper_who_browses_first_can_still_add_to_cart_with_the_csrf_check_on(catalog, db):
+    """Browse pages post nothing, so they make no CSRF token (no cookie); the product page's form
+    carries one, and the add to cart it sends (with HTMX, as a browser would) is accepted."""
+    client = Client(enforce_csrf_checks=True)
+    for url in ("/", "/brands/3/", "/categories/1/?brand=3", "/search/?q=model"):
+        response = client.get(url)
+        assert response.status_code == 200
+        assert "csrftoken" not in response.cookies and "X-CSRFToken" not in response.content.decode()
+    page = client.get("/products/1/")
+    assert "csrftoken" in page.cookies
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1)
+    form = {"product_id": "1", "quantity": "1", "csrfmiddlewaretoken": token}
+    assert client.post("/cart/add/", form, headers=HX).status_code == 200
+    assert client.session["cart"]["1"]["quantity"] == 1
 
 
 @pytest.mark.parametrize("product_id,label", [("2", "Only 3 left"), ("3", "Sold out"), ("4", "In stock")])
