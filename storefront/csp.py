@@ -18,16 +18,24 @@ _policy = None
 @receiver(setting_changed)
 def _forget_policy(*, setting, **kwargs):
     global _policy
-    if setting.startswith("CONTENT_SECURITY_POLICY"):
+    if setting.startswith("CONTENT_SECURITY_POLICY") or setting == "DEBUG":
         _policy = None
 
 
 def site_policy():
-    """The header an answer gets when its view changed nothing, from the settings (cached)."""
+    """The header an answer gets when its view changed nothing, from the settings (cached); None
+    while the settings ask for more than one fixed header (DEBUG's error pages, a report-only
+    policy, excluded URL prefixes), which django-csp then builds for each answer."""
     global _policy
     if _policy is None:
-        _policy = build_policy()
-    return _policy
+        config = getattr(settings, "CONTENT_SECURITY_POLICY", None) or {}
+        fixed = not (
+            settings.DEBUG
+            or getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None)
+            or config.get("EXCLUDE_URL_PREFIXES")
+        )
+        _policy = (build_policy() if fixed else None,)
+    return _policy[0]
 
 
 class SitePolicyMiddleware(CSPMiddleware):
@@ -38,16 +46,14 @@ class SitePolicyMiddleware(CSPMiddleware):
     excluded URL prefixes, DEBUG's error pages) goes to django-csp unchanged."""
 
     def process_response(self, request, response):
+        policy = site_policy()
         if (
-            settings.DEBUG
+            policy is None
             or getattr(request, "_csp_nonce", None) is not None
             or HEADER in response
             or any(hasattr(response, name) for name in _VIEW_CHANGES)
-            or getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None)
-            or (settings.CONTENT_SECURITY_POLICY or {}).get("EXCLUDE_URL_PREFIXES")
         ):
             return super().process_response(request, response)
-        policy = site_policy()
         if policy:
             response[HEADER] = policy
         # As django-csp does: a nonce asked for once the header is written raises CSPNonceError.

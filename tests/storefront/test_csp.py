@@ -62,3 +62,13 @@ def test_a_nonce_asked_for_after_the_header_is_written_is_an_error():
     request, _ = serve(plain)
     with pytest.raises(CSPNonceError):
         str(request.csp_nonce)
+
+
+def test_a_report_only_policy_is_sent_beside_the_enforced_one():
+    serve(plain)  # the enforced header alone, cached
+    report_only = {"DIRECTIVES": {"default-src": ["'self'", "https:"], "report-uri": "/csp-reports/"}}
+    with override_settings(CONTENT_SECURITY_POLICY_REPORT_ONLY=report_only):
+        response = serve(plain)[1]
+        assert "default-src 'self'" in response["Content-Security-Policy"]
+        assert response["Content-Security-Policy-Report-Only"] == "default-src 'self' https:; report-uri /csp-reports/"
+    assert "Content-Security-Policy-Report-Only" not in serve(plain)[1]
