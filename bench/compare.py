@@ -36,6 +36,10 @@ def parse_args(argv=None):
     parser.add_argument("--rounds", type=int, default=4, help="alternating rounds (default 4)")
     parser.add_argument("--duration", type=int, default=3, help="seconds a load point (default 3)")
     parser.add_argument("--concurrency", type=int, default=8, help="the loaded concurrency (default 8)")
+    parser.add_argument(
+        "--cpu-iterations", type=int, default=300,
+        help="in-process renders timed per page, side and round for the CPU comparison (default 300; 0 skips it)",
+    )
     parser.add_argument("--pages", help="comma-separated page names (default: every page of bench/pages.py)")
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench", help="where results go")
     return parser.parse_args(argv)
@@ -97,7 +101,31 @@ def measure(servers, pages, args):
     return figures
 
 
-def summarise(figures, pages, args):
+def measure_cpu(roots, page_ids, pages, args, env):
+    """In-process CPU time per render (bench/render_cpu.py, run in each tree), in alternating
+    rounds like the load: {side: {page: [p50 ms of each round]}}."""
+    script = ROOT / "bench" / "render_cpu.py"
+    figures = {side: {page.name: [] for page in pages} for side in roots}
+    order = list(roots)
+    for n in range(args.rounds):
+        log(f"in-process CPU, round {n + 1} of {args.rounds}: {' then '.join(order)}")
+        for side in order:
+            todo = [
+                {"name": page.name, "path": page.path.format(**page_ids[side]), "headers": page.headers}
+                for page in pages
+                if page.method == "GET"
+            ]
+            done = subprocess.run(
+                [sys.executable, str(script), "--iterations", str(args.cpu_iterations)],
+                cwd=roots[side], env=env, input=json.dumps(todo), capture_output=True, text=True, check=True,
+            )
+            for name, result in json.loads(done.stdout).items():
+                figures[side][name].append(result["cpu_ms"])
+        order.reverse()
+    return figures
+
+
+def summarise(figures, pages, args, cpu=None):
     def median(points, key):
         return round(statistics.median(p[key] for p in points), 2)
 
@@ -111,6 +139,12 @@ def summarise(figures, pages, args):
             row[f"{side}_p50_c{args.concurrency}_ms"] = median(f["cN"], "p50_ms")
             row[f"{side}_errors"] = sum(p["errors"] for p in f["c1"] + f["cN"])
         row["p50_c1_ratio"] = round(row["B_p50_c1_ms"] / row["A_p50_c1_ms"], 3) if row["A_p50_c1_ms"] else None
+        if cpu and cpu["A"].get(page.name):
+            row["A_cpu_ms"], row["B_cpu_ms"] = (round(statistics.median(cpu[side][page.name]), 3) for side in "AB")
+            row["cpu_ratio"] = round(row["B_cpu_ms"] / row["A_cpu_ms"], 3)
+            row["cpu_ratio_rounds"] = [
+                round(b / a, 3) for a, b in zip(cpu["A"][page.name], cpu["B"][page.name], strict=True)
+            ]
         rps_a = row[f"A_rps_c{args.concurrency}"]
         row[f"rps_c{args.concurrency}_ratio"] = round(row[f"B_rps_c{args.concurrency}"] / rps_a, 3) if rps_a else None
         rows.append(row)
@@ -135,6 +169,20 @@ def markdown(rows, meta, concurrency):
             f"| {r[f'A_rps_c{c}']} | {r[f'B_rps_c{c}']} | {r[f'rps_c{c}_ratio']} "
             f"| {r[f'A_p50_c{c}_ms']} ms | {r[f'B_p50_c{c}_ms']} ms | {r['A_errors']} / {r['B_errors']} |"
         )
+    cpu_rows = [r for r in rows if "cpu_ratio" in r]
+    if cpu_rows:
+        lines += [
+            "",
+            "In-process CPU time of one render (the WSGI application called directly, `time.thread_time`:",
+            "the app's own work, without the wait for DynamoDB), p50; medians of the rounds, and the ratio",
+            "B / A of each round. It moves by a few per cent between runs where wall time moves by 30.",
+            "",
+            "| page | A CPU | B CPU | ratio | ratio of each round |",
+            "|---|---|---|---|---|",
+        ]
+        for r in cpu_rows:
+            rounds = ", ".join(str(x) for x in r["cpu_ratio_rounds"])
+            lines.append(f"| {r['page']} | {r['A_cpu_ms']} ms | {r['B_cpu_ms']} ms | {r['cpu_ratio']} | {rounds} |")
     return "\n".join(lines) + "\n"
 
 
@@ -149,15 +197,17 @@ def run(args, env, ref_dir, ref_commit):
     log(f"import {args.products:,} products into {table}")
     import_catalog(args.products, table)
     env = {**env, "DYNAMODB_TABLE": table}
-    servers = {}
+    servers, roots = {}, {"A": ref_dir, "B": ROOT}
     with ExitStack() as stack:
-        for side, root in (("A", ref_dir), ("B", ROOT)):
+        for side, root in roots.items():
             collectstatic(env, root=root)
             server = stack.enter_context(Server(env, args.out / f"compare-gunicorn-{side}.log", root=root))
             servers[side] = (server, ids(server.get("/brands/1/")))
             wrk(server.url + "/", concurrency=gunicorn_flags()["workers"] * 2, duration=1)  # warm up
         figures = measure(servers, pages, args)
-    return figures, pages
+        page_ids = {side: page_ids for side, (_server, page_ids) in servers.items()}
+    cpu = measure_cpu(roots, page_ids, pages, args, env) if args.cpu_iterations else None
+    return figures, cpu, pages
 
 
 def main(argv=None):
@@ -190,7 +240,7 @@ def main(argv=None):
             import django
 
             django.setup()
-            figures, pages = run(args, env, ref_dir, ref_commit)
+            figures, cpu, pages = run(args, env, ref_dir, ref_commit)
         finally:
             dynamodb_local.stop(process)
     from .run import _machine
@@ -205,8 +255,10 @@ def main(argv=None):
         "load_average_after": os.getloadavg(),
         "seconds": round(time.monotonic() - started),
     }
-    rows = summarise(figures, pages, args)
-    (args.out / "compare.json").write_text(json.dumps({"meta": meta, "rows": rows, "points": figures}, indent=1))
+    rows = summarise(figures, pages, args, cpu)
+    (args.out / "compare.json").write_text(
+        json.dumps({"meta": meta, "rows": rows, "points": figures, "cpu": cpu}, indent=1)
+    )
     text = markdown(rows, meta, args.concurrency)
     (args.out / "compare.md").write_text(text)
     print("\n" + text)

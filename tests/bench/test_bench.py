@@ -100,3 +100,34 @@ def test_a_table_that_cannot_be_deleted_does_not_lose_the_runs_results(monkeypat
     bench_run.drop_tables(["small", "big", "other"])  # raises nothing
     assert deleted == ["small", "other"]
     assert said == ["could not delete table big (DynamoDB cannot be reached); the results are kept"]
+
+
+def test_bench_compare_times_each_trees_renders_in_process(local_catalog, tmp_path, settings):
+    """bench-compare's CPU comparison: each side's own code renders the pages in a process of its
+    own, in alternating rounds; a tree compared with itself comes out about even."""
+    import os
+    from argparse import Namespace
+
+    from bench import compare
+    from bench.pages import PageType
+
+    pages = [PageType("home", "/"), PageType("brand", "/brands/{brand}/"), PageType("product", "/products/{product}/")]
+    env = {
+        **os.environ, "DJANGO_SETTINGS_MODULE": "storefront.settings", "DJANGO_SECRET_KEY": "x" * 50,
+        "DJANGO_DEBUG": "true",  # unhashed static names: no collectstatic needed here
+        "DYNAMODB_ENDPOINT_URL": settings.DYNAMODB_ENDPOINT_URL, "DYNAMODB_TABLE": settings.DYNAMODB_TABLE,
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    }
+    args = Namespace(rounds=2, cpu_iterations=20, concurrency=8)
+    page_ids = {side: {"brand": "3", "product": "1"} for side in "AB"}
+    cpu = compare.measure_cpu({"A": compare.ROOT, "B": compare.ROOT}, page_ids, pages, args, env)
+
+    for side in "AB":
+        assert set(cpu[side]) == {"home", "brand", "product"}
+        assert all(len(rounds) == 2 and all(ms > 0 for ms in rounds) for rounds in cpu[side].values())
+    point = {"rps": 100.0, "p50_ms": 1.0, "errors": 0}
+    load = {side: {p.name: {"c1": [point], "cN": [point]} for p in pages} for side in "AB"}
+    rows = compare.summarise(load, pages, args, cpu)
+    assert all(0.5 < row["cpu_ratio"] < 2 and len(row["cpu_ratio_rounds"]) == 2 for row in rows)
+    meta = {"ref": "HEAD", "products": 9, "rounds": 2, "duration": 1, "machine": "test"}
+    assert "| brand |" in compare.markdown(rows, meta, 8).split("In-process CPU time")[1]
