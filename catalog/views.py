@@ -6,12 +6,20 @@ from django.shortcuts import render
 from django.views.decorators.http import require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from storefront.http import number_param, optional_param, partial_template, query_string, wants_partial
+from storefront.http import (
+    csrf_cookie_for_new_visitors,
+    number_param,
+    optional_param,
+    partial_template,
+    query_string,
+    wants_partial,
+)
 
 from . import cards, gateway, images, links, names
 
 
 @require_safe
+@csrf_cookie_for_new_visitors
 def home(request):
     return render(request, "catalog/home.html", {"brands": names.brands(), "categories": names.categories()})
 
@@ -162,6 +170,7 @@ def _browse(request, *, owner, owner_kind, filters, filter_param, selected, page
 
 @require_safe
 @vary_on_headers("HX-Request")
+@csrf_cookie_for_new_visitors
 def brand_detail(request, brand_id):
     """Pattern 6, or 7 with ?category=: a brand's products; ?sort= orders them."""
     brand = names.brand(brand_id)
@@ -179,6 +188,7 @@ def brand_detail(request, brand_id):
 
 @require_safe
 @vary_on_headers("HX-Request")
+@csrf_cookie_for_new_visitors
 def category_detail(request, category_id):
     """Pattern 8, or 9 with ?brand=: a category's products; ?sort= orders them."""
     category = names.category(category_id)
@@ -198,6 +208,7 @@ def category_detail(request, category_id):
 
 @require_safe
 @vary_on_headers("HX-Request")
+@csrf_cookie_for_new_visitors
 def search(request):
     """Products by name: /search/?q=...; one Query for a one-word search. A query too short to
     search shows a hint and reads nothing."""

@@ -137,20 +137,39 @@ def test_product_page_shows_everything_a_shopper_needs(catalog, client):
     assert ">In stock<" in html
 
 
-def test_a_shopper_who_browses_first_can_still_add_to_cart_with_the_csrf_check_on(catalog, db):
-    """Browse pages post nothing, so they make no CSRF token (no cookie); the product page's form
-    carries one, and the add to cart it sends (with HTMX, as a browser would) is accepted."""
+def test_products_opened_in_new_tabs_from_a_first_browse_page_can_all_be_added_to_the_cart(catalog, db):
+    """A new visitor's first browse page sets the CSRF cookie (it shows no token: nothing on it
+    posts). Products opened from it in new tabs are asked for with that cookie, so every tab's
+    form carries a token of the same secret and each add to cart is accepted."""
+    for first in ("/", "/brands/3/", "/categories/1/?brand=3", "/search/?q=model"):
+        client = Client(enforce_csrf_checks=True)
+        response = client.get(first)
+        assert response.status_code == 200 and "X-CSRFToken" not in response.content.decode()
+        assert response.cookies["csrftoken"].value
+        cookies = client.cookies
+        tabs = {}
+        for product_id in ("1", "2"):  # both tabs sent with the cookies the list page left
+            client.cookies = type(cookies)(cookies)
+            tab = client.get(f"/products/{product_id}/")
+            tabs[product_id] = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', tab.content.decode()).group(1)
+        for product_id, token in tabs.items():
+            form = {"product_id": product_id, "quantity": "1", "csrfmiddlewaretoken": token}
+            assert client.post("/cart/add/", form, headers=HX).status_code == 200, (first, product_id)
+        assert set(client.session["cart"]) == {"1", "2"}
+
+
+def test_a_browse_page_makes_no_new_csrf_cookie_for_a_visitor_who_has_one(catalog, client):
+    client.get("/brands/3/")
+    assert "csrftoken" not in client.get("/categories/1/").cookies
+
+
+def test_a_signed_in_shopper_can_sign_out_from_a_browse_page(catalog, django_user_model):
     client = Client(enforce_csrf_checks=True)
-    for url in ("/", "/brands/3/", "/categories/1/?brand=3", "/search/?q=model"):
-        response = client.get(url)
-        assert response.status_code == 200
-        assert "csrftoken" not in response.cookies and "X-CSRFToken" not in response.content.decode()
-    page = client.get("/products/1/")
-    assert "csrftoken" in page.cookies
-    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.content.decode()).group(1)
-    form = {"product_id": "1", "quantity": "1", "csrfmiddlewaretoken": token}
-    assert client.post("/cart/add/", form, headers=HX).status_code == 200
-    assert client.session["cart"]["1"]["quantity"] == 1
+    client.force_login(django_user_model.objects.create_user("alice", password="a long passphrase"))
+    page = client.get("/brands/3/").content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    assert client.post("/accounts/logout/", {"csrfmiddlewaretoken": token}).status_code == 302
+    assert "Sign in" in client.get("/brands/3/").content.decode()
 
 
 @pytest.mark.parametrize("product_id,label", [("2", "Only 3 left"), ("3", "Sold out"), ("4", "In stock")])
