@@ -117,8 +117,10 @@ def measure_cpu(roots, page_ids, pages, args, env):
             ]
             done = subprocess.run(
                 [sys.executable, str(script), "--iterations", str(args.cpu_iterations)],
-                cwd=roots[side], env=env, input=json.dumps(todo), capture_output=True, text=True, check=True,
+                cwd=roots[side], env=env, input=json.dumps(todo), capture_output=True, text=True,
             )
+            if done.returncode:
+                raise SystemExit(f"in-process renders of {side} ({roots[side]}) failed:\n{done.stderr}")
             for name, result in json.loads(done.stdout).items():
                 figures[side][name].append(result["cpu_ms"])
         order.reverse()
@@ -206,8 +208,8 @@ def run(args, env, ref_dir, ref_commit):
             servers[side] = (server, ids(server.get("/brands/1/")))
             wrk(server.url + "/", concurrency=gunicorn_flags()["workers"] * 2, duration=1)  # warm up
         figures = measure(servers, pages, args)
-        page_ids = {side: page_ids for side, (_server, page_ids) in servers.items()}
-    cpu = measure_cpu(roots, page_ids, pages, args, env) if args.cpu_iterations else None
+        ids_of = {side: side_ids for side, (_server, side_ids) in servers.items()}
+    cpu = measure_cpu(roots, ids_of, pages, args, env) if args.cpu_iterations else None
     return figures, cpu, pages
 
 

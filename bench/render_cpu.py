@@ -74,9 +74,11 @@ def measure(application, pages, iterations, warmup):
         cpu, wall = [], []
         for _ in range(iterations):
             started, started_cpu = time.perf_counter(), time.thread_time()
-            render(application, environ)
+            status = render(application, environ)
             cpu.append(time.thread_time() - started_cpu)
             wall.append(time.perf_counter() - started)
+            if not status.startswith("200"):  # a page that fails is not a fast page
+                raise SystemExit(f"{page['name']} {page['path']}: {status}")
         results[page["name"]] = {
             "cpu_ms": round(statistics.median(cpu) * 1000, 4),
             "wall_ms": round(statistics.median(wall) * 1000, 4),
@@ -90,6 +92,11 @@ def main(argv=None):
     from django.core.wsgi import get_wsgi_application
 
     application = get_wsgi_application()
+    import storefront
+
+    code = os.path.dirname(os.path.dirname(os.path.abspath(storefront.__file__)))
+    if code != os.path.abspath(os.getcwd()):
+        raise SystemExit(f"measuring the code in {code}, not the tree in {os.getcwd()}")
     pages = json.load(sys.stdin)
     print(json.dumps(measure(application, pages, args.iterations, args.warmup)))
     return 0

@@ -27,15 +27,16 @@ def site_policy():
     while the settings ask for more than one fixed header (DEBUG's error pages, a report-only
     policy, excluded URL prefixes), which django-csp then builds for each answer."""
     global _policy
-    if _policy is None:
+    policy = _policy  # read once: a settings change in another thread may reset it meanwhile
+    if policy is None:
         config = getattr(settings, "CONTENT_SECURITY_POLICY", None) or {}
         fixed = not (
             settings.DEBUG
             or getattr(settings, "CONTENT_SECURITY_POLICY_REPORT_ONLY", None)
             or config.get("EXCLUDE_URL_PREFIXES")
         )
-        _policy = (build_policy() if fixed else None,)
-    return _policy[0]
+        policy = _policy = (build_policy() if fixed else None,)
+    return policy[0]
 
 
 class SitePolicyMiddleware(CSPMiddleware):

@@ -104,7 +104,7 @@ def test_a_table_that_cannot_be_deleted_does_not_lose_the_runs_results(monkeypat
 
 def test_bench_compare_times_each_trees_renders_in_process(local_catalog, tmp_path, settings):
     """bench-compare's CPU comparison: each side's own code renders the pages in a process of its
-    own, in alternating rounds; a tree compared with itself comes out about even."""
+    own, in alternating rounds; a page made slower in one tree shows, the same code comes out even."""
     import os
     from argparse import Namespace
 
@@ -120,14 +120,25 @@ def test_bench_compare_times_each_trees_renders_in_process(local_catalog, tmp_pa
     }
     args = Namespace(rounds=2, cpu_iterations=20, concurrency=8)
     page_ids = {side: {"brand": "3", "product": "1"} for side in "AB"}
-    cpu = compare.measure_cpu({"A": compare.ROOT, "B": compare.ROOT}, page_ids, pages, args, env)
+    # A is a copy of this tree whose home view spends 3 ms of CPU more: A's own code must be measured.
+    slow = tmp_path / "slow"
+    compare.checkout("HEAD", slow)
+    views = slow / "catalog" / "views.py"
+    views.write_text(views.read_text().replace(
+        "def home(request):\n",
+        "def home(request):\n    import time\n    end = time.thread_time() + 0.003\n"
+        "    while time.thread_time() < end:\n        pass\n",
+    ))
+    cpu = compare.measure_cpu({"A": slow, "B": compare.ROOT}, page_ids, pages, args, env)
 
     for side in "AB":
         assert set(cpu[side]) == {"home", "brand", "product"}
         assert all(len(rounds) == 2 and all(ms > 0 for ms in rounds) for rounds in cpu[side].values())
     point = {"rps": 100.0, "p50_ms": 1.0, "errors": 0}
     load = {side: {p.name: {"c1": [point], "cN": [point]} for p in pages} for side in "AB"}
-    rows = compare.summarise(load, pages, args, cpu)
-    assert all(0.5 < row["cpu_ratio"] < 2 and len(row["cpu_ratio_rounds"]) == 2 for row in rows)
+    rows = {row["page"]: row for row in compare.summarise(load, pages, args, cpu)}
+    assert rows["home"]["A_cpu_ms"] > rows["home"]["B_cpu_ms"] + 2.5
+    assert all(0.5 < rows[page]["cpu_ratio"] < 2 for page in ("brand", "product"))  # the same code on both sides
+    assert all(len(row["cpu_ratio_rounds"]) == 2 for row in rows.values())
     meta = {"ref": "HEAD", "products": 9, "rounds": 2, "duration": 1, "machine": "test"}
-    assert "| brand |" in compare.markdown(rows, meta, 8).split("In-process CPU time")[1]
+    assert "| brand |" in compare.markdown(list(rows.values()), meta, 8).split("In-process CPU time")[1]
