@@ -8,9 +8,9 @@ standard input, calls the tree's WSGI application directly for each (as gunicorn
 the socket), and prints {name: {"cpu_ms": p50, "wall_ms": p50}} as JSON.
 
 CPU time (`time.thread_time`) is the app's own work on a request: Python, Django, the gateway.
-It leaves out the wait for DynamoDB's answer, and moves far less between rounds than wall time over
-HTTP on a shared machine (up to a tenth against a third on the 2-core development machine), so a
-change of a tenth of a millisecond in a 2 ms page shows.
+It leaves out the wait for DynamoDB's answer, and usually moves far less between rounds than wall
+time over HTTP (in one run on the development machine every round stayed within a tenth of the
+median, where wall time moved by a third); a busy host still moves it, so compare several rounds.
 """
 import argparse
 import io
