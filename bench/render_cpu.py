@@ -5,7 +5,7 @@ Run with the working directory at a tree's root (this tree's or REF's) and the e
 bench's servers (settings, table, DynamoDB Local's endpoint); it imports that tree's code, so the
 same script measures both sides. Reads a JSON list of pages ({"name", "path", "headers"}) on
 standard input, calls the tree's WSGI application directly for each (as gunicorn would, without
-the socket), and prints {name: {"cpu_ms": p50, "wall_ms": p50}} as JSON.
+the socket), and prints {name: {"cpu_ms": p50}} as JSON.
 
 CPU time (`time.thread_time`) is the app's own work on a request: Python, Django, the gateway.
 It leaves out the wait for DynamoDB's answer, and usually moves far less between rounds than wall
@@ -71,18 +71,14 @@ def measure(application, pages, iterations, warmup):
             status = render(application, environ)
             if not status.startswith("200"):
                 raise SystemExit(f"{page['name']} {page['path']}: {status}")
-        cpu, wall = [], []
+        cpu = []
         for _ in range(iterations):
-            started, started_cpu = time.perf_counter(), time.thread_time()
+            started = time.thread_time()
             status = render(application, environ)
-            cpu.append(time.thread_time() - started_cpu)
-            wall.append(time.perf_counter() - started)
+            cpu.append(time.thread_time() - started)
             if not status.startswith("200"):  # a page that fails is not a fast page
                 raise SystemExit(f"{page['name']} {page['path']}: {status}")
-        results[page["name"]] = {
-            "cpu_ms": round(statistics.median(cpu) * 1000, 4),
-            "wall_ms": round(statistics.median(wall) * 1000, 4),
-        }
+        results[page["name"]] = {"cpu_ms": round(statistics.median(cpu) * 1000, 4)}
     return results
 
 
