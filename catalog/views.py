@@ -24,37 +24,42 @@ def home(request):
     return render(request, "catalog/home.html", {"brands": names.brands(), "categories": names.categories()})
 
 
-SORT_CHOICES = [
+SORT_CHOICES = (
     (None, "Featured"),  # the seed's order: a brand's products by category, a category's by brand
     ("name", "Name A–Z"),
     ("price", "Price low to high"),
     ("-price", "Price high to low"),
-]
+)
 
 
 def _filter_links(request, filters, filter_param, selected, counts, total, sort):
     """"All" plus one chip per filter value that has products, each ending with its count; each
-    a real link (keeping the sort order), enhanced by HTMX."""
+    a real link (keeping the sort order), enhanced by HTMX. Made once per process for each page
+    and sort order while the names (filters, counts) are the same objects (links.chips_memo)."""
     chosen = getattr(selected, f"{filter_param}_id", None)
-    chips = [("all", "All", total, request.path + query_string(sort=sort), chosen is None)]
-    for f in filters:
-        value = getattr(f, f"{filter_param}_id")
-        if not counts.get(value):
-            continue  # no chip leads to an empty list
-        chips.append(
-            (
-                f"{filter_param}-{value}", f.name, int(counts[value]),
-                request.path + query_string(**{filter_param: value, "sort": sort}), value == chosen,
+
+    def make():
+        chips = [("all", "All", total, request.path + query_string(sort=sort), chosen is None)]
+        for f in filters:
+            value = getattr(f, f"{filter_param}_id")
+            if not counts.get(value):
+                continue  # no chip leads to an empty list
+            chips.append(
+                (
+                    f"{filter_param}-{value}", f.name, int(counts[value]),
+                    request.path + query_string(**{filter_param: value, "sort": sort}), value == chosen,
+                )
             )
-        )
-    return links.filter_chips(chips)
+        return links.filter_chips(chips)
+
+    return links.chips_memo.get((request.path, filter_param, chosen, sort, total), (filters, counts), make)
 
 
 def _sort_links(request, params, sort, choices=SORT_CHOICES):
-    return links.sort_links(
+    return links.sort_links_for(tuple(
         (value or "featured", name, request.path + query_string(**params, sort=value), value == sort)
         for value, name in choices
-    )
+    ))
 
 
 def _products(n):

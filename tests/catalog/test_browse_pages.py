@@ -2,8 +2,10 @@
 import re
 
 import pytest
+from django.core.cache import cache
 
 from catalog import names
+from catalog.gateway import Brand, Category
 from catalog.gateway.client import count_requests
 
 HX = {"HX-Request": "true"}
@@ -100,3 +102,37 @@ def test_the_header_has_a_search_box(catalog, client):
     html = client.get("/").content.decode()
     assert re.search(r'<form class="site-search" role="search" method="get" action="/search/">', html)
     assert 'name="q"' in html
+
+
+CHIP = r'<a id="filter-[^"]*" class="chip"[^>]*>([^<]*)</a>'
+
+
+def test_the_chips_follow_the_names_when_they_are_read_anew(catalog, client):
+    def chips(url="/brands/3/"):
+        return re.findall(CHIP, client.get(url).content.decode(), re.S)
+
+    assert chips() == chips() == ["All (3)", "Cars (2)", "Chargers (1)"]
+    # Another server read the names anew: Tesla has more cars, and a category was renamed.
+    cache.set_many({
+        names.BRANDS_KEY: ("b2", [Brand(brand_id="3", name="Tesla", category_counts={"1": 5, "10": 1})]),
+        f"{names.BRANDS_KEY}:stamp": "b2",
+    })
+    assert chips() == ["All (6)", "Cars (5)", "Chargers (1)"]
+    categories = [Category(category_id="1", name="Cars & <Vans>"), Category(category_id="10", name="Chargers")]
+    cache.set_many({names.CATEGORIES_KEY: ("c2", categories), f"{names.CATEGORIES_KEY}:stamp": "c2"})
+    assert chips() == ["All (6)", "Cars &amp; &lt;Vans&gt; (5)", "Chargers (1)"]
+
+
+def test_each_sort_order_and_filter_has_its_own_chips(catalog, client):
+    def chip_tags(url):
+        return re.findall(r'<a id="filter-[^"]*" class="chip"[^>]*>', client.get(url).content.decode(), re.S)
+
+    by_price = chip_tags("/brands/3/?sort=price")
+    featured = chip_tags("/brands/3/")
+    cars = chip_tags("/brands/3/?category=1")
+    assert 'href="/brands/3/?category=1&amp;sort=price"' in by_price[1]
+    assert 'href="/brands/3/?category=1"' in featured[1]
+    assert "aria-current" in featured[0] and "aria-current" not in featured[1]
+    assert "aria-current" in cars[1] and "aria-current" not in cars[0]
+    sorts = re.findall(r'<a id="sort-[^"]*"[^>]*aria-current="true"', client.get("/brands/3/?sort=-price").content.decode())
+    assert len(sorts) == 1 and 'id="sort--price"' in sorts[0]
