@@ -7,14 +7,21 @@ escape per card. Here the whole list is one string: each card one `str.format` o
 below, with every value passed through `html.escape` (what Django's `escape` and the template's
 autoescape do: `& < > " '`), the product link reversed once a page. The markup is the card's
 whole HTML: change it here.
+
+Each card's HTML is also kept per process for the values it shows (`_card`, a bounded LRU of
+8,192 cards, a few MB): a card shown before with the same name, label, price, stock level,
+picture and link is not escaped and formatted again. A change to any of those values is a new
+key, so a card never shows anything but what the product's item says now.
 """
+from functools import lru_cache
 from html import escape
 from urllib.parse import quote
 
+from django.conf import settings
 from django.utils.http import RFC3986_SUBDELIMS
 from django.utils.safestring import SafeString
 
-from catalog.images import image_url, placeholder_base
+from catalog.images import image_url, placeholder_base, placeholder_url
 from catalog.templatetags.catalog_tags import money, shop_url
 from shop.rules import stock_class, stock_label
 
@@ -35,33 +42,42 @@ _SAFE_IN_PATH = RFC3986_SUBDELIMS + "~:@"
 _ID = "\x01"
 
 
-def product_card(product, *, label, url, picture, autofocus=False):
-    """One card's HTML: picture, link (with autofocus on the first card "Load more" added), name,
-    label (its category or brand), price and stock badge; every value escaped."""
-    level = product.stock_level
-    badge = BADGE.format(escape(stock_class(level)), escape(stock_label(level))) if level is not None else ""
-    return CARD.format(
-        escape(picture), escape(url), " autofocus" if autofocus else "", escape(str(product.name)),
-        escape(str(label)), escape(money(product.price)), badge,
-    )
-
-
 def product_cards(products, *, label_of, labels, group_starts=(), brand_names=None, autofocus_first=False):
     """The cards of a page, in order, as one safe string: each card preceded by the heading of
     the group it begins (if any). `label_of(product)` is the key of its label in `labels` (a
     category's ID on a brand page). An empty list gives an empty (false) string."""
     before, after = str(shop_url("product", _ID)).split(quote(_ID), 1)  # one reverse() for every card
-    base, parts = placeholder_base(), []
+    base, parts, brand_names = placeholder_base(), [], brand_names or {}
+    low_stock = settings.LOW_STOCK_THRESHOLD
     for i, product in enumerate(products):
         key = label_of(product)
         label = labels.get(key, key)
         if product.product_id in group_starts:
             parts.append(HEADING.format(escape(str(label))))
-        url = f"{before}{quote(str(product.product_id), safe=_SAFE_IN_PATH)}{after}"
         parts.append(
-            product_card(
-                product, label=label, url=url, picture=image_url(product, brand_names, base),
-                autofocus=autofocus_first and i == 0,
+            _card(
+                product.product_id, product.name, label, product.price, product.stock_level,
+                image_url(product, brand_names, base) if product.image else None,
+                brand_names.get(product.brand_id, product.brand_id), product.category_id,
+                before, after, base, autofocus_first and i == 0, low_stock,
             )
         )
     return SafeString("\n".join(parts))
+
+
+@lru_cache(maxsize=8192)
+def _card(product_id, name, label, price, stock_level, picture, brand_name, category_id, before, after, base,
+          autofocus, low_stock):
+    """One card's HTML from every value it shows, each escaped: picture (the product's own, or
+    None for its brand's and category's placeholder), link (with autofocus on the first card
+    "Load more" added), name, label (its category or brand), price and stock badge. Also from
+    what those depend on: the script prefix (in `before`, `after` and `base`) and the low-stock
+    threshold (`low_stock`, which stock_label reads)."""
+    badge = ""
+    if stock_level is not None:
+        badge = BADGE.format(escape(stock_class(stock_level)), escape(stock_label(stock_level)))
+    return CARD.format(
+        escape(picture if picture is not None else placeholder_url(brand_name, category_id, base)),
+        escape(f"{before}{quote(str(product_id), safe=_SAFE_IN_PATH)}{after}"),
+        " autofocus" if autofocus else "", escape(str(name)), escape(str(label)), escape(money(price)), badge,
+    )

@@ -43,7 +43,12 @@ def image_url(product, brand_names=None, base=None):
     if image:
         return image if image.startswith("https://") else static(image)
     brand = (brand_names or {}).get(product.brand_id, product.brand_id)
-    return f"{base or placeholder_base()}{_initial(brand)}-{_colour(product.category_id)}.svg"
+    return placeholder_url(brand, product.category_id, base or placeholder_base())
+
+
+def placeholder_url(brand_name, category_id, base):
+    """The placeholder of a product of this brand (its name) and category."""
+    return f"{base}{_initial(brand_name)}-{_colour(category_id)}.svg"
 
 
 @lru_cache(maxsize=1024)

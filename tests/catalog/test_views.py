@@ -332,3 +332,18 @@ def test_a_script_in_a_product_name_is_shown_as_text_on_every_list_page(ddb, cli
     for html in pages:
         assert "<script>alert" not in html and escaped in html
     assert pages[2].count(" autofocus") == 1  # Load more still focuses its first card
+
+
+def _card(html, name):
+    return next(c for c in re.findall(r'<li class="card">.*?</li>', html, re.S) if f">{name}<" in c)
+
+
+def test_a_card_shows_the_stock_the_product_has_now(catalog, client, settings):
+    from catalog import gateway
+
+    assert ">Only 3 left<" in _card(client.get("/brands/3/").content.decode(), "Model Y")
+    gateway.stock_decrease(product_id="2", quantity=3, token=gateway.new_token(), reason="damaged", who="cy")
+    assert ">Sold out<" in _card(client.get("/brands/3/").content.decode(), "Model Y")
+    assert ">In stock<" in _card(client.get("/brands/3/").content.decode(), "Model 3")
+    settings.LOW_STOCK_THRESHOLD = 10_000  # what "low" means is a setting: the cards follow it
+    assert re.search(r">Only \d+ left<", _card(client.get("/brands/3/").content.decode(), "Model 3"))
