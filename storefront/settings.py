@@ -116,6 +116,7 @@ TEMPLATES = [
                 "template_partials.templatetags.partials",
                 "catalog.templatetags.catalog_tags",
                 "shop.templatetags.shop_tags",
+                "storefront.templatetags.frame",
             ],
         },
     },

@@ -1,0 +1,42 @@
+"""The frame every page shares: the head's style sheet and scripts and the footer's links, rendered
+once per process (storefront/templatetags/frame.py)."""
+from django.template import loader
+from django.urls import clear_script_prefix, set_script_prefix
+
+
+def _frame(html):
+    return (
+        '<link rel="stylesheet" href="/static/css/site.css">' in html,
+        '<script src="/static/js/site.js" defer></script>' in html,
+        "htmx" in html[: html.index("</head>")],
+        '<li><a href="/contact/">Contact us</a></li>' in html,
+        '<li><a href="/terms/">Terms of sale</a></li>' in html,
+    )
+
+
+def test_every_page_has_the_style_sheet_scripts_and_footer(client, catalog):
+    for url in ["/contact/", "/brands/3/", "/products/1/", "/cart/"]:
+        assert _frame(client.get(url).content.decode()) == (True,) * 5, url
+
+
+def test_the_error_pages_rendered_without_a_request_have_them_too():
+    # What the 500 and 503 handlers render: no context processors, so nothing can fail there.
+    for name in ["500.html", "503.html"]:
+        assert _frame(loader.render_to_string(name, {"request": None})) == (True,) * 5, name
+
+
+def test_the_frame_follows_the_script_prefix():
+    try:
+        set_script_prefix("/shop/")  # served under a path (SCRIPT_NAME), as WSGIHandler sets it
+        prefixed = loader.render_to_string("500.html")
+    finally:
+        clear_script_prefix()
+    assert '<li><a href="/shop/contact/">Contact us</a></li>' in prefixed
+    plain = loader.render_to_string("500.html")  # the next page without one
+    assert '<li><a href="/contact/">Contact us</a></li>' in plain and "/shop/" not in plain
+
+
+def test_with_debug_on_the_frame_is_rendered_each_time(client, settings, catalog):
+    settings.DEBUG = True
+    html = client.get("/contact/").content.decode()
+    assert '<li><a href="/contact/">Contact us</a></li>' in html
