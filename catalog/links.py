@@ -6,11 +6,12 @@ Here each link is one `str.format` of the markup below with every value passed t
 `html.escape` (what Django's `escape` and the template's autoescape do), and the list is one safe
 string the template places. Every link is a real link (no-JS fallback) that htmx enhances.
 """
-import threading
 from functools import lru_cache
 from html import escape
 
 from django.utils.safestring import SafeString
+
+from .memo import Memo
 
 CHIP = (
     '<li><a id="filter-{}" class="chip" href="{}" hx-get="{}" hx-target="#browse" hx-swap="outerHTML" '
@@ -38,38 +39,6 @@ def sort_links(links):
         SORT.format(escape(key), url := escape(href), url, CURRENT if current else "", escape(str(name)))
         for key, name, href, current in links
     ))
-
-
-class Memo:
-    """Markup made from the names the cache holds (a list page's filter chips), kept per key while
-    its sources stay the very same objects.
-
-    catalog.names gives every request the same objects until the names are read anew (the TTL, a
-    forget, another server's refill); then they are new objects, and a held value whose sources
-    are not identical (`is`) is made again. The held values keep their sources alive, so an
-    identity is never reused by another object while it is compared. At most `size` values are
-    held; the oldest goes first."""
-
-    def __init__(self, size):
-        self.size = size
-        self._held = {}
-        self._lock = threading.Lock()
-
-    def get(self, key, sources, make):
-        held = self._held.get(key)
-        if held is not None and len(held[0]) == len(sources) and all(a is b for a, b in zip(held[0], sources)):
-            return held[1]
-        value = make()
-        with self._lock:
-            self._held.pop(key, None)
-            while len(self._held) >= self.size:
-                del self._held[next(iter(self._held))]
-            self._held[key] = (tuple(sources), value)
-        return value
-
-    def clear(self):
-        with self._lock:
-            self._held.clear()
 
 
 # A page's chips depend on its path, the chosen filter and the sort order, all checked

@@ -15,7 +15,7 @@ from storefront.http import (
     wants_partial,
 )
 
-from . import cards, gateway, images, links, names
+from . import cards, gateway, images, links, names, product_page
 
 
 @require_safe
@@ -247,14 +247,14 @@ def search(request):
 def product_detail(request, product_id):
     """Pattern 3: one product, its stock read fresh."""
     product = gateway.product_get(product_id=product_id)
+    brand_name = names.brand_names().get(product.brand_id, product.brand_id)
+    category_name = names.category_names().get(product.category_id, product.category_id)
     return render(
         request,
         "catalog/product_detail.html",
         {
             "product": product,
-            "brand_name": names.brand_names().get(product.brand_id, product.brand_id),
-            "category_name": names.category_names().get(product.category_id, product.category_id),
-            "brand_names": names.brand_names(),
+            "parts": product_page.product_parts(product, brand_name=brand_name, category_name=category_name),
         },
     )
 

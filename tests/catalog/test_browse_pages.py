@@ -134,5 +134,6 @@ def test_each_sort_order_and_filter_has_its_own_chips(catalog, client):
     assert 'href="/brands/3/?category=1"' in featured[1]
     assert "aria-current" in featured[0] and "aria-current" not in featured[1]
     assert "aria-current" in cars[1] and "aria-current" not in cars[0]
-    sorts = re.findall(r'<a id="sort-[^"]*"[^>]*aria-current="true"', client.get("/brands/3/?sort=-price").content.decode())
+    html = client.get("/brands/3/?sort=-price").content.decode()
+    sorts = re.findall(r'<a id="sort-[^"]*"[^>]*aria-current="true"', html)
     assert len(sorts) == 1 and 'id="sort--price"' in sorts[0]

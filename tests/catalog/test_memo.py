@@ -1,5 +1,5 @@
-"""catalog.links: the memo of markup made from the cached names."""
-from catalog.links import Memo
+"""catalog.memo: markup kept while what it was made from stays the same."""
+from catalog.memo import Memo
 
 
 def test_the_memo_makes_a_value_once_while_its_sources_are_the_same_objects():

@@ -1,0 +1,35 @@
+"""A bounded memo of values made from the objects or values they depend on."""
+import threading
+
+
+class Memo:
+    """Values (markup) kept per key while their sources stay the very same objects. The key holds
+    the values a result is made from; `sources` the objects it is made from, if any: a list
+    page's filter chips are made from the names the cache holds.
+
+    catalog.names gives every request the same objects until the names are read anew (the TTL, a
+    forget, another server's refill); then they are new objects, and a held value whose sources
+    are not identical (`is`) is made again. The held values keep their sources alive, so an
+    identity is never reused by another object while it is compared. At most `size` values are
+    held; the oldest goes first."""
+
+    def __init__(self, size):
+        self.size = size
+        self._held = {}
+        self._lock = threading.Lock()
+
+    def get(self, key, sources, make):
+        held = self._held.get(key)
+        if held is not None and len(held[0]) == len(sources) and all(a is b for a, b in zip(held[0], sources)):
+            return held[1]
+        value = make()
+        with self._lock:
+            self._held.pop(key, None)
+            while len(self._held) >= self.size:
+                del self._held[next(iter(self._held))]
+            self._held[key] = (tuple(sources), value)
+        return value
+
+    def clear(self):
+        with self._lock:
+            self._held.clear()
