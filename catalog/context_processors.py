@@ -18,4 +18,6 @@ def _menus():
 
 
 def navigation(request):
-    return {"nav_menus": _menus}
+    # The header's search box is empty unless the page is a search (the view's own `query` wins):
+    # a name missing from the context costs a failed lookup on every page.
+    return {"nav_menus": _menus, "query": ""}

@@ -102,6 +102,12 @@ def test_the_header_has_a_search_box(catalog, client):
     html = client.get("/").content.decode()
     assert re.search(r'<form class="site-search" role="search" method="get" action="/search/">', html)
     assert 'name="q"' in html
+    box = r'<input id="site-search-q" type="search" name="q" [^>]*value="([^"]*)">'
+    for url in ["/", "/brands/3/", "/products/1/", "/contact/"]:
+        assert re.search(box, client.get(url).content.decode()).group(1) == "", url
+    # a search keeps its words in the box, escaped
+    searched = client.get("/search/", {"q": 'model "y" <'}).content.decode()
+    assert re.search(box, searched).group(1) == "model &quot;y&quot; &lt;"
 
 
 CHIP = r'<a id="filter-[^"]*" class="chip"[^>]*>([^<]*)</a>'
