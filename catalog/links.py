@@ -46,7 +46,7 @@ def sort_links(links):
 chips_memo = Memo(512)  # a category page of 50 brands has about 15 kB of chips
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def sort_links_for(links):
     """sort_links for a tuple of links, made once per process for each (a pure function: the
     links hold every value shown)."""
