@@ -9,9 +9,10 @@ autoescape do: `& < > " '`), the product link reversed once a page. The markup i
 whole HTML: change it here.
 
 Each card's HTML is also kept per process for the values it shows (`_card`, a bounded LRU of
-8,192 cards, about 1.8 kB each with its key: up to 15 MB): a card shown before with the same name, label, price, stock level,
-picture and link is not escaped and formatted again. A change to any of those values is a new
-key, so a card never shows anything but what the product's item says now.
+8,192 cards, about 1.8 kB each with its key: up to 15 MB): a card shown before with the same
+name, label, price, stock level, picture and link is not escaped and formatted again. A change to
+any of those values is a new key, so a card never shows anything but what the product's item
+says now.
 """
 from functools import lru_cache
 from html import escape
