@@ -29,7 +29,3 @@ class Memo:
                 del self._held[next(iter(self._held))]
             self._held[key] = (tuple(sources), value)
         return value
-
-    def clear(self):
-        with self._lock:
-            self._held.clear()
