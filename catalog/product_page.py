@@ -21,15 +21,15 @@ PARTS = ("trail", "heading", "details")
 
 def product_parts(product, *, brand_name, category_name):
     """{"trail": ..., "heading": ..., "details": ...}, each safe HTML."""
+    if settings.DEBUG:
+        return _render(product, brand_name, category_name)
     # repr() keeps True apart from 1 (shown "Yes" and "1") and makes lists hashable.
     attributes = tuple((name, repr(value)) for name, value in product.attributes.items())
     key = (
         product.product_id, product.name, product.brand_id, product.category_id, product.image,
         product.description, attributes, brand_name, category_name, get_script_prefix(), settings.STATIC_URL,
     )
-    if settings.DEBUG:
-        return _render(product, brand_name, category_name)
-    return _parts(key, product, brand_name, category_name)
+    return _held.get(key, (), lambda: _render(product, brand_name, category_name))
 
 
 def _render(product, brand_name, category_name):
@@ -42,6 +42,3 @@ def _render(product, brand_name, category_name):
 
 _held = Memo(2048)
 
-
-def _parts(key, product, brand_name, category_name):
-    return _held.get(key, (), lambda: _render(product, brand_name, category_name))

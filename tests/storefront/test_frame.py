@@ -3,6 +3,8 @@ once per process (storefront/templatetags/frame.py)."""
 from django.template import loader
 from django.urls import clear_script_prefix, set_script_prefix
 
+from storefront.templatetags import frame
+
 
 def _frame(html):
     return (
@@ -36,7 +38,16 @@ def test_the_frame_follows_the_script_prefix():
     assert '<li><a href="/contact/">Contact us</a></li>' in plain and "/shop/" not in plain
 
 
-def test_with_debug_on_the_frame_is_rendered_each_time(client, settings, catalog):
+def test_with_debug_on_the_frame_is_rendered_each_time(client, settings, catalog, monkeypatch):
+    # So a template edit shows at once in development; with DEBUG off it is rendered once.
+    renders = []
+    real = frame._render
+    monkeypatch.setattr(frame, "_render", lambda part: renders.append(part) or real(part))
+    frame._rendered.cache_clear()
+    for _ in range(2):
+        assert '<li><a href="/contact/">Contact us</a></li>' in client.get("/contact/").content.decode()
+    assert renders == ["assets", "footer"]  # DEBUG off: once for the two pages
     settings.DEBUG = True
-    html = client.get("/contact/").content.decode()
-    assert '<li><a href="/contact/">Contact us</a></li>' in html
+    for _ in range(2):
+        assert '<li><a href="/contact/">Contact us</a></li>' in client.get("/contact/").content.decode()
+    assert renders == ["assets", "footer"] * 3
