@@ -2,7 +2,7 @@
 from functools import lru_cache, wraps
 from urllib.parse import quote_plus
 
-from django.middleware.csrf import get_token
+from django.middleware.csrf import rotate_token
 
 from catalog.gateway import InvalidInput
 
@@ -51,12 +51,16 @@ def csrf_cookie_for_new_visitors(view):
     page: a visitor who has the CSRF cookie already gets no token made (masking one takes 32 random
     characters, about 40 µs), one who has none gets the cookie. Without it, a new visitor who
     opened several products from a list in new tabs would have each tab set its own secret, and
-    adding to the cart from all but the last tab would be refused."""
+    adding to the cart from all but the last tab would be refused.
+
+    The cookie comes from `rotate_token`, Django's public call for a new secret (what `get_token`
+    does for a visitor without one), without the masked token `get_token` would also make for a
+    form this page does not have."""
 
     @wraps(view)
     def wrapper(request, *args, **kwargs):
         if "CSRF_COOKIE" not in request.META:  # CsrfViewMiddleware puts a valid cookie's secret there
-            get_token(request)
+            rotate_token(request)
         return view(request, *args, **kwargs)
 
     return wrapper
