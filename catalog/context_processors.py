@@ -5,11 +5,11 @@ from .gateway import CatalogUnavailable
 
 
 def _render_menus(brands, categories):
-    return render_to_string("base.html#menus", {"nav_brands": brands, "nav_categories": categories})
+    return render_to_string("frame.html#menus", {"nav_brands": brands, "nav_categories": categories})
 
 
 def _menus():
-    """The header's brand and category menus (markup: base.html's `menus` partial), rendered once per
+    """The header's brand and category menus (markup: frame.html's `menus` partial), rendered once per
     process for each list of names the cache holds (names.menus); read only if a template shows them."""
     try:
         return names.menus(_render_menus)

@@ -227,7 +227,7 @@ if HTTPS:
 
 # --- Headers of every answer ------------------------------------------------
 # django-csp 4: no inline scripts or styles anywhere; htmx's own indicator styles are off
-# (includeIndicatorStyles in base.html's htmx-config) and live in site.css.
+# (includeIndicatorStyles in frame.html's htmx-config) and live in site.css.
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],

@@ -1,6 +1,6 @@
 """{% site_part "assets" %}, {% site_part "footer" %}: the parts of every page's frame that are the
 same for every visitor and every page (the style sheet, icon and scripts in the head; the footer's
-links). Their markup is in base.html's partials of those names; each is rendered once per process
+links). Their markup is in the partials of those names in frame.html; each is rendered once per process
 (and again if the script prefix, STATIC_URL or the static files' manifest changes), not on every
 page: four `{% static %}` and three links a page. A tag, not a context processor, so the error
 pages rendered without the request's context (500, 503) have them too. With DEBUG on, the part
@@ -21,7 +21,7 @@ PARTS = ("assets", "footer")
 def _render(part):
     if part not in PARTS:
         raise template.TemplateSyntaxError(f"site_part: no part {part!r}; there are {', '.join(PARTS)}")
-    return SafeString(render_to_string(f"base.html#{part}"))
+    return SafeString(render_to_string(f"frame.html#{part}"))
 
 
 @lru_cache(maxsize=32)

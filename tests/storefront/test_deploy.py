@@ -120,7 +120,7 @@ def test_templates_have_no_inline_scripts_or_styles():
         assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), path
         assert "<style" not in html and not re.search(r"\sstyle=", html), path
         assert not re.search(r"\son[a-z]+=", html), path  # no onclick= and the like
-    assert '"includeIndicatorStyles":false' in (REPO / "templates" / "base.html").read_text()
+    assert '"includeIndicatorStyles":false' in (REPO / "templates" / "frame.html").read_text()
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,16 @@ def test_every_page_has_the_style_sheet_scripts_and_footer(client, catalog):
         assert _frame(client.get(url).content.decode()) == (True,) * 5, url
 
 
+def test_no_template_comment_shows_on_a_page(client, catalog):
+    """A `{# #}` comment ends on its line; one written over several lines was shown as text (in the
+    head, where it also ended the head early)."""
+    for url in ["/contact/", "/brands/3/", "/products/1/", "/cart/"]:
+        html = client.get(url).content.decode()
+        assert "{#" not in html and "#}" not in html, url
+        head = html[: html.index("</head>")]
+        assert head.rstrip().endswith("</script>"), url  # nothing but markup after the scripts
+
+
 def test_the_error_pages_rendered_without_a_request_have_them_too():
     # What the 500 and 503 handlers render: no context processors, so nothing can fail there.
     for name in ["500.html", "503.html"]:
