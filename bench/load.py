@@ -29,7 +29,14 @@ def gunicorn_flags():
             raise RuntimeError(f"scripts/run.sh no longer has ${{{var}:-N}}: update bench/load.py")
         found[var] = int(os.environ.get(var) or match.group(1))
     worker_class = re.search(r"--worker-class (\w+)", text).group(1)
-    return {"worker_class": worker_class, "workers": found["WEB_CONCURRENCY"], "threads": found["GUNICORN_THREADS"]}
+    if "--worker-tmp-dir" not in text:
+        raise RuntimeError("scripts/run.sh no longer passes --worker-tmp-dir: update bench/load.py")
+    # run.sh's choice: GUNICORN_WORKER_TMP_DIR, else /dev/shm where there is one, else gunicorn's default
+    tmp_dir = os.environ.get("GUNICORN_WORKER_TMP_DIR") or ("/dev/shm" if os.path.isdir("/dev/shm") else None)
+    return {
+        "worker_class": worker_class, "workers": found["WEB_CONCURRENCY"], "threads": found["GUNICORN_THREADS"],
+        "worker_tmp_dir": tmp_dir,
+    }
 
 
 def collectstatic(env, root=ROOT):
@@ -67,6 +74,7 @@ class Server:
                 str(self.flags["workers"]),
                 "--threads",
                 str(self.flags["threads"]),
+                *(["--worker-tmp-dir", self.flags["worker_tmp_dir"]] if self.flags["worker_tmp_dir"] else []),
                 "--access-logfile",
                 "-",
             ],

@@ -94,7 +94,9 @@ def markdown(results):
         "",
         f"{meta['machine']}; load average before: {meta['load_average_before']}. "
         f"gunicorn {meta['gunicorn']['worker_class']} {meta['gunicorn']['workers']} workers × "
-        f"{meta['gunicorn']['threads']} threads; DynamoDB Local ({meta['dynamodb_local']}); "
+        f"{meta['gunicorn']['threads']} threads"
+        f"{', heartbeat in ' + meta['gunicorn']['worker_tmp_dir'] if meta['gunicorn'].get('worker_tmp_dir') else ''}; "
+        f"DynamoDB Local ({meta['dynamodb_local']}); "
         f"{'quick run' if meta['quick'] else 'full run'}, {meta['duration_s']} s a load point.",
         "",
         "## Targets",

@@ -63,10 +63,16 @@ $PY manage.py create_table
 $PY manage.py import_catalog --demo --if-empty
 $PY manage.py collectstatic --noinput -v 0
 
+# Each worker's heartbeat touches a file every loop: on a disk-backed /tmp that can wait for the
+# disk and hold up the worker (gunicorn's docs, worker_tmp_dir). /dev/shm is memory, where there is one.
+worker_tmp_dir=${GUNICORN_WORKER_TMP_DIR:-}
+if [ -z "$worker_tmp_dir" ] && [ -d /dev/shm ]; then worker_tmp_dir=/dev/shm; fi
+
 echo "Serving Fromatoz on http://127.0.0.1:${PORT}/ (Ctrl-C stops)"
 .venv/bin/gunicorn storefront.wsgi:application \
   --bind "${HOST:-127.0.0.1}:${PORT}" \
   --worker-class gthread --workers "${WEB_CONCURRENCY:-2}" --threads "${GUNICORN_THREADS:-8}" \
+  ${worker_tmp_dir:+--worker-tmp-dir "$worker_tmp_dir"} \
   --access-logfile - &
 children+=($!)
 wait "${children[-1]}"

@@ -1,6 +1,7 @@
 """The benchmark's core on a tiny catalog: it runs end to end and writes the results it promises.
 (No load generator here: `make bench` runs wrk; this checks everything else, fast.)"""
 import json
+import os
 
 import pytest
 
@@ -142,3 +143,14 @@ def test_bench_compare_times_each_trees_renders_in_process(local_catalog, tmp_pa
     assert all(len(row["cpu_ratio_rounds"]) == 2 for row in rows.values())
     meta = {"ref": "HEAD", "products": 9, "rounds": 2, "duration": 1, "machine": "test"}
     assert "| brand |" in compare.markdown(list(rows.values()), meta, 8).split("In-process CPU time")[1]
+
+
+def test_the_bench_serves_with_the_heartbeat_directory_run_sh_chooses(monkeypatch, tmp_path):
+    """bench/load.py starts gunicorn as scripts/run.sh does: the workers' heartbeat file in
+    GUNICORN_WORKER_TMP_DIR when it is set, else in /dev/shm where there is one."""
+    from bench.load import gunicorn_flags
+
+    monkeypatch.setenv("GUNICORN_WORKER_TMP_DIR", str(tmp_path))
+    assert gunicorn_flags()["worker_tmp_dir"] == str(tmp_path)
+    monkeypatch.delenv("GUNICORN_WORKER_TMP_DIR")
+    assert gunicorn_flags()["worker_tmp_dir"] == ("/dev/shm" if os.path.isdir("/dev/shm") else None)
