@@ -484,7 +484,10 @@ def main(argv=None):
 
     log("starting DynamoDB Local")
     with open(args.out / "dynamodb-local.log", "wb") as ddb_log:
-        process, url = dynamodb_local.start(db_path=args.db_path, log=ddb_log)
+        # The JVM's own pauses (garbage collection, safepoints) with wall-clock times, to set beside
+        # the load points' slowest answers and any DynamoDB Local read timeout in the gunicorn logs.
+        pauses = f"-Xlog:gc,safepoint:file={args.out / 'dynamodb-local-pauses.log'}:time,uptime,level,tags"
+        process, url = dynamodb_local.start(db_path=args.db_path, log=ddb_log, java_options=[pauses])
         try:
             env = {
                 **os.environ,

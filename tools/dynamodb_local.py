@@ -57,13 +57,19 @@ def install(quiet=False):
     return HOME
 
 
-def command(port, db_path=None):
+# The JVM's performance counters live in a file it maps under /tmp, written at every safepoint: on
+# a disk-backed /tmp a write that waits for the disk stops the whole JVM meanwhile (a known cause
+# of pauses of a second or more). Nothing here reads those counters (jstat, jps).
+JAVA_OPTIONS = ["-XX:+PerfDisableSharedMem"]
+
+
+def command(port, db_path=None, java_options=()):
     if not shutil.which("java"):
         raise Missing(
             "Java 17 is needed to run DynamoDB Local (apt-get install openjdk-17-jre-headless), "
             "or set DYNAMODB_ENDPOINT_URL to a DynamoDB you already have (empty for AWS)."
         )
-    cmd = ["java", f"-Djava.library.path={LIB}", "-jar", str(JAR), "-port", str(port)]
+    cmd = ["java", *JAVA_OPTIONS, *java_options, f"-Djava.library.path={LIB}", "-jar", str(JAR), "-port", str(port)]
     if db_path is None:
         cmd.append("-inMemory")
     else:
@@ -94,12 +100,13 @@ def wait_ready(url, process=None, timeout=60):
     raise Missing(f"DynamoDB Local did not answer at {url} within {timeout}s")
 
 
-def start(port=None, db_path=None, log=None):
-    """Start DynamoDB Local in the background; returns (process, endpoint_url)."""
+def start(port=None, db_path=None, log=None, java_options=()):
+    """Start DynamoDB Local in the background; returns (process, endpoint_url). `java_options` go
+    to the JVM (the bench logs its pauses with them)."""
     install(quiet=True)
     port = port or free_port()
     process = subprocess.Popen(
-        command(port, db_path), cwd=HOME, stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT
+        command(port, db_path, java_options), cwd=HOME, stdout=log or subprocess.DEVNULL, stderr=subprocess.STDOUT
     )
     url = f"http://127.0.0.1:{port}"
     try:
