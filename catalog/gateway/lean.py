@@ -43,6 +43,7 @@ import zlib
 from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
+import orjson
 from botocore.exceptions import (
     ClientError,
     ConnectionClosedError,
@@ -204,12 +205,12 @@ class LeanClient:
         if crc is not None and zlib.crc32(data) != int(crc):
             raise Retry(ConnectionClosedError(endpoint_url=self.endpoint_url))
         if response.status == 200:
-            return json.loads(data)
+            return orjson.loads(data)  # parsed in C: half json.loads' time for a page of items
         raise self._error(operation, response, data)
 
     def _error(self, operation, response, data):
         try:
-            answer = json.loads(data) if data else {}
+            answer = orjson.loads(data) if data else {}
         except ValueError:
             answer = {}
         code = str(answer.get("__type", "")).rpartition("#")[2] or str(response.status)
