@@ -4,7 +4,8 @@ links). Their markup is in the partials of those names in frame.html; each is re
 (and again if the script prefix, STATIC_URL or the static files' manifest changes), not on every
 page: four `{% static %}` and three links a page. A tag, not a context processor, so the error
 pages rendered without the request's context (500, 503) have them too. With DEBUG on, the part
-is rendered anew each time, so template edits show at once."""
+is rendered anew each time, so template edits show at once. `{% visitor_links %}`: the header's
+links for a visitor who is not signed in, kept per cart count and page address."""
 from functools import lru_cache
 
 from django import template
@@ -27,6 +28,30 @@ def _render(part):
 @lru_cache(maxsize=32)
 def _rendered(part, script_prefix, static_url, manifest):
     return _render(part)
+
+
+def _render_visitor_links(cart_count, next_path):
+    return SafeString(render_to_string("frame.html#visitor-links", {"cart_count": cart_count, "next_path": next_path}))
+
+
+@lru_cache(maxsize=2048)
+def _visitor_links(cart_count, next_path, script_prefix):
+    return _render_visitor_links(cart_count, next_path)
+
+
+@register.simple_tag(takes_context=True)
+def visitor_links(context):
+    """The header's cart badge, "Sign in" (back to this page) and "Create an account", for a visitor
+    who is not signed in (base.html asks `user.is_authenticated` first; a signed-in user's links,
+    with a name and a sign-out form, are rendered in place). They show nothing but the cart's count
+    and the page's address, so they are kept per process for those (and the script prefix), in an
+    LRU of 2,048; with DEBUG on they are rendered each time."""
+    request = context.get("request")
+    next_path = request.get_full_path() if request is not None else ""
+    cart_count = context.get("cart_count", 0)
+    if settings.DEBUG:
+        return _render_visitor_links(cart_count, next_path)
+    return _visitor_links(cart_count, next_path, get_script_prefix())
 
 
 @register.simple_tag

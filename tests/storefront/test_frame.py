@@ -1,5 +1,7 @@
 """The frame every page shares: the head's style sheet and scripts and the footer's links, rendered
 once per process (storefront/templatetags/frame.py)."""
+import re
+
 from django.template import loader
 from django.urls import clear_script_prefix, set_script_prefix
 
@@ -61,3 +63,37 @@ def test_with_debug_on_the_frame_is_rendered_each_time(client, settings, catalog
     for _ in range(2):
         assert '<li><a href="/contact/">Contact us</a></li>' in client.get("/contact/").content.decode()
     assert renders == ["assets", "footer"] * 3
+
+
+def _visitor_links(html):
+    header = html[html.index('<nav class="main-nav"') : html.index("</header>")]
+    return (
+        re.search(r'id="cart-count"[^>]*>(\d+)</span>', header).group(1),
+        re.search(r'<a href="([^"]*)">Sign in</a>', header).group(1),
+        '<a href="/accounts/signup/">Create an account</a>' in header,
+    )
+
+
+def test_a_visitor_s_sign_in_link_comes_back_to_the_page_they_are_on(client, catalog):
+    """The visitor's links are kept per page address: each page's "Sign in" returns to that page,
+    its query string encoded (and so escaped)."""
+    assert _visitor_links(client.get("/brands/3/").content.decode()) == ("0", "/accounts/login/?next=/brands/3/", True)
+    assert _visitor_links(client.get("/brands/3/?sort=price").content.decode())[1] == (
+        "/accounts/login/?next=/brands/3/%3Fsort%3Dprice"
+    )
+    html = client.get('/search/?q="><script>').content.decode()
+    assert _visitor_links(html)[1] == "/accounts/login/?next=/search/%3Fq%3D%2522%253E%253Cscript%253E"
+
+
+def test_a_visitor_s_cart_badge_follows_the_cart_on_a_page_seen_before(client, catalog, db):
+    assert _visitor_links(client.get("/brands/3/").content.decode())[0] == "0"
+    client.post("/cart/add/", {"product_id": "1", "quantity": "2"})
+    assert _visitor_links(client.get("/brands/3/").content.decode()) == ("2", "/accounts/login/?next=/brands/3/", True)
+
+
+def test_a_signed_in_user_gets_their_own_links_not_a_visitor_s(client, catalog, django_user_model):
+    client.get("/brands/3/")  # the visitor's links for this page are kept
+    client.force_login(django_user_model.objects.create_user("alice", password="a long passphrase"))
+    html = client.get("/brands/3/").content.decode()
+    assert "Signed in as alice" in html and ">Sign out</button>" in html and ">Sign in</a>" not in html
+    assert re.search(r'id="cart-count"[^>]*>0</span>', html)
