@@ -34,7 +34,9 @@ T = TypeVar("T")
 
 
 def _price(value):
-    return Decimal(str(value if value is not None else 0)).quantize(CENT)
+    if not isinstance(value, Decimal):  # DynamoDB's numbers are Decimal already: no detour through str
+        value = Decimal(str(value if value is not None else 0))
+    return value.quantize(CENT)
 
 
 def _int(value, default=0):
