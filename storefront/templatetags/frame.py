@@ -34,6 +34,11 @@ def _render_visitor_links(cart_count, next_path):
     return SafeString(render_to_string("frame.html#visitor-links", {"cart_count": cart_count, "next_path": next_path}))
 
 
+# Addresses longer than this (a crafted query string, say) are rendered, not kept: the LRU's memory stays
+# near 2,048 × a few hundred bytes whatever the URLs asked for.
+MAX_KEPT_PATH = 256
+
+
 @lru_cache(maxsize=2048)
 def _visitor_links(cart_count, next_path, script_prefix):
     return _render_visitor_links(cart_count, next_path)
@@ -49,7 +54,7 @@ def visitor_links(context):
     request = context.get("request")
     next_path = request.get_full_path() if request is not None else ""
     cart_count = context.get("cart_count", 0)
-    if settings.DEBUG:
+    if settings.DEBUG or len(next_path) > MAX_KEPT_PATH:
         return _render_visitor_links(cart_count, next_path)
     return _visitor_links(cart_count, next_path, get_script_prefix())
 

@@ -97,3 +97,11 @@ def test_a_signed_in_user_gets_their_own_links_not_a_visitor_s(client, catalog, 
     html = client.get("/brands/3/").content.decode()
     assert "Signed in as alice" in html and ">Sign out</button>" in html and ">Sign in</a>" not in html
     assert re.search(r'id="cart-count"[^>]*>0</span>', html)
+
+
+def test_a_long_address_gets_its_own_sign_in_link_without_being_kept(client, catalog):
+    frame._visitor_links.cache_clear()
+    long_query = "x" * (frame.MAX_KEPT_PATH + 10)
+    html = client.get(f"/search/?q={long_query}").content.decode()
+    assert _visitor_links(html)[1] == f"/accounts/login/?next=/search/%3Fq%3D{long_query}"
+    assert frame._visitor_links.cache_info().currsize == 0
