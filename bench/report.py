@@ -141,6 +141,15 @@ def markdown(results):
                 for conc, p in points.items():
                     rows.append([size, page, conc, p["rps"], p["p50_ms"], p["p95_ms"], p["p99_ms"], p["errors"]])
         out += [_table(["products", "page", "concurrency", "req/s", "p50 ms", "p95 ms", "p99 ms", "errors"], rows), ""]
+        stalls = results.get("stalls")
+        if stalls:
+            out += [
+                "Stalls (bench/stalls.py, a GetItem every 100 ms on the largest catalog while the pages were "
+                f"loaded; stalls.log): {stalls['slow_reads']} reads over 100 ms (longest {stalls['longest_read_ms']:.0f} ms), "
+                f"{stalls['failed_reads']} failed; the probe itself woke more than 50 ms late {stalls['late_wakes']} "
+                f"times (longest {stalls['longest_late_ms']:.0f} ms: the machine, not DynamoDB Local).",
+                "",
+            ]
         from .flows import NOTES
 
         flows = [flow for flow in NOTES if any(flow in pages for pages in results["load"].values())]
@@ -164,7 +173,9 @@ def markdown(results):
                 f"{o['render_ratio']:.2f}",
                 f"{o['render_floor_ratio']:.2f}" if o.get("render_floor_ratio") else "-",
                 o["page_p50_ms"] if o["page_p50_ms"] is not None else "-",
+                o.get("http_raw_p50_ms") or "-",
                 f"{o['ratio']:.2f}" if o["ratio"] is not None else "-",
+                f"{o['ratio_to_in_process_raw']:.2f}" if o.get("ratio_to_in_process_raw") is not None else "-",
                 f"{o['floor_ratio']:.2f}" if o.get("floor_ratio") else "-",
                 o.get("load_point_p50_ms") or "-",
                 "; ".join(o["raw_requests"]),
@@ -180,7 +191,9 @@ def markdown(results):
                 "ratio in-process",
                 "over the floor in-process",
                 "HTTP p50 ms",
+                "raw p50 ms beside HTTP",
                 "ratio",
+                "ratio to the in-process raw",
                 "over the floor",
                 "HTTP p50 ms, load point",
                 "raw request",
@@ -192,9 +205,12 @@ def markdown(results):
     out += [
         "Raw: the page's own DynamoDB requests (recorded while it rendered) sent alone with boto3. "
         "Floor: the same requests as bare signed HTTP requests without boto3 (the app's lean client). "
-        "In-process: the page rendered by the Django test client (Django, templates, the request). "
+        "In-process: the page rendered by the Django test client (Django, templates, the request), "
+        "timed in alternation with the raw requests and the floor (a few runs of each a page a round, the first two of each run untimed). "
         "HTTP: wrk against gunicorn at concurrency 1, the median of the flatness rounds (the ratio "
-        "uses it); the load point is the single longer run of the table above. The home page makes "
+        "uses it); the raw request and the floor beside it are timed right after each of those "
+        "points, the median of the rounds; the ratio to the in-process raw divides by the raw figure "
+        "of the first columns instead. The load point is the single longer run of the table above. The home page makes "
         "no request while the name cache is warm; its raw figure is the Query PK=BRANDS of a cold cache.",
         "",
     ]

@@ -22,9 +22,11 @@ import os
 import platform
 import secrets
 import statistics
+import subprocess
 import sys
 import time
 import uuid
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -213,9 +215,10 @@ def import_catalogs(args, run_id):
 
 
 def measure_in_process(tables, args):
-    """Per size: DynamoDB cost per page, then the raw requests and the in-process renders timed
-    in alternating rounds over the catalogs (a drift of the machine, or DynamoDB Local's JIT
-    warming up, then hits every catalog alike)."""
+    """Per size: DynamoDB cost per page, then the raw requests, their floor and the in-process
+    renders. The three are timed in alternation (ALTERNATION_RUNS runs of each a page a round), and
+    in rounds over the catalogs: a drift of the machine, a pause of DynamoDB Local or its JIT
+    warming up then hits a page's raw request and its render alike, and every catalog alike."""
     from .meter import latency_summary
     from .pages import PAGES, discover_ids, django_client, measure_costs, render
     from .raw import describe, time_calls, warm_up
@@ -234,25 +237,33 @@ def measure_in_process(tables, args):
     rounds = max(1, args.flat_rounds)
     raw_iterations = max(1, args.raw_iterations // rounds)
     render_iterations = max(1, min(args.raw_iterations, MAX_RENDER_ITERATIONS) // rounds)
+    runs = alternation_runs(raw_iterations, render_iterations)
     raw_times = {size: {page.name: [] for page in PAGES} for size in tables}
     floor_times = {size: {page.name: [] for page in PAGES} for size in tables}
     render_times = {size: {page.name: [] for page in PAGES} for size in tables}
     log(
-        f"raw DynamoDB requests and in-process renders, {rounds} rounds over the catalogs "
-        f"({raw_iterations} requests and {render_iterations} renders a page a round)"
+        f"raw DynamoDB requests, their floor and in-process renders in alternation, {rounds} rounds over the "
+        f"catalogs ({raw_iterations} requests of each kind and {render_iterations} renders a page a round, "
+        f"in {len(runs)} runs)"
     )
     for _ in range(rounds):
         for size, table in tables.items():
             use_table(table)
             for page in PAGES:
-                raw_times[size][page.name] += time_calls(calls[size][page.name], raw_iterations)
-                floor_times[size][page.name] += time_calls(calls[size][page.name], raw_iterations, floor=True)
+                page_calls = calls[size][page.name]
+                time_calls(page_calls, 0)  # the first requests of a page (connection, JIT) are not timed
+                time_calls(page_calls, 0, floor=True)
                 for _ in range(5):
                     render(client, page, page_ids[size])
-                for _ in range(render_iterations):
-                    started = time.perf_counter()
-                    render(client, page, page_ids[size])
-                    render_times[size][page.name].append(time.perf_counter() - started)
+                for raw_n, render_n in runs:
+                    raw_times[size][page.name] += time_calls(page_calls, raw_n, warmup=SWITCH_WARMUP)
+                    floor_times[size][page.name] += time_calls(page_calls, raw_n, warmup=SWITCH_WARMUP, floor=True)
+                    for _ in range(SWITCH_WARMUP):
+                        render(client, page, page_ids[size])
+                    for _ in range(render_n):
+                        started = time.perf_counter()
+                        render(client, page, page_ids[size])
+                        render_times[size][page.name].append(time.perf_counter() - started)
     raw = {
         str(size): {
             page: {
@@ -268,19 +279,56 @@ def measure_in_process(tables, args):
         str(size): {page: latency_summary(times) for page, times in pages.items()}
         for size, pages in render_times.items()
     }
-    return costs, raw, renders, page_ids
+    return costs, raw, renders, calls
 
 
-def load_pages(tables, args, server_env, out_dir):
+# Runs of each kind a page a round. The first request or render after a switch from the other kind
+# is slower by about 0.4-0.5 ms on this machine (and settles by the third): each run starts with
+# SWITCH_WARMUP of them untimed, and runs are few and long enough (about 0.2 s) that a page's
+# figures are of its steady state, yet close enough in time that a drift of the machine hits all.
+ALTERNATION_RUNS = 6
+SWITCH_WARMUP = 2
+
+
+def alternation_runs(raw_iterations, render_iterations, runs=ALTERNATION_RUNS):
+    """How `raw_iterations` raw requests (and as many floor requests) and `render_iterations`
+    renders are split into alternating runs: [(raw requests, renders), ...], at most `runs` of
+    them, the totals kept exactly."""
+    n = max(1, min(runs, raw_iterations, render_iterations))
+    return [
+        (raw_iterations * (i + 1) // n - raw_iterations * i // n, render_iterations * (i + 1) // n - render_iterations * i // n)
+        for i in range(n)
+    ]
+
+
+@contextmanager
+def stall_probe(path, env):
+    """bench/stalls.py in a process of its own while the block runs (a GetItem every 100 ms on the
+    largest catalog; slow reads and its own late wake-ups written to `path`)."""
+    path.unlink(missing_ok=True)
+    process = subprocess.Popen([sys.executable, "-m", "bench.stalls", str(path), "1"], cwd=ROOT, env=env)
+    try:
+        yield
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def load_pages(tables, args, server_env, out_dir, calls=None):
     """One gunicorn per catalog, all serving at once. First the flatness rounds: each page at
     concurrency 1 on every catalog in turn, a few short rounds, so that a busy neighbour or a
-    drift of the machine hits every catalog alike. Then every page at every concurrency on the
-    largest catalog. Returns (load, flatness rounds)."""
+    drift of the machine hits every catalog alike. Right after each of those points the page's raw
+    request and its floor are timed again (`calls`: {size: {page: requests}}), so that the HTTP
+    ratio sets the page beside its request as DynamoDB Local answered it in the same minute. Then
+    every page at every concurrency on the largest catalog. Returns (load, flatness rounds, the
+    raw requests beside them)."""
     from contextlib import ExitStack
 
     from . import flows
     from .load import Server, gunicorn_flags, wrk
+    from .meter import latency_summary
     from .pages import PAGES, ids
+    from .raw import time_calls
 
     def point(server, page, page_ids, conc, duration):
         return wrk(
@@ -298,7 +346,8 @@ def load_pages(tables, args, server_env, out_dir):
             f"p99 {p['p99_ms']} ms  errors {p['errors']}"
         )
 
-    load, rounds = {}, {}
+    load, rounds, paired = {}, {}, {}
+    paired_iterations = max(1, args.raw_iterations // (2 * max(1, args.flat_rounds)))
     with ExitStack() as stack:
         servers = {}
         for size, table in tables.items():
@@ -307,6 +356,7 @@ def load_pages(tables, args, server_env, out_dir):
             servers[size] = (server, ids(server.get("/brands/1/")))
             # Warm every worker's name cache and connections before measuring.
             wrk(server.url + "/", concurrency=gunicorn_flags()["workers"] * 2, duration=1)
+        stack.enter_context(stall_probe(out_dir / "stalls.log", {**server_env, "DYNAMODB_TABLE": tables[args.sizes[-1]]}))
         if len(servers) > 1:
             for n in range(args.flat_rounds):
                 log(f"flatness round {n + 1} of {args.flat_rounds} (concurrency 1, {args.flat_duration} s a point)")
@@ -314,6 +364,14 @@ def load_pages(tables, args, server_env, out_dir):
                     for size, (server, page_ids) in servers.items():
                         p = point(server, page, page_ids, 1, args.flat_duration)
                         rounds.setdefault(str(size), {}).setdefault(page.name, []).append(p)
+                        if calls:
+                            page_calls = calls[size][page.name]
+                            paired.setdefault(str(size), {}).setdefault(page.name, []).append(
+                                {
+                                    "raw": latency_summary(time_calls(page_calls, paired_iterations)),
+                                    "floor": latency_summary(time_calls(page_calls, paired_iterations, floor=True)),
+                                }
+                            )
         largest = args.sizes[-1]
         server, page_ids = servers[largest]
         log(f"load on {largest:,} products ({args.duration} s a point)")
@@ -337,7 +395,7 @@ def load_pages(tables, args, server_env, out_dir):
                     sessions.unlink()  # signed-in session cookies
                 load[str(largest)][flow][str(conc)] = p
                 show(largest, SimpleNamespace(name=flow), p)
-    return load, rounds
+    return load, rounds, paired
 
 
 def page_p50(results, size, page):
@@ -354,26 +412,43 @@ def page_p50(results, size, page):
     return render["p50_ms"] if render else None
 
 
+def paired_raw_p50(results, size, page, kind="raw"):
+    """The raw request's (or its floor's) p50 timed right after each flatness round's HTTP point:
+    the median of the rounds, as for the page's own p50. None for a run without them."""
+    points = results.get("load_flatness_raw", {}).get(str(size), {}).get(page)
+    if not points:
+        return None
+    return round(statistics.median(p[kind]["p50_ms"] for p in points), 3)
+
+
 def derive(results):
-    """Overhead and flatness from the measurements in `results` (also for a saved results.json)."""
+    """Overhead and flatness from the measurements in `results` (also for a saved results.json).
+    In-process ratios divide by the raw request timed in alternation with the renders; HTTP ratios
+    by the raw request timed beside the HTTP points (else, for a run without them, the former)."""
     sizes = results["meta"]["sizes"]
     largest, smallest = str(sizes[-1]), str(sizes[0])
     results["overhead"] = {}
     for page, raw in results["raw"][largest].items():
         p50 = page_p50(results, largest, page)
         point = results.get("load", {}).get(largest, {}).get(page, {}).get("1")
+        http_raw = paired_raw_p50(results, largest, page) or raw["p50_ms"]
+        http_floor = paired_raw_p50(results, largest, page, "floor") or (raw["floor"]["p50_ms"] if "floor" in raw else None)
+        render = results["render"][largest][page]["p50_ms"]
         results["overhead"][page] = {
             "page_p50_ms": p50,
             "load_point_p50_ms": point["p50_ms"] if point else None,
-            "render_p50_ms": results["render"][largest][page]["p50_ms"],
+            "render_p50_ms": render,
             "raw_p50_ms": raw["p50_ms"],
             "floor_p50_ms": raw["floor"]["p50_ms"] if "floor" in raw else None,
-            "ratio": round(p50 / raw["p50_ms"], 3) if p50 else None,
-            "render_ratio": round(results["render"][largest][page]["p50_ms"] / raw["p50_ms"], 3),
+            "http_raw_p50_ms": http_raw,
+            "http_floor_p50_ms": http_floor,
+            "ratio": round(p50 / http_raw, 3) if p50 else None,
+            # The HTTP p50 over the raw request timed with the in-process renders (another minute).
+            "ratio_to_in_process_raw": round(p50 / raw["p50_ms"], 3) if p50 else None,
+            "render_ratio": round(render / raw["p50_ms"], 3),
             # The same page over the floor: one signed HTTP request without boto3.
-            "floor_ratio": round(p50 / raw["floor"]["p50_ms"], 3) if p50 and "floor" in raw else None,
-            "render_floor_ratio": round(results["render"][largest][page]["p50_ms"] / raw["floor"]["p50_ms"], 3)
-            if "floor" in raw else None,
+            "floor_ratio": round(p50 / http_floor, 3) if p50 and http_floor else None,
+            "render_floor_ratio": round(render / raw["floor"]["p50_ms"], 3) if "floor" in raw else None,
             "raw_requests": raw["requests"],
         }
     results["flatness"] = {}
@@ -431,14 +506,19 @@ def bench(args, *, server_env=None):
     }
     tables, results["import"], results["import_baseline"] = import_catalogs(args, run_id)
     try:
-        results["costs"], results["raw"], results["render"], page_ids = measure_in_process(tables, args)
+        results["costs"], results["raw"], results["render"], calls = measure_in_process(tables, args)
         if server_env is not None and not args.no_load:
             if not wrk_available():
                 raise SystemExit(
                     "wrk is missing: `scripts/install-system-deps.sh bench` installs it (apt-get install wrk)"
                 )
             results["meta"]["load_generator"] = "wrk " + "(Lua: bench/wrk_report.lua)"
-            results["load"], results["load_flatness"] = load_pages(tables, args, server_env, args.out)
+            results["load"], results["load_flatness"], results["load_flatness_raw"] = load_pages(
+                tables, args, server_env, args.out, calls
+            )
+            from .stalls import summary
+
+            results["stalls"] = summary(args.out / "stalls.log")
 
         derive(results)
 

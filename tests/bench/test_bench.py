@@ -51,6 +51,49 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
     assert {t["target"].split(" ")[0] for t in results["targets"]} >= {"in-process", "HTTP", "flatness", "one"}
     assert "## Contention" in (tmp_path / "results.md").read_text()
 
+    # every raw request, floor request and render asked for was timed: 6 // rounds of each a round
+    timed = max(1, 6 // args.flat_rounds) * args.flat_rounds
+    assert results["raw"]["90"]["brand"]["n"] == results["raw"]["90"]["brand"]["floor"]["n"] == timed
+    assert results["render"]["90"]["brand"]["n"] == timed
+
+
+def test_raw_requests_and_renders_alternate_in_short_runs_that_keep_the_totals():
+    runs = bench_run.alternation_runs(250, 75)
+    assert len(runs) == bench_run.ALTERNATION_RUNS and all(raw >= 41 and render >= 12 for raw, render in runs)
+    assert (sum(r for r, _ in runs), sum(n for _, n in runs)) == (250, 75)
+    assert bench_run.alternation_runs(3, 2) == [(1, 1), (2, 1)]  # never a run without a render
+
+
+def _results(*, paired):
+    """A saved results.json's figures for one page on two catalogs, with or without the raw
+    requests timed beside the HTTP points."""
+    raw = {"p50_ms": 2.0, "floor": {"p50_ms": 1.0}, "requests": ["Query"]}
+    results = {
+        "meta": {"sizes": [10, 20]},
+        "raw": {"10": {"brand": raw}, "20": {"brand": raw}},
+        "render": {"10": {"brand": {"p50_ms": 2.4}}, "20": {"brand": {"p50_ms": 2.6}}},
+        "load_flatness": {"10": {"brand": [{"p50_ms": 3.0}] * 3}, "20": {"brand": [{"p50_ms": 3.2}, {"p50_ms": 3.3}, {"p50_ms": 9.0}]}},
+    }
+    if paired:
+        results["load_flatness_raw"] = {"20": {"brand": [
+            {"raw": {"p50_ms": p}, "floor": {"p50_ms": p / 2}} for p in (2.2, 2.5, 1.9)
+        ]}}
+    return bench_run.derive(results)
+
+
+def test_the_http_ratio_divides_by_the_raw_request_timed_beside_the_http_points():
+    overhead = _results(paired=True)["overhead"]["brand"]
+    # medians of the rounds: page 3.3 ms, raw request beside it 2.2 ms, its floor 1.1 ms
+    assert (overhead["page_p50_ms"], overhead["http_raw_p50_ms"]) == (3.3, 2.2)
+    assert overhead["ratio"] == 1.5 and overhead["floor_ratio"] == 3.0
+    assert overhead["ratio_to_in_process_raw"] == 1.65  # the raw request of the in-process minute, 2.0 ms
+    assert overhead["render_ratio"] == 1.3  # in-process: the raw request timed in alternation with the renders
+
+
+def test_a_run_without_raw_requests_beside_its_http_points_keeps_the_in_process_raw():
+    overhead = _results(paired=False)["overhead"]["brand"]
+    assert overhead["http_raw_p50_ms"] == 2.0 and overhead["ratio"] == overhead["ratio_to_in_process_raw"] == 1.65
+
 
 class _Answers:
     """A test client stand-in that answers the brand page with the given statuses in turn."""
