@@ -145,7 +145,8 @@ def markdown(results):
         if stalls:
             out += [
                 "Stalls (bench/stalls.py, a GetItem every 100 ms on the largest catalog while the pages were "
-                f"loaded; stalls.log): {stalls['slow_reads']} reads over 100 ms (longest {stalls['longest_read_ms']:.0f} ms), "
+                f"loaded; stalls.log): {stalls['slow_reads']} reads over 100 ms "
+                f"(longest {stalls['longest_read_ms']:.0f} ms), "
                 f"{stalls['failed_reads']} failed; the probe itself woke more than 50 ms late {stalls['late_wakes']} "
                 f"times (longest {stalls['longest_late_ms']:.0f} ms: the machine, not DynamoDB Local).",
                 "",
@@ -206,7 +207,8 @@ def markdown(results):
         "Raw: the page's own DynamoDB requests (recorded while it rendered) sent alone with boto3. "
         "Floor: the same requests as bare signed HTTP requests without boto3 (the app's lean client). "
         "In-process: the page rendered by the Django test client (Django, templates, the request), "
-        "timed in alternation with the raw requests and the floor (a few runs of each a page a round, the first two of each run untimed). "
+        "timed in alternation with the raw requests and the floor (a few runs of each a page a round, "
+        "the first two of each run untimed). "
         "HTTP: wrk against gunicorn at concurrency 1, the median of the flatness rounds (the ratio "
         "uses it); the raw request and the floor beside it are timed right after each of those "
         "points, the median of the rounds; the ratio to the in-process raw divides by the raw figure "

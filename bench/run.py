@@ -295,8 +295,12 @@ def alternation_runs(raw_iterations, render_iterations, runs=ALTERNATION_RUNS):
     renders are split into alternating runs: [(raw requests, renders), ...], at most `runs` of
     them, the totals kept exactly."""
     n = max(1, min(runs, raw_iterations, render_iterations))
+
+    def share(total, i):
+        return total * (i + 1) // n - total * i // n
+
     return [
-        (raw_iterations * (i + 1) // n - raw_iterations * i // n, render_iterations * (i + 1) // n - render_iterations * i // n)
+        (share(raw_iterations, i), share(render_iterations, i))
         for i in range(n)
     ]
 
@@ -356,7 +360,8 @@ def load_pages(tables, args, server_env, out_dir, calls=None):
             servers[size] = (server, ids(server.get("/brands/1/")))
             # Warm every worker's name cache and connections before measuring.
             wrk(server.url + "/", concurrency=gunicorn_flags()["workers"] * 2, duration=1)
-        stack.enter_context(stall_probe(out_dir / "stalls.log", {**server_env, "DYNAMODB_TABLE": tables[args.sizes[-1]]}))
+        probe_env = {**server_env, "DYNAMODB_TABLE": tables[args.sizes[-1]]}
+        stack.enter_context(stall_probe(out_dir / "stalls.log", probe_env))
         if len(servers) > 1:
             for n in range(args.flat_rounds):
                 log(f"flatness round {n + 1} of {args.flat_rounds} (concurrency 1, {args.flat_duration} s a point)")
@@ -432,7 +437,7 @@ def derive(results):
         p50 = page_p50(results, largest, page)
         point = results.get("load", {}).get(largest, {}).get(page, {}).get("1")
         http_raw = paired_raw_p50(results, largest, page) or raw["p50_ms"]
-        http_floor = paired_raw_p50(results, largest, page, "floor") or (raw["floor"]["p50_ms"] if "floor" in raw else None)
+        http_floor = paired_raw_p50(results, largest, page, "floor") or raw.get("floor", {}).get("p50_ms")
         render = results["render"][largest][page]["p50_ms"]
         results["overhead"][page] = {
             "page_p50_ms": p50,

@@ -72,7 +72,10 @@ def _results(*, paired):
         "meta": {"sizes": [10, 20]},
         "raw": {"10": {"brand": raw}, "20": {"brand": raw}},
         "render": {"10": {"brand": {"p50_ms": 2.4}}, "20": {"brand": {"p50_ms": 2.6}}},
-        "load_flatness": {"10": {"brand": [{"p50_ms": 3.0}] * 3}, "20": {"brand": [{"p50_ms": 3.2}, {"p50_ms": 3.3}, {"p50_ms": 9.0}]}},
+        "load_flatness": {
+            "10": {"brand": [{"p50_ms": 3.0}] * 3},
+            "20": {"brand": [{"p50_ms": 3.2}, {"p50_ms": 3.3}, {"p50_ms": 9.0}]},
+        },
     }
     if paired:
         results["load_flatness_raw"] = {"20": {"brand": [
