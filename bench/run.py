@@ -284,7 +284,7 @@ def measure_in_process(tables, args):
 
 # Runs of each kind a page a round. The first request or render after a switch from the other kind
 # is slower by about 0.4-0.5 ms on this machine (and settles by the third): each run starts with
-# SWITCH_WARMUP of them untimed, and runs are few and long enough (about 0.2 s) that a page's
+# SWITCH_WARMUP of them untimed, and runs are few and long enough (about 0.2 s in the full run) that a page's
 # figures are of its steady state, yet close enough in time that a drift of the machine hits all.
 ALTERNATION_RUNS = 6
 SWITCH_WARMUP = 2
@@ -306,16 +306,32 @@ def alternation_runs(raw_iterations, render_iterations, runs=ALTERNATION_RUNS):
 
 
 @contextmanager
-def stall_probe(path, env):
+def stall_probe(path, env, patience=60.0):
     """bench/stalls.py in a process of its own while the block runs (a GetItem every 100 ms on the
-    largest catalog; slow reads and its own late wake-ups written to `path`)."""
+    largest catalog; slow reads and its own late wake-ups written to `path`). The block starts once
+    the probe has (its start-up, Django and boto3, would otherwise slow the first point measured).
+    Yields a dict whose "exit_code" is set at the end if the probe had stopped before it."""
+    from .stalls import STARTED
+
     path.unlink(missing_ok=True)
     process = subprocess.Popen([sys.executable, "-m", "bench.stalls", str(path), "1"], cwd=ROOT, env=env)
+    state = {"exit_code": None}
+    deadline = time.monotonic() + patience
+    while process.poll() is None and time.monotonic() < deadline:
+        if path.exists() and STARTED in path.read_text():
+            break
+        time.sleep(0.1)
     try:
-        yield
+        yield state
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        state["exit_code"] = process.poll()
+        if state["exit_code"] is None:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def load_pages(tables, args, server_env, out_dir, calls=None):
@@ -325,7 +341,7 @@ def load_pages(tables, args, server_env, out_dir, calls=None):
     request and its floor are timed again (`calls`: {size: {page: requests}}), so that the HTTP
     ratio sets the page beside its request as DynamoDB Local answered it in the same minute. Then
     every page at every concurrency on the largest catalog. Returns (load, flatness rounds, the
-    raw requests beside them)."""
+    raw requests beside them, the stall probe's state)."""
     from contextlib import ExitStack
 
     from . import flows
@@ -361,7 +377,7 @@ def load_pages(tables, args, server_env, out_dir, calls=None):
             # Warm every worker's name cache and connections before measuring.
             wrk(server.url + "/", concurrency=gunicorn_flags()["workers"] * 2, duration=1)
         probe_env = {**server_env, "DYNAMODB_TABLE": tables[args.sizes[-1]]}
-        stack.enter_context(stall_probe(out_dir / "stalls.log", probe_env))
+        probe = stack.enter_context(stall_probe(out_dir / "stalls.log", probe_env))
         if len(servers) > 1:
             for n in range(args.flat_rounds):
                 log(f"flatness round {n + 1} of {args.flat_rounds} (concurrency 1, {args.flat_duration} s a point)")
@@ -400,7 +416,7 @@ def load_pages(tables, args, server_env, out_dir, calls=None):
                     sessions.unlink()  # signed-in session cookies
                 load[str(largest)][flow][str(conc)] = p
                 show(largest, SimpleNamespace(name=flow), p)
-    return load, rounds, paired
+    return load, rounds, paired, probe
 
 
 def page_p50(results, size, page):
@@ -436,8 +452,10 @@ def derive(results):
     for page, raw in results["raw"][largest].items():
         p50 = page_p50(results, largest, page)
         point = results.get("load", {}).get(largest, {}).get(page, {}).get("1")
-        http_raw = paired_raw_p50(results, largest, page) or raw["p50_ms"]
-        http_floor = paired_raw_p50(results, largest, page, "floor") or raw.get("floor", {}).get("p50_ms")
+        paired_raw = paired_raw_p50(results, largest, page)
+        paired_floor = paired_raw_p50(results, largest, page, "floor")
+        http_raw = paired_raw or raw["p50_ms"]
+        http_floor = paired_floor or raw.get("floor", {}).get("p50_ms")
         render = results["render"][largest][page]["p50_ms"]
         results["overhead"][page] = {
             "page_p50_ms": p50,
@@ -445,8 +463,9 @@ def derive(results):
             "render_p50_ms": render,
             "raw_p50_ms": raw["p50_ms"],
             "floor_p50_ms": raw["floor"]["p50_ms"] if "floor" in raw else None,
-            "http_raw_p50_ms": http_raw,
-            "http_floor_p50_ms": http_floor,
+            # None for a run without raw requests timed beside its HTTP points
+            "http_raw_p50_ms": paired_raw,
+            "http_floor_p50_ms": paired_floor,
             "ratio": round(p50 / http_raw, 3) if p50 else None,
             # The HTTP p50 over the raw request timed with the in-process renders (another minute).
             "ratio_to_in_process_raw": round(p50 / raw["p50_ms"], 3) if p50 else None,
@@ -518,12 +537,13 @@ def bench(args, *, server_env=None):
                     "wrk is missing: `scripts/install-system-deps.sh bench` installs it (apt-get install wrk)"
                 )
             results["meta"]["load_generator"] = "wrk " + "(Lua: bench/wrk_report.lua)"
-            results["load"], results["load_flatness"], results["load_flatness_raw"] = load_pages(
+            results["load"], results["load_flatness"], results["load_flatness_raw"], probe = load_pages(
                 tables, args, server_env, args.out, calls
             )
             from .stalls import summary
 
-            results["stalls"] = summary(args.out / "stalls.log")
+            # exit_code: the probe's, if it had stopped before the load points ended (else None)
+            results["stalls"] = {**summary(args.out / "stalls.log"), "exit_code": probe["exit_code"]}
 
         derive(results)
 

@@ -1,12 +1,17 @@
 """A probe run beside the load points of `make bench`, in a process of its own: every 100 ms it
-reads one product (one GetItem, through the gateway) and writes down any read slower than 100 ms,
-and any wake-up of its own more than 50 ms late (the host not running it: the machine, not
-DynamoDB Local). Set beside the load points' slowest answers and the JVM's pause log, it tells a
-pause of DynamoDB Local from a stall of the whole machine.
+reads one product (one GetItem, through the gateway) and writes down any read slower than 100 ms
+or failed, and any wake-up of its own more than 50 ms late. A late wake-up is the host not running
+the probe while it slept (the machine, not DynamoDB Local); a stall of the host that falls during a
+read shows as a slow read. Set beside the load points' slowest answers and the JVM's pause log, it
+tells a pause of DynamoDB Local from a stall of the whole machine, most of the time.
 
     python -m bench.stalls OUT_FILE PRODUCT_ID   (Django settings and DYNAMODB_TABLE from the environment)
+
+It stops on SIGTERM, or by itself when the process that started it is gone.
 """
 
+import os
+import signal
 import sys
 import time
 from datetime import datetime
@@ -15,48 +20,60 @@ from pathlib import Path
 INTERVAL = 0.1
 SLOW_READ = 0.1
 LATE_WAKE = 0.05
+STARTED = "probe started"
+STOPPED = "probe stopped"
 
 
-def probe(out, product_id, *, interval=INTERVAL, stop=lambda: False, clock=time.monotonic, sleep=time.sleep):
+def probe(out, product_id, *, interval=INTERVAL, stop=lambda: False, clock=time.monotonic, sleep=time.sleep,
+          counts=None):
     """Read product `product_id` every `interval` seconds until `stop()`; write a line to `out`
-    for each slow read or late wake-up. Returns (reads, slow reads, late wake-ups)."""
+    for each slow or failed read and each late wake-up. Counts in `counts` as it goes (so that a
+    probe stopped by a signal still has them). Returns (reads, slow or failed reads, late wake-ups)."""
     from catalog.gateway import products
-    from catalog.gateway.errors import CatalogError
 
-    reads = slow = late = 0
+    counts = counts if counts is not None else {}
+    counts.update(reads=0, slow=0, late=0)
     while not stop():
         due = clock() + interval
         sleep(interval)
         woke = clock()
         if woke - due > LATE_WAKE:
-            late += 1
+            counts["late"] += 1
             out.write(f"{_now()} late-wake {1000 * (woke - due):.0f} ms\n")
         failure = None
         try:
             products.product_get(product_id=product_id)
-        except CatalogError as error:
+        except Exception as error:  # noqa: BLE001 - any failure is what the probe is there to write down
             failure = type(error).__name__
         took = clock() - woke
-        reads += 1
+        counts["reads"] += 1
         if failure or took > SLOW_READ:
-            slow += 1
+            counts["slow"] += 1
             out.write(f"{_now()} {'failed-read (' + failure + ')' if failure else 'slow-read'} {1000 * took:.0f} ms\n")
         out.flush()
-    return reads, slow, late
+    return counts["reads"], counts["slow"], counts["late"]
 
 
 def summary(path):
-    """What a probe's log says: {"slow_reads", "longest_read_ms", "late_wakes", "longest_late_ms"}."""
+    """What a probe's log says: {"started", "reads", "slow_reads", "failed_reads", "longest_read_ms",
+    "late_wakes", "longest_late_ms"}; "reads" is None unless the probe wrote how many it made."""
     found = {"slow-read": [], "failed-read": [], "late-wake": []}
+    started, reads = False, None
     for line in Path(path).read_text().splitlines() if Path(path).exists() else []:
         parts = line.split()
-        if len(parts) >= 4 and parts[1] in found:
+        if line[13:].startswith(STARTED):
+            started = True
+        elif line[13:].startswith(STOPPED):
+            reads = int(parts[-2])
+        elif len(parts) >= 4 and parts[1] in found:
             found[parts[1]].append(float(parts[-2]))
-    reads = found["slow-read"] + found["failed-read"]
+    read_stalls = found["slow-read"] + found["failed-read"]
     return {
+        "started": started,
+        "reads": reads,
         "slow_reads": len(found["slow-read"]),
         "failed_reads": len(found["failed-read"]),
-        "longest_read_ms": max(reads, default=0),
+        "longest_read_ms": max(read_stalls, default=0),
         "late_wakes": len(found["late-wake"]),
         "longest_late_ms": max(found["late-wake"], default=0),
     }
@@ -69,11 +86,17 @@ def _now():
 def main(argv):
     import django
 
+    parent = os.getppid()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     django.setup()
+    counts = {}
     with open(argv[0], "a") as out:
-        out.write(f"{_now()} probe started: a GetItem every {INTERVAL * 1000:.0f} ms\n")
+        out.write(f"{_now()} {STARTED}: a GetItem every {INTERVAL * 1000:.0f} ms\n")
         out.flush()
-        probe(out, argv[1])
+        try:
+            probe(out, argv[1], stop=lambda: os.getppid() != parent, counts=counts)
+        finally:
+            out.write(f"{_now()} {STOPPED}: {counts.get('reads', 0)} reads\n")
 
 
 if __name__ == "__main__":

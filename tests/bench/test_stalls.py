@@ -1,10 +1,12 @@
 """The stall probe run beside `make bench`'s load points: it tells a slow DynamoDB read from a
 late wake-up of the machine, and its summary counts both."""
 import io
+import os
+import time
 
 import pytest
 
-from bench import stalls
+from bench import report, run, stalls
 from catalog.gateway import client as dynamo
 
 
@@ -53,14 +55,25 @@ def test_the_probe_writes_down_slow_reads_and_its_own_late_wake_ups(clock, monke
         ["late-wake", "900", "ms"], ["slow-read", "1200", "ms"], ["failed-read", "(CatalogUnavailable)", "1500", "ms"],
     ]
     log = tmp_path / "stalls.log"
-    log.write_text("12:00:00.000 probe started: a GetItem every 100 ms\n" + "\n".join(lines) + "\n")
-    assert stalls.summary(log) == {
-        "slow_reads": 1, "failed_reads": 1, "longest_read_ms": 1500, "late_wakes": 1, "longest_late_ms": 900,
+    log.write_text(
+        "12:00:00.000 probe started: a GetItem every 100 ms\n"
+        + "\n".join(lines)
+        + "\n12:00:02.000 probe stopped: 4 reads\n"
+    )
+    found = stalls.summary(log)
+    assert found == {
+        "started": True, "reads": 4, "slow_reads": 1, "failed_reads": 1, "longest_read_ms": 1500, "late_wakes": 1,
+        "longest_late_ms": 900,
     }
+    text = report._stalls_text({**found, "exit_code": None})
+    assert "1 reads over 100 ms (longest 1500 ms) and 1 failed, of 4" in text and "late 1 times" in text
+    assert "partial" in report._stalls_text({**found, "exit_code": 1})
 
 
-def test_a_probe_that_wrote_nothing_summarises_as_no_stalls(tmp_path):
-    assert stalls.summary(tmp_path / "missing.log")["slow_reads"] == 0
+def test_a_probe_that_never_started_is_reported_as_such_not_as_no_stalls(tmp_path):
+    found = stalls.summary(tmp_path / "missing.log")
+    assert not found["started"] and found["slow_reads"] == 0
+    assert "did not start" in report._stalls_text({**found, "exit_code": 1})
 
 
 @pytest.mark.dynamodb_local
@@ -82,3 +95,19 @@ def test_the_probe_writes_down_a_read_that_fails(settings):
     finally:
         dynamo.reset_client()
     assert counts[:2] == (1, 1) and "failed-read (CatalogUnavailable)" in out.getvalue()
+
+
+@pytest.mark.dynamodb_local
+def test_the_bench_starts_the_probe_before_measuring_and_stops_it_after(local_catalog, settings, tmp_path):
+    path = tmp_path / "stalls.log"
+    # the environment the bench gives it: production settings, this DynamoDB Local and table
+    env = {
+        **os.environ, "DJANGO_SETTINGS_MODULE": "storefront.settings", "DJANGO_SECRET_KEY": "probe-test-" + "x" * 50,
+        "DYNAMODB_ENDPOINT_URL": settings.DYNAMODB_ENDPOINT_URL, "DYNAMODB_TABLE": dynamo.table_name(),
+    }
+    with run.stall_probe(path, env) as state:
+        assert "probe started" in path.read_text()  # the block runs only once the probe is reading
+        time.sleep(0.5)
+    assert state["exit_code"] is None  # it was still running when the block ended
+    found = stalls.summary(path)
+    assert found["started"] and found["reads"] >= 2 and found["failed_reads"] == 0
