@@ -311,6 +311,8 @@ def stall_probe(path, env, patience=60.0):
     largest catalog; slow reads and its own late wake-ups written to `path`). The block starts once
     the probe has (its start-up, Django and boto3, would otherwise slow the first point measured).
     Yields a dict whose "exit_code" is set at the end if the probe had stopped before it."""
+    from tools.dynamodb_local import stop as stop_process
+
     from .stalls import STARTED
 
     path.unlink(missing_ok=True)
@@ -325,13 +327,7 @@ def stall_probe(path, env, patience=60.0):
         yield state
     finally:
         state["exit_code"] = process.poll()
-        if state["exit_code"] is None:
-            process.terminate()
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop_process(process)  # SIGTERM, then SIGKILL after 10 s
 
 
 def load_pages(tables, args, server_env, out_dir, calls=None):
