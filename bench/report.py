@@ -116,7 +116,7 @@ def markdown(results):
         f"gunicorn {meta['gunicorn']['worker_class']} {meta['gunicorn']['workers']} workers × "
         f"{meta['gunicorn']['threads']} threads"
         f"{', heartbeat in ' + meta['gunicorn']['worker_tmp_dir'] if meta['gunicorn'].get('worker_tmp_dir') else ''}; "
-        f"DynamoDB Local ({meta['dynamodb_local']}); "
+        f"DynamoDB Local ({meta['dynamodb_local']}{'; TTL ' + meta['ttl'] if meta.get('ttl') else ''}); "
         f"{'quick run' if meta['quick'] else 'full run'}, {meta['duration_s']} s a load point.",
         "",
         "## Targets",

@@ -86,6 +86,10 @@ def parse_args(argv=None):
     parser.add_argument(
         "--no-load", action="store_true", help="skip gunicorn and wrk (page figures from in-process renders)"
     )
+    parser.add_argument(
+        "--keep-ttl", action="store_true",
+        help="leave TTL on on the bench's tables (DynamoDB Local's sweep then stalls every read for a while)",
+    )
     parser.add_argument("--receive-lines", type=int, help="bulk receiving: CSV lines (default 5000; quick 1000)")
     parser.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
     parser.add_argument("--db-path", help="keep DynamoDB Local's data in this folder (default: in memory)")
@@ -135,6 +139,18 @@ def use_table(table):
 
     settings.DYNAMODB_TABLE = table
     names.forget()
+
+
+def ttl_off(tables):
+    """Turn TTL off on the bench's tables once they are imported. DynamoDB Local sweeps every table
+    with TTL on about every 10 s, and no read of the instance is answered while it does: about
+    1 s every 11 s with the 100,000-product catalog loaded (bench/stalls.py saw it; on 1.7 million
+    small items 150-340 ms every 10.5 s with TTL on and nothing over 100 ms with it off). AWS's
+    expiry runs beside the reads. Nothing the bench does waits for an item to expire."""
+    from catalog.gateway.schema import table_set_ttl
+
+    for table in tables:
+        table_set_ttl(table, enabled=False)
 
 
 def drop_tables(tables):
@@ -526,6 +542,9 @@ def bench(args, *, server_env=None):
     }
     tables, results["import"], results["import_baseline"] = import_catalogs(args, run_id)
     try:
+        results["meta"]["ttl"] = "on" if args.keep_ttl else "off while measuring"
+        if not args.keep_ttl:
+            ttl_off(tables.values())
         results["costs"], results["raw"], results["render"], calls = measure_in_process(tables, args)
         if server_env is not None and not args.no_load:
             if not wrk_available():

@@ -85,12 +85,20 @@ def table_ensure(table_name, *, wait=True):
             outcome = "created"
         if wait:
             ddb.get_waiter("table_exists").wait(TableName=table_name, WaiterConfig={"Delay": 1, "MaxAttempts": 120})
-        if outcome == "created":
-            ddb.update_time_to_live(
-                TableName=table_name,
-                TimeToLiveSpecification={"Enabled": True, "AttributeName": TTL_ATTRIBUTE},
-            )
+    if outcome == "created":
+        table_set_ttl(table_name, enabled=True)
     return outcome
+
+
+def table_set_ttl(table_name, *, enabled):
+    """Turn DynamoDB's expiry of items on `expiresAt` (TTL) on or off. The app's tables have it on;
+    the benchmark turns it off on its own tables while it measures (DynamoDB Local's sweep stops
+    every read of the instance for a while; AWS's runs beside them)."""
+    with translate_errors():
+        client().update_time_to_live(
+            TableName=table_name,
+            TimeToLiveSpecification={"Enabled": enabled, "AttributeName": TTL_ATTRIBUTE},
+        )
 
 
 def table_delete(table_name):

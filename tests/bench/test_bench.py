@@ -25,6 +25,7 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
         dynamo.reset_client()
 
     results = json.loads((tmp_path / "results.json").read_text())
+    assert results["meta"]["ttl"] == "off while measuring"
     assert {"meta", "import", "import_baseline", "costs", "raw", "render", "overhead", "flatness", "contention",
             "targets"} <= set(results)
     assert set(results["import"]) == {"60", "90"}
@@ -201,3 +202,10 @@ def test_the_bench_serves_with_the_heartbeat_directory_run_sh_chooses(monkeypatc
     assert gunicorn_flags()["worker_tmp_dir"] == str(tmp_path)
     monkeypatch.delenv("GUNICORN_WORKER_TMP_DIR")
     assert gunicorn_flags()["worker_tmp_dir"] == ("/dev/shm" if os.path.isdir("/dev/shm") else None)
+
+
+def test_the_bench_turns_ttl_off_on_its_tables_while_the_app_creates_them_with_it_on(local_ddb):
+    ttl = lambda: dynamo.client().describe_time_to_live(TableName=local_ddb)["TimeToLiveDescription"]  # noqa: E731
+    assert ttl() == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expiresAt"}
+    bench_run.ttl_off([local_ddb])
+    assert ttl()["TimeToLiveStatus"] == "DISABLED"
