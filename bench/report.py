@@ -218,12 +218,16 @@ def markdown(results):
         ),
         "",
     ]
+    alternation = results["meta"].get("alternation")
+    runs = (
+        f"{alternation['runs']} runs of each a page a round, the first {alternation['untimed_after_switch']} of each "
+        "run untimed" if alternation else "runs of each a page a round"
+    )
     out += [
         "Raw: the page's own DynamoDB requests (recorded while it rendered) sent alone with boto3. "
         "Floor: the same requests as bare signed HTTP requests without boto3 (the app's lean client). "
         "In-process: the page rendered by the Django test client (Django, templates, the request), "
-        "timed in alternation with the raw requests and the floor (a few runs of each a page a round, "
-        "the first two of each run untimed). "
+        f"timed in alternation with the raw requests and the floor ({runs}). "
         "HTTP: wrk against gunicorn at concurrency 1, the median of the flatness rounds (the ratio "
         "uses it); the raw request and the floor beside it are timed right after each of those "
         "points, the median of the rounds (a run without them, \"-\", divides by the in-process raw); "

@@ -535,6 +535,7 @@ def bench(args, *, server_env=None):
             "flat_duration_s": args.flat_duration,
             "concurrency": args.concurrency,
             "raw_iterations": args.raw_iterations,
+            "alternation": {"runs": ALTERNATION_RUNS, "untimed_after_switch": SWITCH_WARMUP},
             "gunicorn": gunicorn_flags(),
             "dynamodb_local": f"data in {args.db_path}" if args.db_path else "in memory",
             "load_generator": None,

@@ -51,7 +51,10 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
             assert c["successes"] == 6 and c["final_stock"] == 0 and c["history_items"] == 6 and c["consistent"]
             assert c["orders"] == (6 if buyer == "checkout" else None)
     assert {t["target"].split(" ")[0] for t in results["targets"]} >= {"in-process", "HTTP", "flatness", "one"}
-    assert "## Contention" in (tmp_path / "results.md").read_text()
+    markdown = (tmp_path / "results.md").read_text()
+    assert "## Contention" in markdown
+    # the report says how the renders and raw requests alternated, from what the run did
+    assert f"({bench_run.ALTERNATION_RUNS} runs of each a page a round, the first {bench_run.SWITCH_WARMUP}" in markdown
 
     # every raw request, floor request and render asked for was timed: 2 rounds of 6 alternating runs of 2
     assert results["raw"]["90"]["brand"]["n"] == results["raw"]["90"]["brand"]["floor"]["n"] == 24
