@@ -39,6 +39,43 @@ def gunicorn_flags():
     }
 
 
+def process_cpu_seconds(pid):
+    """The CPU time process `pid` has used so far, all its threads, ended ones too (Linux's
+    /proc/<pid>/stat: user and system time, in clock ticks), in seconds. None where there is no
+    /proc or the process is gone. (Each thread's own nanosecond count in /proc/<pid>/task would
+    lose the threads that have ended.)"""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def child_pids(pid):
+    """The processes whose parent is `pid` (gunicorn's workers, for its master)."""
+    children = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid:
+            children.append(int(entry))
+    return children
+
+
+def cpu_ms_per_request(before, after, requests):
+    """The workers' CPU a request between two `Server.worker_cpu` readings, in ms; None if either
+    is missing or a worker was replaced in between (its time would be lost)."""
+    if not before or not after or set(before) != set(after) or not requests:
+        return None
+    return round(sum(after[pid] - before[pid] for pid in after) * 1000 / requests, 3)
+
+
 def collectstatic(env, root=ROOT):
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=root, env=env, check=True
@@ -98,6 +135,15 @@ class Server:
             except (urllib.error.URLError, OSError):
                 time.sleep(0.2)
         raise RuntimeError(f"gunicorn did not answer within {timeout}s; see {self.log_path}")
+
+    def worker_cpu(self):
+        """{worker pid: CPU seconds used so far} of gunicorn's workers (every thread: the one that
+        waits on the sockets and those that answer); None where /proc cannot tell. The master, which
+        only watches its workers, is left out."""
+        seconds = {pid: process_cpu_seconds(pid) for pid in child_pids(self.process.pid)}
+        if not seconds or None in seconds.values():
+            return None
+        return seconds
 
     def get(self, path):
         with urllib.request.urlopen(self.url + path, timeout=10) as response:

@@ -237,6 +237,28 @@ def markdown(results):
         "",
     ]
 
+    cpu_rows = [
+        [page, o["render_cpu_ms"], o["http_cpu_ms"], f"{o['cpu_ratio']:.2f}",
+         round(o["page_p50_ms"] - o["render_p50_ms"], 3) if o["page_p50_ms"] is not None else "-"]
+        for page, o in results["overhead"].items()
+        if o.get("cpu_ratio")
+    ]
+    if cpu_rows:
+        out += [
+            "### CPU a page: in the bench's process and in gunicorn (largest catalog, means)",
+            "",
+            _table(["page", "in-process CPU ms", "gunicorn CPU ms, HTTP", "ratio", "HTTP p50 - in-process p50, ms"],
+                   cpu_rows),
+            "",
+            "In-process: the CPU time of the bench's thread a render (the timed renders above). gunicorn: the "
+            "CPU time its workers (every thread) used during each flatness point at concurrency 1, a request, "
+            "the median of the rounds. The difference is gunicorn's own work (reading and parsing the "
+            "request, handing it between its threads, writing the answer, the access log) and the same "
+            "Python code running slower in a server that waits between requests than in a tight loop. "
+            "CPU time of DynamoDB Local and wrk is in neither.",
+            "",
+        ]
+
     if results.get("flatness"):
         out += ["## Flatness: the same page on the largest and the smallest catalog (p50, concurrency 1)", ""]
         rows = [

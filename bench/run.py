@@ -257,6 +257,7 @@ def measure_in_process(tables, args):
     raw_times = {size: {page.name: [] for page in PAGES} for size in tables}
     floor_times = {size: {page.name: [] for page in PAGES} for size in tables}
     render_times = {size: {page.name: [] for page in PAGES} for size in tables}
+    render_cpu = {size: {page.name: [] for page in PAGES} for size in tables}  # this thread's CPU a render
     log(
         f"raw DynamoDB requests, their floor and in-process renders in alternation, {rounds} rounds over the "
         f"catalogs ({raw_iterations} requests of each kind and {render_iterations} renders a page a round, "
@@ -277,9 +278,10 @@ def measure_in_process(tables, args):
                     for _ in range(SWITCH_WARMUP):
                         render(client, page, page_ids[size])
                     for _ in range(render_n):
-                        started = time.perf_counter()
+                        cpu, started = time.thread_time(), time.perf_counter()
                         render(client, page, page_ids[size])
                         render_times[size][page.name].append(time.perf_counter() - started)
+                        render_cpu[size][page.name].append(time.thread_time() - cpu)
     raw = {
         str(size): {
             page: {
@@ -292,10 +294,17 @@ def measure_in_process(tables, args):
         for size, pages in raw_times.items()
     }
     renders = {
-        str(size): {page: latency_summary(times) for page, times in pages.items()}
+        str(size): {
+            page: {**latency_summary(times), "cpu_mean_ms": _mean_ms(render_cpu[size][page])}
+            for page, times in pages.items()
+        }
         for size, pages in render_times.items()
     }
     return costs, raw, renders, calls
+
+
+def _mean_ms(seconds):
+    return round(sum(seconds) * 1000 / len(seconds), 3) if seconds else None
 
 
 # Runs of each kind a page a round. The first request or render after a switch from the other kind
@@ -357,7 +366,7 @@ def load_pages(tables, args, server_env, out_dir, calls=None):
     from contextlib import ExitStack
 
     from . import flows
-    from .load import Server, gunicorn_flags, wrk
+    from .load import Server, cpu_ms_per_request, gunicorn_flags, wrk
     from .meter import latency_summary
     from .pages import PAGES, ids
     from .raw import time_calls
@@ -395,7 +404,10 @@ def load_pages(tables, args, server_env, out_dir, calls=None):
                 log(f"flatness round {n + 1} of {args.flat_rounds} (concurrency 1, {args.flat_duration} s a point)")
                 for page in PAGES:
                     for size, (server, page_ids) in servers.items():
+                        cpu_before = server.worker_cpu()
                         p = point(server, page, page_ids, 1, args.flat_duration)
+                        # gunicorn's CPU a request, to set beside the render's CPU in-process
+                        p["server_cpu_ms"] = cpu_ms_per_request(cpu_before, server.worker_cpu(), p["requests"])
                         rounds.setdefault(str(size), {}).setdefault(page.name, []).append(p)
                         if calls:
                             page_calls = calls[size][page.name]
@@ -454,6 +466,14 @@ def paired_raw_p50(results, size, page, kind="raw"):
     return round(statistics.median(p[kind]["p50_ms"] for p in points), 3)
 
 
+def server_cpu_ms(results, size, page):
+    """gunicorn's CPU a request at concurrency 1 (its workers, every thread): the median of the
+    flatness rounds. None for a run without it (no /proc, or a run from before it was measured)."""
+    points = results.get("load_flatness", {}).get(str(size), {}).get(page) or []
+    values = [p["server_cpu_ms"] for p in points if p.get("server_cpu_ms") is not None]
+    return round(statistics.median(values), 3) if values else None
+
+
 def derive(results):
     """Overhead and flatness from the measurements in `results` (also for a saved results.json).
     In-process ratios divide by the raw request timed in alternation with the renders; HTTP ratios
@@ -469,6 +489,8 @@ def derive(results):
         http_raw = paired_raw or raw["p50_ms"]
         http_floor = paired_floor or raw.get("floor", {}).get("p50_ms")
         render = results["render"][largest][page]["p50_ms"]
+        render_cpu = results["render"][largest][page].get("cpu_mean_ms")
+        http_cpu = server_cpu_ms(results, largest, page)
         results["overhead"][page] = {
             "page_p50_ms": p50,
             "load_point_p50_ms": point["p50_ms"] if point else None,
@@ -486,6 +508,10 @@ def derive(results):
             "floor_ratio": round(p50 / http_floor, 3) if p50 and http_floor else None,
             "render_floor_ratio": round(render / raw["floor"]["p50_ms"], 3) if "floor" in raw else None,
             "raw_requests": raw["requests"],
+            # CPU a page (means): the render in the bench's own thread, and gunicorn's workers over HTTP
+            "render_cpu_ms": render_cpu,
+            "http_cpu_ms": http_cpu,
+            "cpu_ratio": round(http_cpu / render_cpu, 3) if http_cpu and render_cpu else None,
         }
     results["flatness"] = {}
     if largest == smallest:

@@ -59,6 +59,10 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
     # every raw request, floor request and render asked for was timed: 2 rounds of 6 alternating runs of 2
     assert results["raw"]["90"]["brand"]["n"] == results["raw"]["90"]["brand"]["floor"]["n"] == 24
     assert results["render"]["90"]["brand"]["n"] == 24
+    # the renders' CPU time is kept; without gunicorn (--no-load) there is none to set beside it
+    assert 0 < results["render"]["90"]["brand"]["cpu_mean_ms"]
+    assert results["overhead"]["brand"]["http_cpu_ms"] is None and results["overhead"]["brand"]["cpu_ratio"] is None
+    assert "### CPU a page" not in markdown
 
 
 def test_raw_requests_and_renders_alternate_in_short_runs_that_keep_the_totals():
@@ -75,10 +79,12 @@ def _results(*, paired):
     results = {
         "meta": {"sizes": [10, 20]},
         "raw": {"10": {"brand": raw}, "20": {"brand": raw}},
-        "render": {"10": {"brand": {"p50_ms": 2.4}}, "20": {"brand": {"p50_ms": 2.6}}},
+        "render": {"10": {"brand": {"p50_ms": 2.4}}, "20": {"brand": {"p50_ms": 2.6, "cpu_mean_ms": 1.2}}},
         "load_flatness": {
             "10": {"brand": [{"p50_ms": 3.0}] * 3},
-            "20": {"brand": [{"p50_ms": 3.2}, {"p50_ms": 3.3}, {"p50_ms": 9.0}]},
+            # gunicorn's CPU a request in each round (None: /proc could not tell that round)
+            "20": {"brand": [{"p50_ms": 3.2, "server_cpu_ms": 1.9}, {"p50_ms": 3.3, "server_cpu_ms": None},
+                             {"p50_ms": 9.0, "server_cpu_ms": 2.1}]},
         },
     }
     if paired:
@@ -95,6 +101,12 @@ def test_the_http_ratio_divides_by_the_raw_request_timed_beside_the_http_points(
     assert overhead["ratio"] == 1.5 and overhead["floor_ratio"] == 3.0
     assert overhead["ratio_to_in_process_raw"] == 1.65  # the raw request of the in-process minute, 2.0 ms
     assert overhead["render_ratio"] == 1.3  # in-process: the raw request timed in alternation with the renders
+
+
+def test_gunicorns_cpu_a_page_is_set_beside_the_renders_cpu_in_process():
+    overhead = _results(paired=True)["overhead"]["brand"]
+    # the median of the rounds that have a figure (1.9 and 2.1), over the render's 1.2 ms in-process
+    assert (overhead["http_cpu_ms"], overhead["render_cpu_ms"], overhead["cpu_ratio"]) == (2.0, 1.2, 1.667)
 
 
 def test_a_run_without_raw_requests_beside_its_http_points_keeps_the_in_process_raw():
