@@ -39,31 +39,31 @@ def gunicorn_flags():
     }
 
 
+def _stat_fields(pid):
+    """The fields of /proc/<pid>/stat after the command name (which may hold spaces and
+    parentheses), from the process's state on; None where there is no such file."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+
+
 def process_cpu_seconds(pid):
     """The CPU time process `pid` has used so far, all its threads, ended ones too (Linux's
     /proc/<pid>/stat: user and system time, in clock ticks), in seconds. None where there is no
     /proc or the process is gone. (Each thread's own nanosecond count in /proc/<pid>/task would
     lose the threads that have ended.)"""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    fields = _stat_fields(pid)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") if fields else None
 
 
 def child_pids(pid):
     """The processes whose parent is `pid` (gunicorn's workers, for its master)."""
     children = []
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                parent = int(f.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        if parent == pid:
+        fields = _stat_fields(entry) if entry.isdigit() else None
+        if fields and fields[1] == str(pid):  # state, then the parent's pid
             children.append(int(entry))
     return children
 

@@ -295,16 +295,12 @@ def measure_in_process(tables, args):
     }
     renders = {
         str(size): {
-            page: {**latency_summary(times), "cpu_mean_ms": _mean_ms(render_cpu[size][page])}
+            page: {**latency_summary(times), "cpu_mean_ms": latency_summary(render_cpu[size][page])["mean_ms"]}
             for page, times in pages.items()
         }
         for size, pages in render_times.items()
     }
     return costs, raw, renders, calls
-
-
-def _mean_ms(seconds):
-    return round(sum(seconds) * 1000 / len(seconds), 3) if seconds else None
 
 
 # Runs of each kind a page a round. The first request or render after a switch from the other kind
