@@ -19,16 +19,17 @@ RUN_SCRIPT = ROOT / "scripts" / "run.sh"
 LUA = Path(__file__).with_name("wrk_report.lua")
 
 
-def gunicorn_flags():
-    """The worker flags of scripts/run.sh (its defaults, or WEB_CONCURRENCY / GUNICORN_THREADS)."""
-    text = RUN_SCRIPT.read_text()
+def gunicorn_flags(root=ROOT):
+    """The worker flags of `root`'s scripts/run.sh (its defaults, or WEB_CONCURRENCY /
+    GUNICORN_THREADS): each tree is served with its own worker class."""
+    text = (Path(root) / RUN_SCRIPT.relative_to(ROOT)).read_text()
     found = {}
     for var in ("WEB_CONCURRENCY", "GUNICORN_THREADS"):
         match = re.search(r"\$\{" + var + r":-(\d+)\}", text)
         if not match:
             raise RuntimeError(f"scripts/run.sh no longer has ${{{var}:-N}}: update bench/load.py")
         found[var] = int(os.environ.get(var) or match.group(1))
-    worker_class = re.search(r"--worker-class (\w+)", text).group(1)
+    worker_class = re.search(r"--worker-class ([\w.]+)", text).group(1)
     if "--worker-tmp-dir" not in text:
         raise RuntimeError("scripts/run.sh no longer passes --worker-tmp-dir: update bench/load.py")
     # run.sh's choice: GUNICORN_WORKER_TMP_DIR, else /dev/shm where there is one, else gunicorn's default
@@ -92,7 +93,7 @@ class Server:
         self.log_path = Path(log_path)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.flags = gunicorn_flags()
+        self.flags = gunicorn_flags(self.root)
         self.process = None
 
     def __enter__(self):

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 import requests
 
+from bench.load import gunicorn_flags
 from tests.helpers import REPO
 from tools.dynamodb_local import free_port
 
@@ -30,7 +31,7 @@ class AppServer:
         self.log = open(self.log_path, "wb")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "gunicorn", "storefront.wsgi:application", "--bind", f"127.0.0.1:{self.port}",
-             "--worker-class", "gthread", "--workers", "1", "--threads", "2"],
+             "--worker-class", gunicorn_flags()["worker_class"], "--workers", "1", "--threads", "2"],
             cwd=REPO, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + 60

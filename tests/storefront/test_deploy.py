@@ -13,6 +13,7 @@ import time
 import pytest
 from django.test import Client, override_settings
 
+from bench.load import gunicorn_flags
 from tests.helpers import REPO
 
 pytestmark = pytest.mark.django_db
@@ -151,7 +152,7 @@ def test_gunicorn_does_not_name_itself_in_the_server_header(tmp_path):
                DJANGO_SQLITE_PATH=str(tmp_path / "db.sqlite3"))
     server = subprocess.Popen(
         [str(REPO / ".venv" / "bin" / "gunicorn"), "storefront.wsgi:application", "--bind", f"127.0.0.1:{port}",
-         "--worker-class", "gthread", "--workers", "1", "--threads", "2"],
+         "--worker-class", gunicorn_flags()["worker_class"], "--workers", "1", "--threads", "2"],
         cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
