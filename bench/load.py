@@ -1,5 +1,5 @@
-"""The site served as production serves it (gunicorn, gthread, DEBUG off, whitenoise), and wrk
-to load it."""
+"""The site served as production serves it (gunicorn with scripts/run.sh's worker class and flags, DEBUG off,
+whitenoise), and wrk to load it."""
 
 import json
 import os
