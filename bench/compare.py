@@ -46,7 +46,7 @@ def parse_args(argv=None):
 
 
 def log(message):
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+    print(f"[{time.strftime('%H:%M:%S', time.gmtime())}] {message}", flush=True)
 
 
 def checkout(ref, into):
