@@ -219,6 +219,23 @@ def test_the_bench_serves_with_the_heartbeat_directory_run_sh_chooses(monkeypatc
     assert gunicorn_flags()["worker_tmp_dir"] == ("/dev/shm" if os.path.isdir("/dev/shm") else None)
 
 
+def test_each_tree_is_served_with_its_own_run_sh_worker_class(tmp_path):
+    """bench-compare serves REF with REF's scripts/run.sh flags, not the working tree's: a REF from
+    before the worker class (gthread in its run.sh) is measured with gthread; the working tree's
+    dotted class name is read whole and is a gunicorn worker."""
+    from gunicorn.util import load_class
+    from gunicorn.workers.gthread import ThreadWorker
+
+    from bench.load import RUN_SCRIPT, gunicorn_flags
+
+    ours = gunicorn_flags()["worker_class"]
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "run.sh").write_text(
+        RUN_SCRIPT.read_text().replace(f"--worker-class {ours} ", "--worker-class gthread "))
+    assert gunicorn_flags(tmp_path)["worker_class"] == "gthread"
+    assert issubclass(load_class(ours), ThreadWorker)
+
+
 def test_the_bench_turns_ttl_off_on_its_tables_while_the_app_creates_them_with_it_on(local_ddb):
     ttl = lambda: dynamo.client().describe_time_to_live(TableName=local_ddb)["TimeToLiveDescription"]  # noqa: E731
     assert ttl() == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expiresAt"}
