@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make run`: DynamoDB Local (unless DYNAMODB_ENDPOINT_URL is set), migrations, the table, the demo
+# `make run`: DynamoDB Local (unless DYNAMODB_ENDPOINT_URL is set), the table and its migrations, the accounts
+# database's migrations, the demo
 # catalog on first run, then gunicorn on $PORT. Ctrl-C stops everything this script started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -58,8 +59,11 @@ then
   echo "var/db.sqlite3 has accounts from before customer IDs: moved it to $old and starting a new one." >&2
   echo "Sign up again (and createsuperuser for staff); orders of the old accounts are not shown to anyone." >&2
 fi
-$PY manage.py migrate --noinput -v 0
+# The table first: Django's migrate runs the table check (catalog/checks.py), which refuses a table
+# that lacks a step of migrate_table.
 $PY manage.py create_table
+$PY manage.py migrate_table
+$PY manage.py migrate --noinput -v 0
 $PY manage.py import_catalog --demo --if-empty
 $PY manage.py collectstatic --noinput -v 0
 

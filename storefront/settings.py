@@ -271,6 +271,14 @@ DYNAMODB_READ_BUDGET = env_float("DYNAMODB_READ_BUDGET", 1.5)
 DYNAMODB_WRITE_BUDGET = env_float("DYNAMODB_WRITE_BUDGET", 10.0)
 if not 0 < DYNAMODB_READ_BUDGET <= DYNAMODB_WRITE_BUDGET:
     raise ImproperlyConfigured("DYNAMODB_READ_BUDGET must be more than 0 and at most DYNAMODB_WRITE_BUDGET")
+# The table protects itself: create_table and migrate_table turn these on (where the DynamoDB has them).
+DYNAMODB_PITR = env_bool("DYNAMODB_PITR", True)
+DYNAMODB_DELETION_PROTECTION = env_bool("DYNAMODB_DELETION_PROTECTION", True)
+# migrate_table's backfills: the share of the table's capacity they may use, and their Scan segments.
+DYNAMODB_MIGRATION_CAPACITY_SHARE = env_float("DYNAMODB_MIGRATION_CAPACITY_SHARE", 0.25)
+DYNAMODB_MIGRATION_SEGMENTS = env_int("DYNAMODB_MIGRATION_SEGMENTS", 4, minimum=1)
+if not 0 < DYNAMODB_MIGRATION_CAPACITY_SHARE <= 1:
+    raise ImproperlyConfigured("DYNAMODB_MIGRATION_CAPACITY_SHARE must be more than 0 and at most 1")
 
 # --- Catalog ---------------------------------------------------------------
 CATALOG_PAGE_SIZE = env_int("CATALOG_PAGE_SIZE", 24, minimum=1)

@@ -37,6 +37,13 @@ zero-padded to 11 digits (9.99 < 10.00 < 100.00). Ties are broken by the product
 | term count | TERM#<term> | #COUNT, ~COUNT | ByPrice1 TERM#<term> / #COUNT, ~COUNT (same as SK)       |
 
 Brand items carry `categoryCounts` {cid: n}; category items `brandCounts` {bid: n}.
+
+Table migrations (migrations.py): which steps ran, and where an interrupted backfill stopped.
+
+| item               | PK         | SK                                  |
+|--------------------|------------|-------------------------------------|
+| applied step       | MIGRATIONS | STEP#<step name>                    |
+| backfill progress  | MIGRATIONS | PROGRESS#<step name>#<segment, 4 digits> |
 """
 import hashlib
 import re
@@ -64,6 +71,9 @@ OPEN_ORDERS = "OpenOrders"
 LEDGER_SHARDS = 8
 REORDER_PK = "REORDER"
 OPEN_ORDERS_PK = "OPEN_ORDERS"
+MIGRATIONS_PK = "MIGRATIONS"
+MIGRATION_STEP_PREFIX = "STEP#"
+MIGRATION_PROGRESS_PREFIX = "PROGRESS#"
 
 # Sorted lists (issue 14): 1 = a brand's products (and a search term's), 2 = a category's,
 # 3 = a brand's products in one category. Key attributes are <index>PK / <index>SK.
@@ -248,3 +258,19 @@ OPEN_ORDER_ATTRIBUTES = (f"{OPEN_ORDERS}PK", f"{OPEN_ORDERS}SK")
 
 def open_order_keys(order_id):
     return {f"{OPEN_ORDERS}PK": OPEN_ORDERS_PK, f"{OPEN_ORDERS}SK": order_id}
+
+
+# --- table migrations -------------------------------------------------------------------
+
+def migration_key(step_name):
+    """The record that a migration step was applied."""
+    return {"PK": MIGRATIONS_PK, "SK": f"{MIGRATION_STEP_PREFIX}{step_name}"}
+
+
+def migration_progress_key(step_name, segment):
+    """Where segment `segment` of a backfill's parallel Scan stopped (its LastEvaluatedKey)."""
+    return {"PK": MIGRATIONS_PK, "SK": f"{MIGRATION_PROGRESS_PREFIX}{step_name}#{segment:04d}"}
+
+
+def migration_progress_prefix(step_name):
+    return f"{MIGRATION_PROGRESS_PREFIX}{step_name}#"

@@ -42,7 +42,18 @@ LOCAL_DISTINCT_PROJECTED_LIMIT = 20
 TTL_ATTRIBUTE = "expiresAt"
 
 
-def _index(name, projected=LIST_ATTRIBUTES):
+# Every index of today's layout, in the order a new table lists them: name -> projected
+# attributes (None: ALL). A table of an older layout gets the missing ones from migrate_table
+# (migrations.py), one at a time.
+INDEXES = {
+    **{name: LIST_ATTRIBUTES for name in (keys.GSI1, keys.GSI2, *keys.SORT_INDEXES)},
+    **WAREHOUSE_INDEXES,
+}
+
+
+def index_definition(name):
+    """The GlobalSecondaryIndexes entry of index `name` (keys `<name>PK`, `<name>SK`)."""
+    projected = INDEXES[name]
     return {
         "IndexName": name,
         "KeySchema": [
@@ -54,10 +65,14 @@ def _index(name, projected=LIST_ATTRIBUTES):
     }
 
 
-def create_table_request(table_name):
-    """The CreateTable request for the single table, as boto3 takes it."""
-    indexes = [keys.GSI1, keys.GSI2, *keys.SORT_INDEXES]
-    attributes = ["PK", "SK", *(f"{name}{part}" for name in [*indexes, *WAREHOUSE_INDEXES] for part in ("PK", "SK"))]
+def index_attribute_definitions(name):
+    return [{"AttributeName": f"{name}{part}", "AttributeType": "S"} for part in ("PK", "SK")]
+
+
+def create_table_request(table_name, *, indexes=None):
+    """The CreateTable request for the single table, as boto3 takes it (`indexes`: the names of
+    INDEXES to create; all of them unless given)."""
+    indexes = list(INDEXES) if indexes is None else list(indexes)
     return {
         "TableName": table_name,
         "BillingMode": "PAY_PER_REQUEST",
@@ -65,14 +80,20 @@ def create_table_request(table_name):
             {"AttributeName": "PK", "KeyType": "HASH"},
             {"AttributeName": "SK", "KeyType": "RANGE"},
         ],
-        "AttributeDefinitions": [{"AttributeName": a, "AttributeType": "S"} for a in attributes],
-        "GlobalSecondaryIndexes": [_index(name) for name in indexes]
-        + [_index(name, projected) for name, projected in WAREHOUSE_INDEXES.items()],
+        "AttributeDefinitions": [
+            {"AttributeName": "PK", "AttributeType": "S"},
+            {"AttributeName": "SK", "AttributeType": "S"},
+            *(d for name in indexes for d in index_attribute_definitions(name)),
+        ],
+        "GlobalSecondaryIndexes": [index_definition(name) for name in indexes],
     }
 
 
 def table_ensure(table_name, *, wait=True):
-    """Create the table unless it exists; wait until it is ACTIVE. Returns "created" or "exists"."""
+    """Create the table unless it exists; wait until it is ACTIVE. Returns "created" or "exists".
+    A new table has today's layout: every migration step is recorded as applied (migrations.py)."""
+    from .migrations import migrations_mark_applied
+
     ddb = client()
     with translate_errors():
         try:
@@ -83,10 +104,11 @@ def table_ensure(table_name, *, wait=True):
                 raise
             ddb.create_table(**create_table_request(table_name))
             outcome = "created"
-        if wait:
+        if wait or outcome == "created":
             ddb.get_waiter("table_exists").wait(TableName=table_name, WaiterConfig={"Delay": 1, "MaxAttempts": 120})
     if outcome == "created":
         table_set_ttl(table_name, enabled=True)
+        migrations_mark_applied(table=table_name)
     return outcome
 
 

@@ -4,11 +4,16 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog.gateway.errors import CatalogUnavailable
+from catalog.gateway.migrations import table_protect
 from catalog.gateway.schema import create_table_request, table_ensure
 
 
 class Command(BaseCommand):
-    help = "Create the catalog's DynamoDB table (with GSI1 and GSI2) if it is missing, and wait until it is ACTIVE."
+    help = (
+        "Create the catalog's DynamoDB table with today's layout if it is missing (every table migration marked "
+        "as applied), wait until it is ACTIVE, and turn on point-in-time recovery and deletion protection."
+    )
+    requires_system_checks = []  # the table check (catalog/checks.py) asks for the table this makes
 
     def add_arguments(self, parser):
         parser.add_argument("--print", action="store_true", help="print the CreateTable request as JSON instead")
@@ -21,9 +26,17 @@ class Command(BaseCommand):
         where = settings.DYNAMODB_ENDPOINT_URL or f"AWS DynamoDB in {settings.AWS_REGION}"
         try:
             outcome = table_ensure(name)
+            protection = table_protect(
+                table=name, pitr=settings.DYNAMODB_PITR, deletion_protection=settings.DYNAMODB_DELETION_PROTECTION
+            )
         except CatalogUnavailable as exc:
             raise CommandError(f"{exc} at {where}") from exc
         if outcome == "created":
             self.stdout.write(self.style.SUCCESS(f"Created table {name!r} at {where}; it is ACTIVE."))
         else:
-            self.stdout.write(f"Table {name!r} already exists at {where}; nothing to do.")
+            self.stdout.write(
+                f"Table {name!r} already exists at {where}: nothing created (python manage.py migrate_table "
+                "brings an older one up to date)."
+            )
+        for line in protection:
+            self.stdout.write(line)

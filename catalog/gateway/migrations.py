@@ -1,0 +1,545 @@
+"""Table migrations: the single table's layout evolves in place, in named, ordered steps.
+
+As Django's migrations do for the accounts database, `python manage.py migrate_table` brings an
+existing table to the layout this code needs (`schema.py` describes it), and records each step it
+applied in the table itself (`MIGRATIONS` / `STEP#<name>`), so every app server and the command
+agree on the table's version. A new table (`create_table`) has today's layout and every step marked.
+
+Steps follow expand/contract: a release adds what its code needs (an index, an attribute on existing
+items) in a way the code already running ignores, then the new code is deployed; taking away what
+older code needs is a later release's step, marked `contract=True`. An app server whose code needs a
+step that has not run refuses to start (`catalog/checks.py`), naming the command.
+
+Kinds of step: `AddIndex` (UpdateTable, one index at a time as DynamoDB requires, waiting until it is
+ACTIVE and backfilled), `DeleteIndex`, `Backfill` (a parallel Scan, `backfill_scan.py`, each item
+rewritten on condition that what it was derived from is unchanged), `Recount`, `EnableTTL`. An
+index's projection cannot be changed in place: add the new index under a new name (AddIndex), move
+the readers to it in that release's code, and delete the old one in a later release (DeleteIndex,
+contract). Each step is idempotent: run again, or on a table that already has what it adds, it
+changes nothing.
+"""
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from botocore.exceptions import ClientError
+from django.conf import settings
+
+from . import keys
+from .backfill_scan import (
+    Rewrite,
+    capacity_for,
+    item_get,
+    progress_forget,
+    rewrite_item,
+    rewrite_of,
+    scan_all,
+    unchanged_condition,
+)
+from .client import client, deserialize, error_code, serialize, translate_errors
+from .entities import PLACED, Product, StockAdjustment
+from .errors import CatalogError, CatalogUnavailable
+from .transact import put, transact_write
+from .validate import new_token
+
+TABLE_WAIT_SECONDS = 3600  # an index on a large table takes a while to build (AWS: minutes to hours)
+POLL_SECONDS = 0.5
+
+
+class MigrationRefused(CatalogError):
+    """The table cannot be migrated by this code (it is ahead of it, or missing)."""
+
+
+@dataclass
+class Run:
+    """What a step needs while it runs: the table, the capacity it may use, how to report."""
+
+    table: str
+    capacity_share: float = 0.25
+    units_per_second: float | None = None
+    segments: int = 4
+    say: Callable[[str], None] = print
+    progress: Callable | None = None  # progress(total) -> a tqdm-like bar (update(n), close())
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def describe(self):
+        with translate_errors():
+            return client().describe_table(TableName=self.table)["Table"]
+
+
+# --- kinds of step -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AddIndex:
+    """Create index `index` as schema.INDEXES defines it, or, to change an index's projection, under
+    a new name with the key attributes of the old one (`key_attributes`) and its own `projected`."""
+
+    name: str
+    index: str
+    description: str = ""
+    contract: bool = False
+    key_attributes: tuple | None = None  # (partition, sort) attribute names; default <index>PK, <index>SK
+    projected: tuple | None = ()  # with key_attributes: the INCLUDE attributes, None for ALL
+    rewrites_items = False
+
+    def definitions(self):
+        from .schema import index_attribute_definitions, index_definition
+
+        if self.key_attributes is None:
+            return index_attribute_definitions(self.index), index_definition(self.index)
+        pk, sk = self.key_attributes
+        return [{"AttributeName": a, "AttributeType": "S"} for a in (pk, sk)], {
+            "IndexName": self.index,
+            "KeySchema": [{"AttributeName": pk, "KeyType": "HASH"}, {"AttributeName": sk, "KeyType": "RANGE"}],
+            "Projection": {"ProjectionType": "ALL"} if self.projected is None
+            else {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(self.projected)},
+        }
+
+    def apply(self, run):
+        if _index_status(run, self.index) is None:
+            attributes, definition = self.definitions()
+            _update_table(run, AttributeDefinitions=attributes, GlobalSecondaryIndexUpdates=[{"Create": definition}])
+            run.say(f"  creating index {self.index}")
+        _wait_for(run, lambda: _index_status(run, self.index) == ("ACTIVE", False),
+                  f"index {self.index} to be ACTIVE and backfilled")
+        return f"index {self.index} is ACTIVE"
+
+
+@dataclass(frozen=True)
+class DeleteIndex:
+    name: str
+    index: str
+    description: str = ""
+    contract: bool = True  # older code may still read it
+    rewrites_items = False
+
+    def apply(self, run):
+        status = _index_status(run, self.index)
+        if status is not None and status[0] != "DELETING":
+            _update_table(run, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": self.index}}])
+        _wait_for(run, lambda: _index_status(run, self.index) is None, f"index {self.index} to be deleted")
+        return f"index {self.index} is gone"
+
+
+@dataclass(frozen=True)
+class Backfill:
+    """Rewrite the items of `item_types`: `make_apply(run, capacity)` returns the function that
+    takes one item and returns how many writes it made."""
+
+    name: str
+    item_types: tuple
+    make_apply: Callable
+    description: str = ""
+    contract: bool = False
+    rewrites_items = True
+
+    def apply(self, run):
+        description = run.describe()
+        capacity = capacity_for(description, share=run.capacity_share, units_per_second=run.units_per_second)
+        bar = run.progress(description.get("ItemCount") or None) if run.progress else None
+        try:
+            tally = scan_all(
+                step_name=self.name, item_types=self.item_types, apply=self.make_apply(run, capacity),
+                capacity=capacity, segments=run.segments, stop=run.stop,
+                on_page=(lambda scanned, written: bar.update(scanned)) if bar else None,
+            )
+        finally:
+            if bar:
+                bar.close()
+        progress_forget(self.name)
+        return f"{tally.scanned:,} items read, {tally.written:,} written"
+
+
+@dataclass(frozen=True)
+class Recount:
+    """Run `function()`, which recounts something from Queries (no Scan) and repairs it."""
+
+    name: str
+    function: Callable
+    description: str = ""
+    contract: bool = False
+    rewrites_items = True
+
+    def apply(self, run):
+        return self.function()
+
+
+@dataclass(frozen=True)
+class EnableTTL:
+    name: str
+    attribute: str
+    description: str = ""
+    contract: bool = False
+    rewrites_items = False
+
+    def apply(self, run):
+        with translate_errors():
+            current = client().describe_time_to_live(TableName=run.table)["TimeToLiveDescription"]
+        on = current.get("TimeToLiveStatus") in ("ENABLED", "ENABLING")
+        if on and current.get("AttributeName") == self.attribute:
+            return f"TTL already on {self.attribute}"
+        with translate_errors():
+            client().update_time_to_live(
+                TableName=run.table, TimeToLiveSpecification={"Enabled": True, "AttributeName": self.attribute}
+            )
+        return f"TTL on {self.attribute}"
+
+
+def _index_status(run, index):
+    """(IndexStatus, Backfilling) of an index, or None when the table has no such index."""
+    for gsi in run.describe().get("GlobalSecondaryIndexes", []):
+        if gsi["IndexName"] == index:
+            return gsi["IndexStatus"], bool(gsi.get("Backfilling"))
+    return None
+
+
+def _update_table(run, **changes):
+    """UpdateTable, waiting while another index is being built or deleted (one at a time)."""
+    deadline = time.monotonic() + TABLE_WAIT_SECONDS
+    while True:
+        try:
+            with translate_errors():
+                client().update_table(TableName=run.table, **changes)
+            return
+        except ClientError as exc:
+            busy = error_code(exc) in ("LimitExceededException", "ResourceInUseException")
+            if not busy or time.monotonic() > deadline:
+                raise
+        time.sleep(POLL_SECONDS)
+
+
+def _wait_for(run, done, what):
+    deadline = time.monotonic() + TABLE_WAIT_SECONDS
+    while not done():
+        if run.stop.is_set():
+            raise KeyboardInterrupt
+        if time.monotonic() > deadline:
+            raise CatalogUnavailable(f"Waited {TABLE_WAIT_SECONDS} s for {what}; run migrate_table again")
+        time.sleep(POLL_SECONDS)
+
+
+# --- today's steps ---------------------------------------------------------------------------
+
+PRODUCT_DERIVED = (
+    *(f"{index}{part}" for index in keys.SORT_INDEXES for part in ("PK", "SK")),
+    *keys.REORDER_ATTRIBUTES,
+)
+PRODUCT_SOURCES = ("productId", "name", "price", "brandId", "categoryId", "stockLevel", "reorderPoint")
+
+
+def _product_keys(run, capacity):
+    """A product's sort-index keys (name and price order) and Reorder index keys, from its name,
+    price, brand, category, level and reorder point."""
+    def derive(item):
+        return rewrite_of(item, Product.from_item(item).to_item(), PRODUCT_DERIVED)
+
+    return lambda item: int(rewrite_item(item, derive=derive, depends_on=PRODUCT_SOURCES, capacity=capacity))
+
+
+TERM_SOURCES = ("name", "price", "brandId", "categoryId", "image")
+
+
+def _search_terms(run, capacity):
+    """A product's search term items (one per word of its name), put in one transaction with a check
+    that the product is still as read; the terms already there as they should be are left alone."""
+    def apply(item):
+        for _attempt in range(20):
+            product = Product.from_item(item)
+            wanted = {(t["PK"], t["SK"]): t for t in product.term_items()}
+            with translate_errors():
+                response = client().batch_get_item(RequestItems={run.table: {
+                    "Keys": [serialize({"PK": pk, "SK": sk}) for pk, sk in wanted], "ConsistentRead": True,
+                }}, ReturnConsumedCapacity="TOTAL") if wanted else {"Responses": {}}
+            capacity.spent(response, write=False)
+            found = {(i["PK"], i["SK"]): i for i in map(deserialize, response["Responses"].get(run.table, []))}
+            missing = [t for k, t in wanted.items() if found.get(k) != t]
+            if response.get("UnprocessedKeys"):
+                missing = list(wanted.values())  # not all read: write them all (idempotent)
+            if not missing:
+                return 0
+            condition, names, values = unchanged_condition(item, TERM_SOURCES)
+            check = {"ConditionCheck": {
+                "TableName": run.table, "Key": serialize({"PK": item["PK"], "SK": item["SK"]}),
+                "ConditionExpression": condition, "ExpressionAttributeNames": names,
+                **({"ExpressionAttributeValues": serialize(values)} if values else {}),
+            }}
+            refused = None
+            for start in range(0, len(missing), 99):
+                chunk = missing[start:start + 99]
+                refused = transact_write([check, *(put(t) for t in chunk)], request_token=new_token()[:36])
+                capacity.writes.spend(2 * (1 + len(chunk)))
+                if refused is not None:
+                    break
+            if refused is None:
+                return len(missing)
+            item = item_get({"PK": item["PK"], "SK": item["SK"]}, capacity)
+            if item is None:
+                return 0
+        raise CatalogUnavailable(f"Product {item['productId']} kept changing during the backfill; run it again")
+
+    return apply
+
+
+def _term_counts(run, capacity):
+    """Each search term's two count items hold the number of its term items (a Query of the
+    term's partition, once a term in this run), moved only when different, on condition that
+    nobody moved them meanwhile."""
+    done, lock = set(), threading.Lock()
+
+    def apply(item):
+        term = item.get("term")
+        with lock:
+            if term is None or term in done:
+                return 0
+            done.add(term)
+        for _attempt in range(20):
+            actual, stored = 0, {}
+            params = dict(
+                TableName=run.table, ConsistentRead=True, KeyConditionExpression="PK = :pk",
+                ProjectionExpression="SK, #t, #c", ExpressionAttributeNames={"#t": "type", "#c": "count"},
+                ExpressionAttributeValues=serialize({":pk": keys.term_pk(term)}), ReturnConsumedCapacity="TOTAL",
+            )
+            while True:
+                with translate_errors():
+                    response = client().query(**params)
+                capacity.spent(response, write=False)
+                for found in map(deserialize, response["Items"]):
+                    if found.get("type") == "TERM":
+                        actual += 1
+                    elif found.get("type") == "TERM_COUNT":
+                        stored[found["SK"]] = int(found.get("count", 0))
+                if "LastEvaluatedKey" not in response:
+                    break
+                params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+            wrong = [k for k in keys.term_count_keys(term) if stored.get(k["SK"]) != actual]
+            if not wrong:
+                return 0
+            actions = []
+            for key in wrong:
+                before = stored.get(key["SK"])
+                actions.append({"Update": {
+                    "TableName": run.table, "Key": serialize({"PK": key["PK"], "SK": key["SK"]}),
+                    "UpdateExpression": "SET #t = :t, ByPrice1PK = :ipk, ByPrice1SK = :isk, #c = :n",
+                    "ConditionExpression": "attribute_not_exists(#c)" if before is None else "#c = :before",
+                    "ExpressionAttributeNames": {"#t": "type", "#c": "count"},
+                    "ExpressionAttributeValues": serialize({
+                        ":t": "TERM_COUNT", ":ipk": key["ByPrice1PK"], ":isk": key["ByPrice1SK"], ":n": actual,
+                        **({":before": before} if before is not None else {}),
+                    }),
+                }})
+            refused = transact_write(actions, request_token=new_token()[:36])
+            capacity.writes.spend(2 * len(actions))
+            if refused is None:
+                return len(actions)
+        raise CatalogUnavailable(f"The count of search term {term!r} kept changing; run migrate_table again")
+
+    return apply
+
+
+STOCK_ADJUSTMENT_DERIVED = (f"{keys.LEDGER}PK", f"{keys.LEDGER}SK", f"{keys.BY_REASON}PK", f"{keys.BY_REASON}SK")
+
+
+def _stock_adjustment_keys(run, capacity):
+    """A stock change's Ledger (by day) and ByReason index keys, from its product, time and reason."""
+    def derive(item):
+        return rewrite_of(item, StockAdjustment.from_item(item).to_item(), STOCK_ADJUSTMENT_DERIVED)
+
+    sources = ("productId", "adjustmentId", "at", "reason")
+    return lambda item: int(rewrite_item(item, derive=derive, depends_on=sources, capacity=capacity))
+
+
+def _open_order_keys(run, capacity):
+    """An order's OpenOrders index keys while it is placed (orders from before statuses are)."""
+    def derive(item):
+        wanted = keys.open_order_keys(item["orderId"]) if item.get("status", PLACED) == PLACED else {}
+        return rewrite_of(item, wanted, keys.OPEN_ORDER_ATTRIBUTES)
+
+    return lambda item: int(rewrite_item(item, derive=derive, depends_on=("status",), capacity=capacity))
+
+
+def _recount_brands_and_categories():
+    from .counts import counts_recount
+
+    drifts, requests = counts_recount(repair=True)
+    return f"{len(drifts)} count(s) set, {requests} requests"
+
+
+# The seed's layout (PK/SK, GSI1, GSI2) to today's: every step of the releases since. Append new
+# steps at the end; never rename or reorder one that has shipped (tables record them by name).
+STEPS = [
+    Backfill("0001_product_list_keys", ("PRODUCT",), _product_keys,
+             "products: sort-index keys (name, price) and Reorder keys"),
+    *(AddIndex(f"{n:04d}_index_{index}", index, f"index {index}")
+      for n, index in enumerate(keys.SORT_INDEXES, start=2)),
+    Backfill("0008_search_terms", ("PRODUCT",), _search_terms, "search term items of every product"),
+    Backfill("0009_search_term_counts", ("TERM",), _term_counts, "each search term's count items"),
+    Backfill("0010_stock_change_index_keys", ("STOCK_ADJUSTMENT",), _stock_adjustment_keys,
+             "stock changes: Ledger and ByReason keys"),
+    Backfill("0011_open_order_keys", ("ORDER",), _open_order_keys, "placed orders: OpenOrders keys"),
+    *(AddIndex(f"{n:04d}_index_{index}", index, f"index {index}")
+      for n, index in enumerate((keys.LEDGER, keys.BY_REASON, keys.REORDER, keys.OPEN_ORDERS), start=12)),
+    Recount("0016_brand_category_counts", _recount_brands_and_categories,
+            "product counts on brand and category items (a Query per brand)"),
+    EnableTTL("0017_idempotency_ttl", "expiresAt", "expiry (TTL) of idempotency marks"),
+]
+
+
+# --- the record of applied steps ---------------------------------------------------------------
+
+def table_exists(table):
+    try:
+        with translate_errors():
+            client().describe_table(TableName=table)
+    except CatalogUnavailable as exc:
+        if error_code(exc.__cause__) == "ResourceNotFoundException":
+            return False
+        raise
+    return True
+
+
+def migrations_applied(*, table=None):
+    """{step name: record} of the steps applied to the table (one Query of MIGRATIONS)."""
+    table = table or settings.DYNAMODB_TABLE
+    params = dict(
+        TableName=table, ConsistentRead=True, KeyConditionExpression="PK = :pk AND begins_with(SK, :prefix)",
+        ExpressionAttributeValues=serialize({":pk": keys.MIGRATIONS_PK, ":prefix": keys.MIGRATION_STEP_PREFIX}),
+    )
+    applied = {}
+    while True:
+        with translate_errors():
+            response = client().query(**params)
+        for item in map(deserialize, response["Items"]):
+            applied[item["name"]] = item
+        if "LastEvaluatedKey" not in response:
+            return applied
+        params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+
+@dataclass(frozen=True)
+class TableState:
+    applied: dict
+    pending: list  # steps of the code not applied, in order
+    unknown: list  # records of steps the table has and the code does not know (a newer release's)
+
+    @property
+    def version(self):
+        """The name of the last step applied that this code knows, or "" (the seed's layout)."""
+        known = [name for name in self.applied if name not in {r["name"] for r in self.unknown}]
+        return max(known) if known else ""
+
+
+def table_state(*, table=None, steps=None):
+    steps = STEPS if steps is None else steps
+    applied = migrations_applied(table=table)
+    names = {s.name for s in steps}
+    return TableState(
+        applied=applied,
+        pending=[s for s in steps if s.name not in applied],
+        unknown=[r for name, r in sorted(applied.items()) if name not in names],
+    )
+
+
+def migrations_pending(*, table_name=None, steps=None):
+    """Names of the steps this code needs that the table has not applied (CatalogUnavailable when
+    DynamoDB does not answer)."""
+    return [s.name for s in table_state(table=table_name, steps=steps).pending]
+
+
+def _record(step, table, summary=""):
+    item = {
+        **keys.migration_key(step.name), "type": "MIGRATION", "name": step.name,
+        "description": step.description, "contract": step.contract,
+        "appliedAt": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    if summary:
+        item["summary"] = summary
+    with translate_errors():
+        client().put_item(TableName=table, Item=serialize(item))
+
+
+def migrations_mark_applied(*, table=None, steps=None):
+    """Record every step as applied (a new table is created with today's layout)."""
+    table = table or settings.DYNAMODB_TABLE
+    for step in STEPS if steps is None else steps:
+        _record(step, table, "created with this layout")
+
+
+def migrate(*, steps=None, run, backup=True, plan_only=False):
+    """Apply the pending steps in order; returns the TableState before. Refuses (MigrationRefused)
+    a table that has steps this code does not know. Before the first step that rewrites items a
+    backup is taken (table_backup) unless `backup` is false."""
+    steps = STEPS if steps is None else steps
+    state = table_state(table=run.table, steps=steps)
+    if state.unknown:
+        names = ", ".join(r["name"] for r in state.unknown)
+        raise MigrationRefused(
+            f"Table {run.table!r} has migration step(s) this code does not know: {names}. It was migrated by a "
+            "newer release: run that release (or a newer one), not this one."
+        )
+    if plan_only:
+        return state
+    backed_up = not backup
+    for step in state.pending:
+        if step.rewrites_items and not backed_up:
+            run.say(table_backup(table=run.table, reason=step.name))
+            backed_up = True
+        run.say(f"Applying {step.name} ({step.description})...")
+        summary = step.apply(run)
+        _record(step, run.table, summary or "")
+        run.say(f"  {step.name}: done ({summary})" if summary else f"  {step.name}: done")
+    return state
+
+
+# --- protection ----------------------------------------------------------------------------------
+
+def table_backup(*, table, reason):
+    """An on-demand backup of the table (named after the step about to run); says what it did."""
+    name = f"{table}-before-{reason}-{datetime.now(UTC):%Y%m%d%H%M%S}"[:255]
+    try:
+        with translate_errors():
+            arn = client().create_backup(TableName=table, BackupName=name)["BackupDetails"]["BackupArn"]
+    except ClientError as exc:
+        if error_code(exc) == "UnknownOperationException":
+            return "This DynamoDB (DynamoDB Local) takes no backups: none was taken."
+        raise
+    return f"Backup {name} taken ({arn})."
+
+
+def table_protect(*, table=None, pitr=True, deletion_protection=True):
+    """Turn on point-in-time recovery and deletion protection (each when asked); returns what was
+    done, one line each, including what this DynamoDB does not support."""
+    table = table or settings.DYNAMODB_TABLE
+    said = []
+    if deletion_protection:
+        with translate_errors():
+            described = client().describe_table(TableName=table)["Table"]
+        if described.get("DeletionProtectionEnabled"):
+            said.append("Deletion protection is on.")
+        else:
+            try:
+                with translate_errors():
+                    client().update_table(TableName=table, DeletionProtectionEnabled=True)
+                said.append("Deletion protection turned on.")
+            except ClientError as exc:
+                said.append(f"Deletion protection is not supported here ({error_code(exc)}).")
+    if pitr:
+        try:
+            with translate_errors():
+                client().update_continuous_backups(
+                    TableName=table, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True}
+                )
+            said.append("Point-in-time recovery is on.")
+        except ClientError as exc:
+            if error_code(exc) != "UnknownOperationException":
+                raise
+            said.append("Point-in-time recovery is not supported by this DynamoDB (DynamoDB Local): not on.")
+    return said
+
+
+__all__ = [
+    "STEPS", "AddIndex", "Backfill", "DeleteIndex", "EnableTTL", "MigrationRefused", "Recount", "Rewrite", "Run",
+    "TableState", "migrate", "migrations_applied", "migrations_mark_applied", "migrations_pending", "table_backup",
+    "table_protect", "table_state",
+]
