@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make run`: DynamoDB Local (unless DYNAMODB_ENDPOINT_URL is set), the table and its migrations, the accounts
-# database's migrations, the demo
-# catalog on first run, then gunicorn on $PORT. Ctrl-C stops everything this script started.
+# database's migrations, the demo catalog on first run, then gunicorn on $PORT. Ctrl-C stops everything this
+# script started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python

@@ -39,12 +39,17 @@ class Throttle:
 
     def __init__(self, units_per_second):
         self.rate = units_per_second
+        self.total = 0.0  # units spent, for the step's summary
         self._tokens = units_per_second
         self._at = time.monotonic()
         self._lock = threading.Lock()
 
     def spend(self, units):
-        if not self.rate or not units:
+        if not units:
+            return
+        with self._lock:
+            self.total += units
+        if not self.rate:
             return
         with self._lock:
             now = time.monotonic()

@@ -36,12 +36,11 @@ from .backfill_scan import (
     rewrite_item,
     rewrite_of,
     scan_all,
-    unchanged_condition,
 )
-from .client import client, deserialize, error_code, serialize, translate_errors
+from .client import batch_get, batch_write, client, deserialize, error_code, serialize, translate_errors
 from .entities import PLACED, Product, StockAdjustment
 from .errors import CatalogError, CatalogUnavailable
-from .transact import put, transact_write
+from .transact import transact_write
 from .validate import new_token
 
 TABLE_WAIT_SECONDS = 3600  # an index on a large table takes a while to build (AWS: minutes to hours)
@@ -149,7 +148,10 @@ class Backfill:
             if bar:
                 bar.close()
         progress_forget(self.name)
-        return f"{tally.scanned:,} items read, {tally.written:,} written"
+        return (
+            f"{tally.scanned:,} items read, {tally.written:,} written; "
+            f"{capacity.reads.total:,.0f} read and {capacity.writes.total:,.0f} write units this run"
+        )
 
 
 @dataclass(frozen=True)
@@ -241,43 +243,42 @@ def _product_keys(run, capacity):
 TERM_SOURCES = ("name", "price", "brandId", "categoryId", "image")
 
 
-def _search_terms(run, capacity):
-    """A product's search term items (one per word of its name), put in one transaction with a check
-    that the product is still as read; the terms already there as they should be are left alone."""
+def _put_terms(item, run, capacity):
+    """A product's search term items (one per prefix of each word of its name), those missing or
+    different put (BatchWriteItem); then the product is read again, and if another writer renamed
+    or repriced it meanwhile, the items just put that no longer belong are deleted and the new ones
+    put: a rename's own term changes (the importer's) come after its product write, so whichever
+    order the two writers' requests land in, the terms end as the product is."""
+    for _attempt in range(20):
+        product = Product.from_item(item)
+        wanted = {(t["PK"], t["SK"]): t for t in product.term_items()}
+        found = {(i["PK"], i["SK"]): i for i in batch_get([{"PK": pk, "SK": sk} for pk, sk in wanted], consistent=True)}
+        capacity.reads.spend(len(wanted))  # a consistent read of an item under 4 KB
+        missing = [t for k, t in wanted.items() if found.get(k) != t]
+        if not missing:
+            return 0
+        batch_write(puts=missing)
+        capacity.writes.spend(len(missing))
+        now = item_get({"PK": item["PK"], "SK": item["SK"]}, capacity)
+        if now is not None and all(now.get(a) == item.get(a) for a in TERM_SOURCES):
+            return len(missing)
+        keep = {(t["PK"], t["SK"]) for t in (Product.from_item(now).term_items() if now else [])}
+        stale = [{"PK": t["PK"], "SK": t["SK"]} for t in missing if (t["PK"], t["SK"]) not in keep]
+        batch_write(deletes=stale)
+        capacity.writes.spend(len(stale))
+        if now is None:
+            return len(missing) + len(stale)
+        item = now
+    raise CatalogUnavailable(f"Product {item['productId']} kept changing during the backfill; run it again")
+
+
+def _products(run, capacity):
+    """Each product: its list keys (_product_keys), then its search terms (_put_terms)."""
+    keys_of = _product_keys(run, capacity)
+
     def apply(item):
-        for _attempt in range(20):
-            product = Product.from_item(item)
-            wanted = {(t["PK"], t["SK"]): t for t in product.term_items()}
-            with translate_errors():
-                response = client().batch_get_item(RequestItems={run.table: {
-                    "Keys": [serialize({"PK": pk, "SK": sk}) for pk, sk in wanted], "ConsistentRead": True,
-                }}, ReturnConsumedCapacity="TOTAL") if wanted else {"Responses": {}}
-            capacity.spent(response, write=False)
-            found = {(i["PK"], i["SK"]): i for i in map(deserialize, response["Responses"].get(run.table, []))}
-            missing = [t for k, t in wanted.items() if found.get(k) != t]
-            if response.get("UnprocessedKeys"):
-                missing = list(wanted.values())  # not all read: write them all (idempotent)
-            if not missing:
-                return 0
-            condition, names, values = unchanged_condition(item, TERM_SOURCES)
-            check = {"ConditionCheck": {
-                "TableName": run.table, "Key": serialize({"PK": item["PK"], "SK": item["SK"]}),
-                "ConditionExpression": condition, "ExpressionAttributeNames": names,
-                **({"ExpressionAttributeValues": serialize(values)} if values else {}),
-            }}
-            refused = None
-            for start in range(0, len(missing), 99):
-                chunk = missing[start:start + 99]
-                refused = transact_write([check, *(put(t) for t in chunk)], request_token=new_token()[:36])
-                capacity.writes.spend(2 * (1 + len(chunk)))
-                if refused is not None:
-                    break
-            if refused is None:
-                return len(missing)
-            item = item_get({"PK": item["PK"], "SK": item["SK"]}, capacity)
-            if item is None:
-                return 0
-        raise CatalogUnavailable(f"Product {item['productId']} kept changing during the backfill; run it again")
+        writes = keys_of(item)
+        return writes + _put_terms(item, run, capacity)
 
     return apply
 
@@ -350,6 +351,11 @@ def _stock_adjustment_keys(run, capacity):
     return lambda item: int(rewrite_item(item, derive=derive, depends_on=sources, capacity=capacity))
 
 
+def _stock_change_and_order_keys(run, capacity):
+    by_type = {"STOCK_ADJUSTMENT": _stock_adjustment_keys(run, capacity), "ORDER": _open_order_keys(run, capacity)}
+    return lambda item: by_type[item["type"]](item)
+
+
 def _open_order_keys(run, capacity):
     """An order's OpenOrders index keys while it is placed (orders from before statuses are)."""
     def derive(item):
@@ -369,20 +375,18 @@ def _recount_brands_and_categories():
 # The seed's layout (PK/SK, GSI1, GSI2) to today's: every step of the releases since. Append new
 # steps at the end; never rename or reorder one that has shipped (tables record them by name).
 STEPS = [
-    Backfill("0001_product_list_keys", ("PRODUCT",), _product_keys,
-             "products: sort-index keys (name, price) and Reorder keys"),
+    Backfill("0001_products", ("PRODUCT",), _products,
+             "products: sort-index keys (name, price), Reorder keys and search term items"),
     *(AddIndex(f"{n:04d}_index_{index}", index, f"index {index}")
       for n, index in enumerate(keys.SORT_INDEXES, start=2)),
-    Backfill("0008_search_terms", ("PRODUCT",), _search_terms, "search term items of every product"),
-    Backfill("0009_search_term_counts", ("TERM",), _term_counts, "each search term's count items"),
-    Backfill("0010_stock_change_index_keys", ("STOCK_ADJUSTMENT",), _stock_adjustment_keys,
-             "stock changes: Ledger and ByReason keys"),
-    Backfill("0011_open_order_keys", ("ORDER",), _open_order_keys, "placed orders: OpenOrders keys"),
+    Backfill("0008_search_term_counts", ("TERM",), _term_counts, "each search term's count items"),
+    Backfill("0009_stock_change_and_order_keys", ("STOCK_ADJUSTMENT", "ORDER"), _stock_change_and_order_keys,
+             "stock changes: Ledger and ByReason keys; placed orders: OpenOrders keys"),
     *(AddIndex(f"{n:04d}_index_{index}", index, f"index {index}")
-      for n, index in enumerate((keys.LEDGER, keys.BY_REASON, keys.REORDER, keys.OPEN_ORDERS), start=12)),
-    Recount("0016_brand_category_counts", _recount_brands_and_categories,
+      for n, index in enumerate((keys.LEDGER, keys.BY_REASON, keys.REORDER, keys.OPEN_ORDERS), start=10)),
+    Recount("0014_brand_category_counts", _recount_brands_and_categories,
             "product counts on brand and category items (a Query per brand)"),
-    EnableTTL("0017_idempotency_ttl", "expiresAt", "expiry (TTL) of idempotency marks"),
+    EnableTTL("0015_idempotency_ttl", "expiresAt", "expiry (TTL) of idempotency marks"),
 ]
 
 

@@ -108,7 +108,7 @@ def test_a_seed_layout_shop_is_brought_to_todays_layout_with_nothing_lost(seed_t
     out = StringIO()
     call_command("migrate_table", stdout=out)
     said = out.getvalue()
-    assert "Applying 0001_product_list_keys" in said and "Applying 0017_idempotency_ttl" in said
+    assert "Applying 0001_products" in said and "Applying 0015_idempotency_ttl" in said
     assert "takes no backups" in said  # DynamoDB Local has none; AWS names the backup here
     assert f"Table {table!r} is at version {STEPS[-1].name}." in said
 
@@ -167,7 +167,8 @@ def test_plan_lists_the_pending_steps_and_writes_nothing(seed_table):
     said = out.getvalue()
     for step in STEPS:
         assert step.name in said
-    assert "0001_product_list_keys: products: sort-index keys (name, price) and Reorder keys (rewrites items" in said
+    assert "0001_products: products: sort-index keys (name, price), Reorder keys and search term items " \
+        "(rewrites items" in said
     after = all_items(table)
     assert after == untouched
     assert migrations.migrations_applied(table=table) == {}
@@ -209,8 +210,8 @@ def test_an_interrupted_backfill_continues_where_it_stopped_and_gives_the_same_r
     monkeypatch.setattr(migrations, "rewrite_item", crashing)
     with pytest.raises(Crash):
         migrate(run=Run(table=table, segments=2, say=lambda line: None), backup=False)
-    assert migrations_pending(table_name=table)[0] == "0001_product_list_keys"
-    done, segments, scanned = backfill_scan.backfill_status("0001_product_list_keys")
+    assert migrations_pending(table_name=table)[0] == "0001_products"
+    done, segments, scanned = backfill_scan.backfill_status("0001_products")
     assert segments == 2 and scanned > 0
 
     monkeypatch.setattr(migrations, "rewrite_item", real)
@@ -227,10 +228,10 @@ def test_an_interrupted_backfill_continues_where_it_stopped_and_gives_the_same_r
     assert migrations_pending(table_name=table) == []
     assert all_items(table) == before
     # The first backfill went on from the pages it had saved, not from the start (nor with 4 segments).
-    first = dict(scanned_again)["0001_product_list_keys"]
-    total = dict(scanned_again)["0010_stock_change_index_keys"]  # a full read of the same table
+    first = dict(scanned_again)["0001_products"]
+    total = dict(scanned_again)["0009_stock_change_and_order_keys"]  # a full read of the same table
     assert first < total
-    assert backfill_scan.backfill_status("0001_product_list_keys") is None  # progress records cleared
+    assert backfill_scan.backfill_status("0001_products") is None  # progress records cleared
 
 
 def test_a_sale_and_a_staff_change_during_a_backfill_are_kept(seed_table, monkeypatch):
@@ -300,9 +301,9 @@ def test_an_index_projection_changes_by_a_new_index_and_a_later_delete(local_ddb
     product_set_reorder_point(product_id="7", reorder_point=45)
     steps = [
         *STEPS,
-        AddIndex("0018_index_Reorder2", "Reorder2", "the reorder list with whole products",
+        AddIndex("0016_index_Reorder2", "Reorder2", "the reorder list with whole products",
                  key_attributes=("ReorderPK", "ReorderSK"), projected=None),
-        DeleteIndex("0019_drop_Reorder", keys.REORDER, "the old reorder index"),
+        DeleteIndex("0017_drop_Reorder", keys.REORDER, "the old reorder index"),
     ]
     migrate(steps=steps[:-1], run=Run(table=local_ddb, say=lambda line: None), backup=False)
     found = dynamo.client().query(
@@ -315,5 +316,5 @@ def test_an_index_projection_changes_by_a_new_index_and_a_later_delete(local_ddb
     names = [i["IndexName"] for i in described["GlobalSecondaryIndexes"]]
     assert "Reorder2" in names and keys.REORDER not in names
     records = migrations.migrations_applied(table=local_ddb)
-    assert records["0019_drop_Reorder"]["contract"] is True
+    assert records["0017_drop_Reorder"]["contract"] is True
     assert migrations_pending(table_name=local_ddb, steps=steps) == []

@@ -1,0 +1,94 @@
+#!/usr/bin/env python
+"""How long `migrate_table` takes, and what it consumes, on a shop of the seed's layout.
+
+Starts its own DynamoDB Local (in memory), writes a catalog of --products products (bench/catalog_data.py)
+as the seed's code would have: PK/SK, GSI1 and GSI2, no sort, search or warehouse keys, no counts. Then
+applies every step of catalog/gateway/migrations.py at the settings' capacity share (or
+--units-per-second) and reports each step's time and capacity units, per product.
+
+    python bench/migration.py --products 100000
+"""
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if __package__ in (None, ""):
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+    sys.path.insert(0, str(ROOT))
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S', time.gmtime())}] {message}", flush=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--products", type=int, default=10_000)
+    parser.add_argument("--units-per-second", type=float, default=None,
+                        help="capacity units a second a backfill may use (default: the settings' share)")
+    parser.add_argument("--segments", type=int, default=4)
+    args = parser.parse_args(argv)
+
+    from tools import dynamodb_local
+
+    process, url = dynamodb_local.start()
+    os.environ.update(DYNAMODB_ENDPOINT_URL=url, DYNAMODB_TABLE="bench-migration", AWS_ACCESS_KEY_ID="x",
+                      AWS_SECRET_ACCESS_KEY="x", DJANGO_SECRET_KEY="bench", DYNAMODB_LEAN_READS="false")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "storefront.settings")
+    import django
+
+    django.setup()
+    try:
+        return measure(args)
+    finally:
+        dynamodb_local.stop(process)
+
+
+def measure(args):
+    from bench.catalog_data import make_catalog
+    from catalog.gateway import client as dynamo
+    from catalog.gateway import importer, keys, migrations, schema
+
+    table = "bench-migration"
+    dynamo.client().create_table(**schema.create_table_request(table, indexes=[keys.GSI1, keys.GSI2]))
+    dynamo.client().get_waiter("table_exists").wait(TableName=table)
+    brands, categories, products = importer.validate(make_catalog(args.products))
+    items = [b.to_item() for b in brands] + [c.to_item() for c in categories]
+    derived = set(migrations.PRODUCT_DERIVED)
+    items += [{k: v for k, v in p.to_item().items() if k not in derived} for p in products]
+    started = time.monotonic()
+    dynamo.batch_write(puts=items)
+    log(f"seed layout: {len(items):,} items written in {time.monotonic() - started:.0f} s")
+
+    times = {}
+    current = [None, time.monotonic()]
+
+    def say(line):
+        if line.startswith("Applying "):
+            now = time.monotonic()
+            if current[0]:
+                times[current[0]] = now - current[1]
+            current[:] = [line.split()[1], now]
+        log(line)
+
+    run = migrations.Run(table=table, say=say, segments=args.segments, units_per_second=args.units_per_second)
+    began = time.monotonic()
+    migrations.migrate(run=run, backup=False)
+    times[current[0]] = time.monotonic() - current[1]
+    total = time.monotonic() - began
+    records = migrations.migrations_applied(table=table)
+    print(f"\nmigrate_table on {args.products:,} products of the seed's layout (DynamoDB Local, in memory, "
+          f"{args.segments} segments, {'%g units/s' % args.units_per_second if args.units_per_second else 'settings share'}):")
+    print("| step | seconds | what it did |")
+    print("|---|---|---|")
+    for step in migrations.STEPS:
+        print(f"| {step.name} | {times.get(step.name, 0):.1f} | {records[step.name].get('summary', '')} |")
+    print(f"| all | {total:.0f} | |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
