@@ -72,12 +72,11 @@ $PY manage.py collectstatic --noinput -v 0
 worker_tmp_dir=${GUNICORN_WORKER_TMP_DIR:-}
 if [ -z "$worker_tmp_dir" ] && [ -d /dev/shm ]; then worker_tmp_dir=/dev/shm; fi
 
-# gunicorn's gthread worker, but a thread that has answered a kept-alive connection waits 2 ms for
-# its next request before handing it back (storefront/gunicorn_worker.py).
+# gunicorn's own threaded worker (gthread); bench/load.py reads these flags.
 echo "Serving Fromatoz on http://127.0.0.1:${PORT}/ (Ctrl-C stops)"
 .venv/bin/gunicorn storefront.wsgi:application \
   --bind "${HOST:-127.0.0.1}:${PORT}" \
-  --worker-class storefront.gunicorn_worker.ThreadWorker --workers "${WEB_CONCURRENCY:-2}" --threads "${GUNICORN_THREADS:-8}" \
+  --worker-class gthread --workers "${WEB_CONCURRENCY:-2}" --threads "${GUNICORN_THREADS:-8}" \
   ${worker_tmp_dir:+--worker-tmp-dir "$worker_tmp_dir"} \
   --access-logfile - &
 children+=($!)

@@ -2,6 +2,7 @@
 (No load generator here: `make bench` runs wrk; this checks everything else, fast.)"""
 import json
 import os
+import re
 
 import pytest
 
@@ -220,20 +221,28 @@ def test_the_bench_serves_with_the_heartbeat_directory_run_sh_chooses(monkeypatc
 
 
 def test_each_tree_is_served_with_its_own_run_sh_worker_class(tmp_path):
-    """bench-compare serves REF with REF's scripts/run.sh flags, not the working tree's: a REF from
-    before the worker class (gthread in its run.sh) is measured with gthread; the working tree's
-    dotted class name is read whole and is a gunicorn worker."""
+    """bench-compare serves REF with REF's scripts/run.sh flags, not the working tree's: a REF with
+    another worker class (a dotted class name, as run.sh had before gunicorn's own gthread came back)
+    is measured with that class, its name read whole; the working tree's is gunicorn's gthread."""
     from gunicorn.util import load_class
     from gunicorn.workers.gthread import ThreadWorker
 
     from bench.load import RUN_SCRIPT, gunicorn_flags
 
     ours = gunicorn_flags()["worker_class"]
+    assert ours == "gthread" and load_class(ours) is ThreadWorker
+    other = "storefront.gunicorn_worker.ThreadWorker"
     (tmp_path / "scripts").mkdir()
     (tmp_path / "scripts" / "run.sh").write_text(
-        RUN_SCRIPT.read_text().replace(f"--worker-class {ours} ", "--worker-class gthread "))
-    assert gunicorn_flags(tmp_path)["worker_class"] == "gthread"
-    assert issubclass(load_class(ours), ThreadWorker)
+        RUN_SCRIPT.read_text().replace(f"--worker-class {ours} ", f"--worker-class {other} "))
+    assert gunicorn_flags(tmp_path)["worker_class"] == other
+
+
+def test_the_readmes_deployment_serves_with_the_worker_class_run_sh_and_the_bench_use():
+    from bench.load import ROOT, gunicorn_flags
+
+    command = re.search(r"gunicorn storefront\.wsgi:application .*\\\n(.*)", (ROOT / "README.md").read_text()).group(1)
+    assert f"--worker-class {gunicorn_flags()['worker_class']} " in command
 
 
 def test_the_bench_turns_ttl_off_on_its_tables_while_the_app_creates_them_with_it_on(local_ddb):
