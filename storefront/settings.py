@@ -4,6 +4,7 @@ Every environment variable the project reads is read here, and only here;
 `.env.example` lists them all.
 """
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -37,6 +38,11 @@ def env_int(name, default, minimum=0):
         raise ImproperlyConfigured(f"{name} {exc}, got {value!r}") from None
 
 
+def env_list(name, default=""):
+    """A comma-separated list, each entry stripped, empty ones left out."""
+    return [item.strip() for item in env(name, default).split(",") if item.strip()]
+
+
 def env_float(name, default):
     value = env(name)
     if value is None:
@@ -58,8 +64,8 @@ if SECRET_KEY is None:
         )
     SECRET_KEY = "insecure-development-key-only-with-DJANGO_DEBUG"
 
-ALLOWED_HOSTS = [h.strip() for h in env("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1").split(",") if h.strip()]
-CSRF_TRUSTED_ORIGINS = [o.strip() for o in env("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1")
+CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 
 INSTALLED_APPS = [
     "csp",
@@ -81,7 +87,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
-    "storefront.csp.SitePolicyMiddleware",  # django-csp's, the usual header built once
+    "csp.middleware.CSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -228,12 +234,18 @@ if HTTPS:
 # --- Headers of every answer ------------------------------------------------
 # django-csp 4: no inline scripts or styles anywhere; htmx's own indicator styles are off
 # (includeIndicatorStyles in frame.html's htmx-config) and live in site.css.
+# Product pictures on other sites: the hosts (host or host:port) whose https pictures the importer
+# accepts and img-src allows; empty, only pictures under static/.
+PRODUCT_IMAGE_HOSTS = [host.lower() for host in env_list("PRODUCT_IMAGE_HOSTS")]
+for _host in PRODUCT_IMAGE_HOSTS:
+    if not re.fullmatch(r"[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?", _host, re.ASCII):
+        raise ImproperlyConfigured(f"PRODUCT_IMAGE_HOSTS: {_host!r} is not a host name (pictures.example.com)")
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
         "default-src": ["'self'"],
         "script-src": ["'self'"],
         "style-src": ["'self'"],
-        "img-src": ["'self'", "data:"],
+        "img-src": ["'self'", "data:", *(f"https://{host}" for host in PRODUCT_IMAGE_HOSTS)],
         "connect-src": ["'self'"],
         "font-src": ["'self'"],
         "object-src": ["'none'"],

@@ -11,6 +11,9 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from urllib.parse import urlsplit
+
+from django.conf import settings
 
 from . import keys, text
 from .client import _backoff, batch_get, batch_write, client, in_parallel, serialize, table_name, translate_errors
@@ -92,7 +95,8 @@ IMAGE_PATH = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_./-]*\.(png|jpe?g|webp|gif|svg
 
 
 def _image(value, path, problems):
-    """An optional picture: an https URL, or the path of a file under static/ ("img/x.svg")."""
+    """An optional picture: an https URL on one of PRODUCT_IMAGE_HOSTS, or the path of a file under
+    static/ ("img/x.svg")."""
     if value is None or value == "":
         return ""
     if not isinstance(value, str) or len(value) > MAX_IMAGE:
@@ -106,6 +110,11 @@ def _image(value, path, problems):
             URLValidator(schemes=["https"])(value)
         except ValidationError:
             problems.append(f"{path}: {value!r} is not an https URL")
+            return None
+        if urlsplit(value).netloc.lower() not in settings.PRODUCT_IMAGE_HOSTS:
+            # The page's Content-Security-Policy (img-src) would not let a browser show it.
+            problems.append(f"{path}: {value!r} is not on a picture host of PRODUCT_IMAGE_HOSTS "
+                            f"({', '.join(settings.PRODUCT_IMAGE_HOSTS) or 'none set'})")
             return None
         return value
     if not IMAGE_PATH.fullmatch(value) or ".." in value.split("/") or "//" in value:
