@@ -186,7 +186,8 @@ def test_a_one_word_search_is_one_query_and_too_short_is_refused(ddb):
     assert _ids(_search("model " * 500)) == ["1", "2"]  # cut, never an error
 
 
-def test_images_are_validated_by_the_importer(ddb):
+def test_images_are_validated_by_the_importer(ddb, settings):
+    settings.PRODUCT_IMAGE_HOSTS = ["img.example.com"]
     data = small_catalog()
     data["products"][0]["image"] = "https://img.example.com/model3.jpg"
     data["products"][1]["image"] = "img/demo/cars.svg"
