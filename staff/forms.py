@@ -37,11 +37,34 @@ class StockListForm(forms.Form):
         return cleaned
 
 
+class PageStateForm(forms.Form):
+    """A form with hidden fields the page wrote (its token, the level and reorder point it showed,
+    when it was opened): one of them wrong means the form was altered or is stale, which the form's
+    own errors (where the page shows them) say once: "expired". The field keeps its error too (a
+    wrong token is replaced before the form is shown again)."""
+
+    def non_field_errors(self):
+        errors = super().non_field_errors()
+        hidden_wrong = any(name in self.fields and self.fields[name].widget.is_hidden for name in self.errors)
+        if hidden_wrong and EXPIRED not in errors:
+            errors = self.error_class([*errors, EXPIRED], error_class="nonfield", renderer=self.renderer)
+        return errors
+
+
+def _seen_reorder_point():
+    """The hidden reorder point a stock form showed (empty: none stored); read by the one parser,
+    an altered one is the form's "expired" error."""
+    return WholeNumberField(
+        required=False, min_value=0, max_value=gateway.MAX_REORDER, widget=forms.HiddenInput,
+        error_messages={"invalid": EXPIRED, "min_value": EXPIRED, "max_value": EXPIRED},
+    )
+
+
 def _reason_choices(codes):
     return [(code, gateway.REASON_LABELS[code]) for code in codes]
 
 
-class StockAdjustmentForm(forms.Form):
+class StockAdjustmentForm(PageStateForm):
     """One stock adjustment. `token` is the idempotency key: a new one on each render of a
     fresh form, so a double click or a resubmission applies the adjustment once. `reason` is a
     code that fits a manual change (`sold` and `cancelled` only come from orders)."""
@@ -71,15 +94,12 @@ class StockAdjustmentForm(forms.Form):
         required=False, min_value=0, max_value=10**15, widget=forms.HiddenInput,
         error_messages={"invalid": EXPIRED, "min_value": EXPIRED, "max_value": EXPIRED},
     )
-    # The reorder point the page showed (empty: none stored): a hint too; a malformed one is no hint.
-    seen_reorder_point = forms.CharField(required=False, widget=forms.HiddenInput)
+    # The reorder point the page showed (empty: none stored): a hint too; altered, a form error.
+    seen_reorder_point = _seen_reorder_point()
 
     @classmethod
     def fresh(cls):
         return cls(initial={"action": INCREASE, "reason": gateway.RECEIVED, "token": gateway.new_token()})
-
-    def clean_seen_reorder_point(self):
-        return _hint(self.cleaned_data["seen_reorder_point"])
 
     def clean(self):
         cleaned = super().clean()
@@ -96,12 +116,7 @@ class StockAdjustmentForm(forms.Form):
         return cleaned
 
 
-def _hint(value):
-    """A number the page showed (a hint: never an error); None when absent or malformed."""
-    return int(value) if value.isdigit() and len(value) <= 9 else None
-
-
-class StocktakeForm(forms.Form):
+class StocktakeForm(PageStateForm):
     """A stocktake: the quantity counted, against the level the form showed (`seen_level`, the
     compare-and-set's compare) and the time it was shown (`opened_at`: the moves since)."""
 
@@ -115,7 +130,7 @@ class StocktakeForm(forms.Form):
         min_value=0, max_value=10**15, widget=forms.HiddenInput,
         error_messages={"required": EXPIRED, "invalid": EXPIRED, "min_value": EXPIRED, "max_value": EXPIRED},
     )
-    seen_reorder_point = forms.CharField(required=False, widget=forms.HiddenInput)
+    seen_reorder_point = _seen_reorder_point()
     opened_at = forms.CharField(required=False, widget=forms.HiddenInput)
 
     @classmethod
@@ -129,19 +144,23 @@ class StocktakeForm(forms.Form):
             "seen_reorder_point": "" if reorder_point is None else reorder_point,
         }
 
-    def clean_seen_reorder_point(self):
-        return _hint(self.cleaned_data["seen_reorder_point"])
-
     def clean_opened_at(self):
-        try:
-            value = datetime.fromisoformat(self.cleaned_data["opened_at"])
-        except ValueError:
+        """When the form was shown (empty: not known, no moves listed); altered (unreadable, no
+        offset, or out of range in UTC, such as year 1 at +01:00): the form's "expired" error."""
+        text = self.cleaned_data["opened_at"]
+        if not text:
             return None
-        return value.astimezone(UTC).isoformat(timespec="microseconds") if value.tzinfo else None
+        try:
+            value = datetime.fromisoformat(text)
+            if value.tzinfo is None:
+                raise ValueError(text)
+            return value.astimezone(UTC).isoformat(timespec="microseconds")
+        except (ValueError, OverflowError):
+            raise forms.ValidationError(EXPIRED, code="invalid") from None
 
 
 class ReorderPointForm(forms.Form):
-    reorder_point = forms.IntegerField(
+    reorder_point = WholeNumberField(
         min_value=0, max_value=gateway.MAX_REORDER, required=False, label="Reorder point",
         help_text="Empty: the shop's default.", widget=forms.NumberInput(attrs={"step": 1}),
     )

@@ -145,7 +145,8 @@ def product_stock(request, product_id):
         form.add_error(
             "quantity", f"Only {exc.available} in stock: cannot remove {exc.requested}. Nothing was changed."
         )
-        return _stock_page(request, product_id, form=form, status=409, level=exc.available)
+        return _stock_page(request, product_id, form=form, status=409, level=exc.available,
+                           seen_reorder_point=data["seen_reorder_point"])
     except InvalidInput as exc:
         form.add_error(None, str(exc))
         return _stock_page(request, product_id, form=form, status=400)
@@ -165,7 +166,7 @@ def product_stock(request, product_id):
     return _stock_page(
         request, product_id, form=StockAdjustmentForm.fresh(), confirmation=confirmation,
         # A replay's level is the first answer's; read the level of now instead.
-        level=None if change.replayed else change.level,
+        level=None if change.replayed else change.level, seen_reorder_point=data["seen_reorder_point"],
     )
 
 
@@ -196,8 +197,8 @@ def _outcome_unknown(request, product_id, form):
     return response
 
 
-def _stock_page(request, product_id, *, form, status=200, level=None, confirmation=None, count_form=None,
-                moves=None, reorder_form=None):
+def _stock_page(request, product_id, *, form, status=200, level=None, seen_reorder_point=None, confirmation=None,
+                count_form=None, moves=None, reorder_form=None):
     """The whole page (GetItem + Query); with HTMX after a POST the level, forms and history
     (the Query, and the GetItem unless the write told the level); with HTMX and ?after= the next
     history rows (the Query). ?reason= shows the changes of one reason (a Query of the ByReason
@@ -225,9 +226,7 @@ def _stock_page(request, product_id, *, form, status=200, level=None, confirmati
             reorder_form=reorder_form or ReorderPointForm(initial={"reorder_point": product.reorder_point}),
         )
     else:
-        # The write told the level; the reorder point the form showed is a hint for the next write.
-        hint = request.POST.get("seen_reorder_point", "")
-        reorder_point = int(hint) if hint.isdigit() and len(hint) <= 9 else None
+        reorder_point = seen_reorder_point  # the write told the level; the form's hint for the next write
     if partial != "history-page" and count_form is None:
         context["count_form"] = StocktakeForm.fresh(level=level, reorder_point=reorder_point)
     context["reorder_point"] = reorder_point

@@ -5,6 +5,7 @@ from urllib.parse import quote_plus
 from django.middleware.csrf import rotate_token
 
 from catalog.gateway import InvalidInput
+from storefront.numbers import Unreadable, parse_whole
 
 
 def optional_param(request, name):
@@ -18,9 +19,10 @@ def number_param(request, name, *, minimum, maximum):
     value = optional_param(request, name)
     if value is None:
         return None
-    if not value.isdigit() or not minimum <= int(value) <= maximum:
-        raise InvalidInput(f"{name} must be a whole number from {minimum} to {maximum}.")
-    return int(value)
+    try:
+        return parse_whole(value, minimum=minimum, maximum=maximum)
+    except Unreadable:
+        raise InvalidInput(f"{name} must be a whole number from {minimum} to {maximum}.") from None
 
 
 def query_string(**params):

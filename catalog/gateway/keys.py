@@ -213,7 +213,7 @@ def order_line_key(customer_id, order_id, product_id):
     return {"PK": customer_pk(customer_id), "SK": f"{ORDER_PREFIX}{order_id}#ITEM#{product_id}"}
 
 
-def stock_history_since(product_id, at):
+def stock_history_since(at):
     """The SK bounds of a product's adjustments after `at` (a stamp): BETWEEN these two."""
     return f"{STOCK_PREFIX}{at}~", f"{STOCK_PREFIX}~"
 

@@ -12,6 +12,8 @@ import hashlib
 import io
 from dataclasses import dataclass, field
 
+from storefront.numbers import Unreadable, parse_whole
+
 from . import keys
 from .client import batch_get
 from .entities import RECEIVED
@@ -91,13 +93,13 @@ def _parse(content):
     # The hash of the text (without a byte-order mark): the web page keeps the text, the command
     # reads the bytes; both give a line the same idempotency key.
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    rows = csv.reader(io.StringIO(text, newline=""))
+    reader, problems, lines = csv.reader(io.StringIO(text, newline="")), [], []
+    rows = _rows(reader, problems)
     header = next(rows, None)
     if header is None or tuple(h.strip().lower() for h in header) != HEADER:
-        return Receipt(digest=digest, lines=()), [f"line 1: the header must be {','.join(HEADER)}"]
-    problems, lines = [], []
+        return Receipt(digest=digest, lines=()), problems or [f"line 1: the header must be {','.join(HEADER)}"]
     for row in rows:
-        number = rows.line_num
+        number = reader.line_num
         if not row or all(not cell.strip() for cell in row):
             continue  # blank lines are skipped
         if len(lines) >= MAX_FILE_LINES:
@@ -110,18 +112,30 @@ def _parse(content):
         before = len(problems)
         if not valid_id(product_id):
             problems.append(f"line {number}: {product_id!r} is not a product ID")
-        if not (quantity.isascii() and quantity.isdigit() and 1 <= int(quantity) <= MAX_QUANTITY):
-            problems.append(f"line {number}: quantity {quantity!r} must be a whole number from 1 to {MAX_QUANTITY:,}")
+        try:
+            quantity = parse_whole(quantity, minimum=1, maximum=MAX_QUANTITY)
+        except Unreadable:
+            problems.append(f"line {number}: quantity {quantity[:20]!r} must be a whole number from 1 to "
+                            f"{MAX_QUANTITY:,}")
         if len(reference) > MAX_REFERENCE:
             problems.append(f"line {number}: the reference must be at most {MAX_REFERENCE} characters")
         if len(problems) == before:
             lines.append(ReceiptLine(
-                line=number, product_id=product_id, quantity=int(quantity), reference=reference,
+                line=number, product_id=product_id, quantity=quantity, reference=reference,
                 token=f"rcv-{digest[:32]}-{number}",
             ))
     if not lines and not problems:
         problems.append("the file has no lines to receive")
     return Receipt(digest=digest, lines=tuple(lines)), problems
+
+
+def _rows(reader, problems):
+    """The rows of a csv.reader; one it cannot read (a field over csv.field_size_limit(), 131,072
+    characters) is a problem, and the last row."""
+    try:
+        yield from reader
+    except csv.Error as exc:
+        problems.append(f"line {reader.line_num}: not readable as CSV ({exc})")
 
 
 def validate(content):

@@ -389,7 +389,7 @@ def stock_moves_since(*, product_id, at, limit=50):
     """A product's adjustments after the stamp `at`, newest first (at most `limit`): one Query,
     SK BETWEEN STOCK#<at>~ AND STOCK#~, consistent. What a stocktake shows when it lost a race."""
     check_id("Product", product_id)
-    low, high = keys.stock_history_since(product_id, at)
+    low, high = keys.stock_history_since(at)
     with translate_errors():
         response = client().query(
             TableName=table_name(), KeyConditionExpression="PK = :pk AND SK BETWEEN :low AND :high",
@@ -427,12 +427,11 @@ def stock_ledger(*, start, end):
     with Queries of up to 1 MB in time order and merged (heapq.merge: at most one page of each
     shard in memory). Cost: at least days x LEDGER_SHARDS Queries, plus one per MB of changes."""
     start, end = check_day_range(start, end)
-    day = start
-    while day <= end:
+    for offset in range((end - start).days + 1):  # never a day past `end`: 9999-12-31 has none
+        day = start + timedelta(days=offset)
         streams = [_ledger_shard(day.isoformat(), shard) for shard in range(keys.LEDGER_SHARDS)]
         for _sk, item in heapq.merge(*streams, key=lambda pair: pair[0]):
             yield StockAdjustment.from_item(item)
-        day += timedelta(days=1)
 
 
 def _ledger_shard(day, shard):

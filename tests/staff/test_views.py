@@ -16,17 +16,6 @@ HX = {"HX-Request": "true"}
 STOCK_URL = "/staff/products/{}/stock/"
 
 
-@pytest.fixture
-def staff(django_user_model):
-    return django_user_model.objects.create_user(username="ann", password="pw-ann-staff", is_staff=True)
-
-
-@pytest.fixture
-def staff_client(client, staff):
-    client.force_login(staff)
-    return client
-
-
 def level(product_id):
     return gateway.product_get(product_id=product_id, consistent=True).stock_level
 
