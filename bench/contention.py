@@ -12,10 +12,10 @@ import uuid
 from decimal import Decimal
 
 from catalog import gateway
-from catalog.gateway import importer, orders
+from catalog.gateway import LineProblem, importer, orders
 from catalog.gateway.client import count_requests
 from catalog.gateway.entities import Product
-from catalog.gateway.errors import InsufficientStock, LineProblem, OrderRejected, StockBusy
+from catalog.gateway.errors import InsufficientStock, OrderRejected, StockBusy
 
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
 

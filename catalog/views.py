@@ -231,6 +231,7 @@ def search(request):
         "owner_kind": "search",
         "query": query,
         "hint": term is None,
+        "min_term": gateway.text.MIN_TERM,
         "filter_links": "",
         "labels": names.brand_names(),
         "count": page.total,

@@ -8,6 +8,7 @@ from django.core.validators import MaxLengthValidator
 from django.forms import BoundField
 from django_countries import countries
 
+from catalog.gateway import ADDRESS_FIELDS
 from storefront.fields import IdField, WholeNumberField
 
 from .rules import MAX_LINE_QUANTITY
@@ -86,7 +87,7 @@ class AddressForm(forms.Form):
     )
 
     def address(self):
-        return {field: self.cleaned_data[field] for field in ("name", "street", "postcode", "city", "country")}
+        return {field: self.cleaned_data[field] for field in ADDRESS_FIELDS}
 
 
 class CheckoutForm(AddressForm):

@@ -8,8 +8,6 @@ from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.db.models.functions import Lower
 
-ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
-
 
 class User(AbstractUser):
     customer_id = models.UUIDField(default=uuid.uuid4, unique=True, editable=False)

@@ -1,39 +1,20 @@
 """The shop's rules, in one place: what a cart may hold, what adding to it does, what each cart line
-needs to be bought, and how stock is shown to a shopper.
+needs to be bought (how stock is shown, and whether it can be bought: catalog/availability.py).
 
 The conditions DynamoDB itself holds an order to (the product exists, its price is the one the
 shopper saw, there is enough stock) are the gateway's `line_problems`, used here and by the
 order's transaction alike; at most `MAX_LINES` products an order is the gateway's too (one
-transaction). What is the shop's own: at most MAX_LINE_QUANTITY of one product, the stock labels.
+transaction). What is the shop's own: at most MAX_LINE_QUANTITY of one product.
 """
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.conf import settings
-
+from catalog import availability
+from catalog.availability import stock_class as stock_class  # cards.py reads the labels from here
+from catalog.availability import stock_label as stock_label
 from catalog.gateway import MAX_LINES, LineProblem, line_problems
 
 MAX_LINE_QUANTITY = 99
-
-
-def stock_label(level):
-    """The stock level as a shopper understands it."""
-    level = int(level)
-    if level <= 0:
-        return "Sold out"
-    if level < settings.LOW_STOCK_THRESHOLD:
-        return f"Only {level} left"
-    return "In stock"
-
-
-def stock_class(level):
-    """The CSS class that goes with stock_label."""
-    level = int(level)
-    if level <= 0:
-        return "sold-out"
-    if level < settings.LOW_STOCK_THRESHOLD:
-        return "low"
-    return "in-stock"
 
 
 @dataclass(frozen=True)
@@ -49,12 +30,10 @@ class Addition:
 def addition(*, product, quantity, in_cart, lines_in_cart):
     """Adding `quantity` of `product` to a cart that has `in_cart` of it and `lines_in_cart`
     different products: how many are added, or why none are."""
-    if not product.in_stock:
-        return Addition(error=f"{product.name} is sold out.")
-    if in_cart + quantity > product.stock_level:
+    if not availability.can_buy(product.stock_level, in_cart + quantity):
         return Addition(
-            error=f"Only {product.stock_level} of {product.name} in stock"
-            + (f"; you have {in_cart} in your cart." if in_cart else ".")
+            error=availability.shortage(product.name, product.stock_level)
+            + (f"; you have {in_cart} in your cart." if in_cart and product.in_stock else ".")
         )
     if not in_cart and lines_in_cart >= MAX_LINES:
         return Addition(error=f"A cart holds at most {MAX_LINES} different products.")

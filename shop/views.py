@@ -26,7 +26,7 @@ def _form_error(form):
     return " ".join(str(e) for errors in form.errors.values() for e in errors)
 
 
-def _cart_context(request, cart):
+def _cart_context(cart):
     products = gateway.products_get_many(product_ids=list(cart.lines)) if len(cart) else {}
     lines = rules.cart_lines(cart.order_lines(), products)
     cart.saw(products)
@@ -35,6 +35,7 @@ def _cart_context(request, cart):
         "total": rules.cart_total(lines),
         "can_checkout": rules.can_check_out(lines),
         "cart_count": cart.count,
+        "max_line_quantity": rules.MAX_LINE_QUANTITY,
     }
 
 
@@ -43,7 +44,7 @@ def _cart_context(request, cart):
 def cart_view(request):
     """The cart, with prices and stock read fresh (one BatchGetItem)."""
     cart = Cart(request.session)
-    return render(request, partial_template(request, "shop/cart.html", "cart"), _cart_context(request, cart))
+    return render(request, partial_template(request, "shop/cart.html", "cart"), _cart_context(cart))
 
 
 @require_POST
@@ -101,7 +102,7 @@ def cart_remove(request):
 
 def _cart_changed(request, cart, error):
     if request.htmx:
-        context = _cart_context(request, cart)
+        context = _cart_context(cart)
         context["error"] = error
         template = partial_template(request, "shop/cart.html", "cart")
         return render(request, template, context, status=400 if error else 200)
@@ -119,7 +120,7 @@ def checkout(request):
     if not len(cart):
         messages.info(request, "Your cart is empty.")
         return redirect("cart")
-    context = _cart_context(request, cart)
+    context = _cart_context(cart)
     if not context["can_checkout"]:
         messages.error(request, "Some products in your cart can’t be bought as they are; see below.")
         return redirect("cart")
@@ -139,7 +140,7 @@ def _place_order(request, cart):
             messages.info(request, "Your cart is empty.")
             return redirect("cart")
         # The address needs fixing: the same page again, with what was typed and what is wrong.
-        return render(request, "shop/checkout.html", {**_cart_context(request, cart), "form": form}, status=400)
+        return render(request, "shop/checkout.html", {**_cart_context(cart), "form": form}, status=400)
     order_id, token = form.cleaned_data["order_id"], form.cleaned_data["token"]
     if cart.was_placed(order_id):  # Back and resubmit after the order went through
         return redirect("order", order_id=order_id)

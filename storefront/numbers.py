@@ -1,5 +1,6 @@
 """The one parser for numbers typed by people: form fields (quantities, stock levels), query
-parameters and environment variables (page sizes, timeouts, budgets).
+parameters, CSV files and environment variables (page sizes, timeouts, budgets); and the one
+format of an amount shown (`euro`).
 
 Only plain ASCII digits are numbers here. Python's own int() and str.isdigit() accept far more
 ("²".isdigit() is true, int("١٢") is 12, int("1_000") is 1000, float("1e3") and float("nan") work):
@@ -37,3 +38,8 @@ def _in_range(value, minimum, maximum):
     if maximum is not None and value > maximum:
         raise Unreadable(f"must be at most {maximum:,}")
     return value
+
+
+def euro(amount):
+    """€1,299.00: a price or a total as every page and message shows it."""
+    return f"€{Decimal(amount):,.2f}"

@@ -16,7 +16,6 @@ from .entities import (
     COUNTED,
     DAMAGED,
     MANUAL_REASONS,
-    ORDER_STATUSES,
     PLACED,
     REASON_LABELS,
     REASONS,
@@ -43,7 +42,6 @@ from .errors import (
     InvalidId,
     InvalidInput,
     InvalidQuantity,
-    LineProblem,
     NotFound,
     OrderRejected,
     OrderStatusRefused,
@@ -52,7 +50,9 @@ from .errors import (
     StockMoved,
 )
 from .orders import (
+    ADDRESS_FIELDS,
     MAX_LINES,
+    LineProblem,
     customer_put,
     line_problems,
     new_order_id,
@@ -93,7 +93,6 @@ from .stock import (
 from .validate import (
     MAX_NOTE,
     MAX_QUANTITY,
-    MAX_REASON,
     MAX_REFERENCE,
     MAX_REORDER,
     check_id,
@@ -103,8 +102,8 @@ from .validate import (
 )
 
 __all__ = [
-    "MAX_LINES", "MAX_QUANTITY", "MAX_REASON", "MAX_NOTE", "MAX_REFERENCE", "MAX_REORDER", "MAX_LEDGER_DAYS",
-    "CANCELLED", "COUNTED", "DAMAGED", "MANUAL_REASONS", "ORDER_STATUSES", "PLACED", "REASON_LABELS", "REASONS",
+    "ADDRESS_FIELDS", "MAX_LINES", "MAX_QUANTITY", "MAX_NOTE", "MAX_REFERENCE", "MAX_REORDER", "MAX_LEDGER_DAYS",
+    "CANCELLED", "COUNTED", "DAMAGED", "MANUAL_REASONS", "PLACED", "REASON_LABELS", "REASONS",
     "RECEIVED", "RETURNED", "SHIPPED", "SOLD", "OrderStatusRefused", "StockMoved",
     "check_day_range", "order_cancel", "order_ship", "orders_open", "product_set_reorder_point",
     "products_to_reorder", "stock_count", "stock_history_all", "stock_ledger", "stock_moves_since",

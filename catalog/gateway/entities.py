@@ -5,7 +5,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Generic, TypeVar
 
-from django.conf import settings
+from catalog import availability
 
 from . import keys, text
 
@@ -28,7 +28,6 @@ REASON_LABELS = {
 
 # Order statuses.
 PLACED, SHIPPED = "placed", "shipped"
-ORDER_STATUSES = (PLACED, SHIPPED, CANCELLED)
 
 T = TypeVar("T")
 
@@ -187,24 +186,20 @@ class Product:
 
     @property
     def in_stock(self):
-        return bool(self.stock_level and self.stock_level > 0)
+        return availability.can_buy(self.stock_level)
 
     @property
     def effective_reorder_point(self):
-        return effective_reorder_point(self.reorder_point)
+        return availability.reorder_point(self.reorder_point)
 
     @property
     def needs_reorder(self):
-        return self.stock_level is not None and self.stock_level <= self.effective_reorder_point
-
-
-def effective_reorder_point(reorder_point):
-    return settings.LOW_STOCK_THRESHOLD if reorder_point is None else reorder_point
+        return availability.at_or_below_reorder_point(self.stock_level, self.reorder_point)
 
 
 def reorder_index_keys(product_id, level, reorder_point):
     """The Reorder index keys when a product at `level` is at or below its reorder point, else {}."""
-    if level is None or level > effective_reorder_point(reorder_point):
+    if not availability.at_or_below_reorder_point(level, reorder_point):
         return {}
     return keys.reorder_keys(product_id, level)
 
@@ -382,7 +377,7 @@ class Order:
     address: Mapping[str, str] | None = None  # the delivery address, as it was at checkout
     token: str = ""  # the idempotency key it was placed with (kept to refuse its reuse for another order)
     status: str = PLACED
-    item_total: int | None = field(default=None, compare=False)  # itemCount as stored (no lines read)
+    stored_item_count: int | None = field(default=None, compare=False)  # itemCount as stored (no lines read)
 
     @property
     def is_open(self):
@@ -390,8 +385,8 @@ class Order:
 
     @property
     def item_count(self):
-        if not self.lines and self.item_total is not None:
-            return self.item_total
+        if not self.lines and self.stored_item_count is not None:
+            return self.stored_item_count
         return sum(line.quantity for line in self.lines)
 
     @classmethod
@@ -405,7 +400,7 @@ class Order:
             address=dict(order_item["address"]) if order_item.get("address") else None,
             token=order_item.get("idempotencyKey", ""),
             status=order_item.get("status", PLACED),  # orders placed before statuses are open
-            item_total=_int(order_item.get("itemCount"), None),
+            stored_item_count=_int(order_item.get("itemCount"), None),
         )
 
     @classmethod

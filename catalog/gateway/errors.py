@@ -76,31 +76,6 @@ class OrderRejected(CatalogError):
         super().__init__("; ".join(str(p) for p in problems))
 
 
-class LineProblem:
-    GONE = "gone"
-    SHORT = "short"
-    PRICE = "price"
-
-    def __init__(self, product_id, kind, *, name="", available=None, price=None):
-        self.product_id = product_id
-        self.kind = kind
-        self.name = name or product_id
-        self.available = available
-        self.price = price
-
-    def __str__(self):
-        if self.kind == self.GONE:
-            return f"{self.name} is no longer sold."
-        if self.kind == self.SHORT:
-            if not self.available:
-                return f"{self.name} is sold out."
-            return f"Only {self.available} of {self.name} left."
-        return f"The price of {self.name} changed to €{self.price:,.2f}."
-
-    def __repr__(self):
-        return f"LineProblem({self.product_id!r}, {self.kind!r}, available={self.available!r}, price={self.price!r})"
-
-
 class StockMoved(CatalogError):
     """A stocktake's compare-and-set lost: the level is no longer the one the count was made
     against (a sale meanwhile). Nothing was written; `level` is the level now."""

@@ -15,13 +15,15 @@ from decimal import Decimal
 from botocore.exceptions import ClientError
 from django.conf import settings
 
+from catalog import availability
+from storefront.numbers import euro
+
 from . import keys
 from .client import client, contended_attempts, error_code, serialize, table_name, translate_errors
 from .entities import CANCELLED, PLACED, SHIPPED, SOLD, Order, OrderLine, Page, Product, StockAdjustment
 from .errors import (
     IdempotencyConflict,
     InvalidInput,
-    LineProblem,
     NotFound,
     OrderRejected,
     OrderStatusRefused,
@@ -56,6 +58,32 @@ def _check_lines(lines):
         if line.product_id in seen:
             raise InvalidInput(f"Product {line.product_id} is in the order twice.")
         seen.add(line.product_id)
+
+
+class LineProblem:
+    """What stands in the way of buying one line as it is (a value, not an exception): the product is
+    gone, short of stock or its price changed. OrderRejected carries a list of them."""
+
+    GONE = "gone"
+    SHORT = "short"
+    PRICE = "price"
+
+    def __init__(self, product_id, kind, *, name="", available=None, price=None):
+        self.product_id = product_id
+        self.kind = kind
+        self.name = name or product_id
+        self.available = available
+        self.price = price
+
+    def __str__(self):
+        if self.kind == self.GONE:
+            return f"{self.name} is no longer sold."
+        if self.kind == self.SHORT:
+            return f"{availability.shortage(self.name, self.available)}."
+        return f"The price of {self.name} changed to {euro(self.price)}."
+
+    def __repr__(self):
+        return f"LineProblem({self.product_id!r}, {self.kind!r}, available={self.available!r}, price={self.price!r})"
 
 
 def line_problems(lines, products):
@@ -314,7 +342,7 @@ def _status_update(customer_id, order_id, status, at):
     )
 
 
-def _refused(customer_id, order_id, old_item, wanted):
+def _refused(order_id, old_item, wanted):
     if old_item is None:
         raise NotFound("Order", order_id)
     raise OrderStatusRefused(order_id, old_item.get("status", PLACED), wanted)
@@ -332,7 +360,7 @@ def order_ship(*, customer_id, order_id):
     if refusal is None or refusal.replay:
         return order_get(customer_id=customer_id, order_id=order_id)
     if refusal.failed(0):
-        _refused(customer_id, order_id, refusal.items[0], "shipped")
+        _refused(order_id, refusal.items[0], "shipped")
     raise StockBusy(f"Order {order_id} is being changed right now; try again.")
 
 
@@ -370,7 +398,7 @@ def order_cancel(*, customer_id, order_id, who=""):
         if refusal is None or refusal.replay:
             return order_get(customer_id=customer_id, order_id=order_id)
         if refusal.failed(0):
-            _refused(customer_id, order_id, refusal.items[0], "cancelled")
+            _refused(order_id, refusal.items[0], "cancelled")
         if not refusal.any_failed:
             products = None  # a conflict with another transaction: read again
             continue

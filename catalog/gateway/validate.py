@@ -9,7 +9,6 @@ from . import keys
 from .errors import InvalidId, InvalidInput, InvalidQuantity
 
 MAX_QUANTITY = 1_000_000
-MAX_REASON = 200
 MAX_WHO = 150
 MAX_REFERENCE = 100
 MAX_NOTE = 500

@@ -1,5 +1,4 @@
 """Template filters and tags of the catalog's pages: money, attribute names, fast product links."""
-from decimal import Decimal
 from functools import lru_cache
 from urllib.parse import quote
 
@@ -8,6 +7,7 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.http import RFC3986_SUBDELIMS
 
 from catalog.images import image_url
+from storefront.numbers import euro
 
 register = template.Library()
 
@@ -15,9 +15,7 @@ register = template.Library()
 @register.filter
 def money(value):
     """€1,299.00"""
-    if value is None or value == "":
-        return ""
-    return f"€{Decimal(value):,.2f}"
+    return "" if value is None or value == "" else euro(value)
 
 
 # The last word of an attribute name that is a unit, and how a reader writes it.

@@ -1,14 +1,15 @@
-"""Template filters of the shop: stock as a shopper reads it (shop/rules.py), country names,
-lockout durations."""
+"""Template filters of the shop: stock as a shopper and as staff read it (catalog/availability.py),
+country names, lockout durations."""
 from django import template
 from django_countries import countries
 
-from shop import rules
+from catalog import availability
 
 register = template.Library()
 
-register.filter("stock_label", rules.stock_label)
-register.filter("stock_class", rules.stock_class)
+register.filter("stock_label", availability.stock_label)
+register.filter("stock_class", availability.stock_class)
+register.filter("reorder_state", availability.reorder_state)
 
 
 @register.filter

@@ -6,9 +6,9 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine, orders
+from catalog.gateway import LineProblem, PurchaseLine, orders
 from catalog.gateway.client import count_requests
-from catalog.gateway.errors import InvalidInput, LineProblem, NotFound, OrderRejected
+from catalog.gateway.errors import InvalidInput, NotFound, OrderRejected
 from tests.helpers import items_in_partition, seed, small_catalog
 
 

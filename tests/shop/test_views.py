@@ -106,7 +106,7 @@ def test_sold_out_and_more_than_in_stock_are_refused(catalog, client):
     add(client, "2", 2, headers=HX)
     response = add(client, "2", 2, headers=HX)
     assert response.status_code == 409
-    assert "Only 3 of Model Y in stock; you have 2 in your cart." in response.content.decode()
+    assert "Only 3 of Model Y left; you have 2 in your cart." in response.content.decode()
     assert cart_of(client)["2"]["quantity"] == 2
 
 

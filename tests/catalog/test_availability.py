@@ -1,0 +1,57 @@
+"""catalog/availability.py, the one home of a product's availability: the shopper's "low" and the
+reorder list use the same comparison (at or below), shoppers and staff see their own words, and
+the pages, cards and errors all say the same."""
+import re
+
+import pytest
+
+from catalog import availability, gateway
+from catalog.gateway import Product
+
+
+def product(level, reorder_point=None):
+    return Product(product_id="1", name="Model 3", brand_id="3", category_id="1", price=1, stock_level=level,
+                   reorder_point=reorder_point)
+
+
+@pytest.mark.parametrize("level,label,css", [
+    (0, "Sold out", "sold-out"), (-1, "Sold out", "sold-out"), (1, "Only 1 left", "low"),
+    (5, "Only 5 left", "low"), (6, "In stock", "in-stock"),
+])
+def test_a_shopper_sees_low_stock_at_or_below_the_threshold_the_reorder_list_uses(settings, level, label, css):
+    settings.LOW_STOCK_THRESHOLD = 5
+    state = availability.shopper_state(level)
+    assert (state.label, state.css_class) == (label, css)
+    # the same comparison puts a product without its own reorder point on the reorder list
+    assert product(level).needs_reorder == (level <= 5)
+
+
+@pytest.mark.parametrize("level,reorder_point,label,css", [
+    (0, None, "Sold out", "reorder-sold-out"), (5, None, "Reorder", "reorder-due"),
+    (6, None, "Stocked", "reorder-ok"), (20, 20, "Reorder", "reorder-due"), (3, 2, "Stocked", "reorder-ok"),
+])
+def test_staff_see_a_products_state_against_its_own_reorder_point(settings, level, reorder_point, label, css):
+    settings.LOW_STOCK_THRESHOLD = 5
+    state = availability.reorder_state(product(level, reorder_point))
+    assert (state.label, state.css_class) == (label, css)
+    assert product(level, reorder_point).needs_reorder == (css != "reorder-ok")
+
+
+def test_whether_it_can_be_bought():
+    assert availability.can_buy(3, 3) and not availability.can_buy(3, 4) and not availability.can_buy(0)
+    assert not availability.can_buy(None) and product(1).in_stock and not product(0).in_stock
+
+
+def test_the_reorder_page_colours_rows_with_the_staff_states(catalog, client, django_user_model):
+    client.force_login(django_user_model.objects.create_user(username="ann", password="pw-ann", is_staff=True))
+    gateway.product_set_reorder_point(product_id="1", reorder_point=70)  # 70 in stock: at its reorder point
+    html = client.get("/staff/reorder/").content.decode()
+    rows = dict(re.findall(r'<tr class="([^"]+)">\s*<td>([^<]+)</td>', html)[i][::-1] for i in range(6))
+    assert rows["3"] == "reorder-sold-out" and rows["1"] == "reorder-due" and rows["5"] == "reorder-due"
+    assert "<td>Reorder</td>" in html and "<td>Sold out</td>" in html
+    assert 'class="low"' not in html and 'class="in-stock"' not in html
+
+
+def test_a_product_at_the_threshold_is_low_on_its_page_and_card(catalog, client, settings):
+    settings.LOW_STOCK_THRESHOLD = 5
+    assert ">Only 5 left<" in client.get("/products/5/").content.decode()  # Surface Duo: 5 in stock
