@@ -318,3 +318,26 @@ def test_an_index_projection_changes_by_a_new_index_and_a_later_delete(local_ddb
     records = migrations.migrations_applied(table=local_ddb)
     assert records["0017_drop_Reorder"]["contract"] is True
     assert migrations_pending(table_name=local_ddb, steps=steps) == []
+
+
+def test_a_backup_is_taken_and_named_before_the_first_step_that_rewrites_items(catalog, ddb):
+    """On moto (which has on-demand backups, as AWS does): a table that lacks a backfill."""
+    dynamo.client().delete_item(TableName=ddb, Key=dynamo.serialize(keys.migration_key("0001_products")))
+    out = StringIO()
+    call_command("migrate_table", "--plan", stdout=out)
+    assert "0001_products" in out.getvalue()
+    assert dynamo.client().list_backups(TableName=ddb)["BackupSummaries"] == []
+
+    out = StringIO()
+    call_command("migrate_table", stdout=out)
+    said = out.getvalue()
+    backups = dynamo.client().list_backups(TableName=ddb)["BackupSummaries"]
+    assert len(backups) == 1
+    assert backups[0]["BackupName"].startswith(f"{ddb}-before-0001_products-")
+    assert f"Backup {backups[0]['BackupName']} taken" in said
+    assert "Point-in-time recovery is on." in said and "Deletion protection turned on." in said
+    assert migrations_pending(table_name=ddb) == []
+
+    dynamo.client().delete_item(TableName=ddb, Key=dynamo.serialize(keys.migration_key("0001_products")))
+    call_command("migrate_table", "--no-backup", stdout=StringIO())
+    assert len(dynamo.client().list_backups(TableName=ddb)["BackupSummaries"]) == 1
