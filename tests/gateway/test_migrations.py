@@ -341,3 +341,25 @@ def test_a_backup_is_taken_and_named_before_the_first_step_that_rewrites_items(c
     dynamo.client().delete_item(TableName=ddb, Key=dynamo.serialize(keys.migration_key("0001_products")))
     call_command("migrate_table", "--no-backup", stdout=StringIO())
     assert len(dynamo.client().list_backups(TableName=ddb)["BackupSummaries"]) == 1
+
+
+def test_gunicorn_refuses_to_serve_a_table_that_lacks_a_step_and_names_the_command(local_ddb, dynamodb_local_url,
+                                                                                    tmp_path):
+    import os
+    import subprocess
+
+    from tests.helpers import REPO
+
+    dynamo.client().delete_item(TableName=local_ddb, Key=dynamo.serialize(keys.migration_key("0001_products")))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DYNAMODB_"))}
+    env.update(DJANGO_SETTINGS_MODULE="storefront.settings", DJANGO_SECRET_KEY="tests-only-not-a-secret",
+               DYNAMODB_ENDPOINT_URL=dynamodb_local_url, DYNAMODB_TABLE=local_ddb,
+               DJANGO_SQLITE_PATH=str(tmp_path / "db.sqlite3"))
+    server = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "gunicorn"), "storefront.wsgi:application", "--bind", "127.0.0.1:0",
+         "--workers", "1"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert server.returncode != 0
+    assert "lacks 1 migration step(s) this code needs: 0001_products" in server.stderr
+    assert "python manage.py migrate_table" in server.stderr
