@@ -3,6 +3,8 @@ for anyone else); it counts what an operator alerts on: checkouts placed and sol
 DynamoDB request (a scripted DynamoDB answering ProvisionedThroughputExceededException), answers by
 view and status."""
 import ipaddress
+import json
+import re
 
 import pytest
 from django.test import Client
@@ -141,3 +143,17 @@ def test_a_refused_conditional_write_is_counted_as_a_conditional_check_failure(c
         gateway.stock_count(product_id="1", counted=58, expected_level=60, token="count-1")
     refused = outcome_changes(before, scrape(), "conditional_check_failed")
     assert sum(refused.values()) == 1, refused
+
+
+def test_every_dashboard_panel_queries_metrics_that_metrics_serves(ddb):
+    from tests.helpers import REPO
+
+    dashboard = json.loads((REPO / "docs" / "grafana-dashboard.json").read_text())
+    queried = {name for panel in dashboard["panels"] for target in panel["targets"]
+               for name in re.findall(r"([a-z_]+)\{", target["expr"])} - {"up"}  # Prometheus' own
+    response = Client().get("/metrics")
+    served = set()
+    for family in text_string_to_metric_families(response.content.decode()):
+        kind_suffixes = {"counter": ["_total"], "histogram": ["_bucket", "_count", "_sum"]}.get(family.type, [""])
+        served |= {family.name + suffix for suffix in kind_suffixes}
+    assert queried and queried <= served, queried - served
