@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 PORT=${PORT:-8000}
 mkdir -p var
+# Logs for people here (LOG_FORMAT=json for a log collector). Each request's line comes from the app
+# (storefront/requestlog.py: with its request ID, DynamoDB requests and user), not gunicorn's access log.
+export LOG_FORMAT=${LOG_FORMAT:-text}
 
 children=()
 cleanup() {
@@ -67,10 +70,6 @@ $PY manage.py collectstatic --noinput -v 0
 # disk and hold up the worker (gunicorn's docs, worker_tmp_dir). /dev/shm is memory, where there is one.
 worker_tmp_dir=${GUNICORN_WORKER_TMP_DIR:-}
 if [ -z "$worker_tmp_dir" ] && [ -d /dev/shm ]; then worker_tmp_dir=/dev/shm; fi
-
-# Logs for people here (LOG_FORMAT=json for a log collector). Each request's line comes from the app
-# (storefront/requestlog.py: with its request ID, DynamoDB requests and user), not gunicorn's access log.
-export LOG_FORMAT=${LOG_FORMAT:-text}
 
 # gunicorn's gthread worker, but a thread that has answered a kept-alive connection waits 2 ms for
 # its next request before handing it back (storefront/gunicorn_worker.py). gunicorn.conf.py (read from

@@ -9,6 +9,7 @@ import time
 import uuid
 
 from django.conf import settings
+from django.db import DatabaseError
 
 from catalog.gateway.telemetry import tallying
 
@@ -38,7 +39,10 @@ def user_id(request):
     if settings.SESSION_COOKIE_NAME not in request.COOKIES:
         return None
     user = getattr(request, "user", None)
-    return user.pk if user is not None and user.is_authenticated else None
+    try:
+        return user.pk if user is not None and user.is_authenticated else None
+    except DatabaseError:  # the database is out of reach: the answer (a 503) says so already
+        return None
 
 
 class RequestLogMiddleware:
