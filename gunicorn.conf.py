@@ -23,8 +23,27 @@ gunicorn.http.wsgi.SERVER = "Fromatoz"
 _made_dir = None
 
 
+def _json_lines(server):
+    """gunicorn's own lines (workers started, timed out, ended) in the site's log format (LOG_FORMAT, as
+    storefront/settings.py reads it): JSON by default, one object a line like the app's. Its access log
+    stays off (the app writes a line per request: storefront/requestlog.py)."""
+    if os.environ.get("LOG_FORMAT", "").strip().lower() not in ("", "json"):
+        return
+    from pythonjsonlogger.json import JsonFormatter
+
+    formatter = JsonFormatter("%(levelname)s %(name)s %(message)s", timestamp="time",
+                              rename_fields={"levelname": "level", "name": "logger"})
+    for handler in server.log.error_log.handlers:
+        handler.setFormatter(formatter)
+
+
+def on_reload(server):
+    _json_lines(server)
+
+
 def on_starting(server):
     global _made_dir
+    _json_lines(server)
     given = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
     if given:
         path = Path(given)

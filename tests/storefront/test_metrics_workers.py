@@ -2,6 +2,7 @@
 gunicorn.conf.py): a real gunicorn with two workers on loopback, its workers replaced one by one
 (the counts of the ended ones stay in the sums), and a new start of the server counts from zero."""
 import http.client
+import json
 import os
 import re
 import signal
@@ -97,7 +98,9 @@ def test_two_workers_counts_add_up_and_stay_when_the_workers_are_replaced(tmp_pa
         assert server.counted() == before + 40
     finally:
         log = server.stop()
-    metrics_dir = re.search(r"Metrics of every worker in (\S+)", log).group(1)
+    started = [json.loads(line) for line in log.splitlines() if "Metrics of every worker" in line]
+    assert started and started[0]["logger"] == "gunicorn.error"  # gunicorn's lines are JSON too (LOG_FORMAT)
+    metrics_dir = re.search(r"Metrics of every worker in (\S+)", started[0]["message"]).group(1)
     assert not os.path.exists(metrics_dir)  # a directory of its own, removed at the end
 
 
