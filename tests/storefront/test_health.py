@@ -6,11 +6,12 @@ import signal
 import time
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 from catalog.gateway import client as dynamo
 from catalog.gateway.client import count_requests
 from catalog.gateway.schema import table_ensure
+from tests.storefront.test_deploy import PRODUCTION, settings_under
 from tools import dynamodb_local
 
 pytestmark = pytest.mark.django_db
@@ -135,3 +136,17 @@ def test_readyz_turns_503_within_the_budget_while_dynamodb_is_frozen_or_stopped_
     assert "cannot be reached" in response.json()["checks"]["dynamodb"]["error"]
     restart()  # a just-started DynamoDB Local may miss its first budget while it warms up
     assert ready_again()
+
+
+@override_settings(SECURE_SSL_REDIRECT=True, SECURE_PROXY_SSL_HEADER=("HTTP_X_FORWARDED_PROTO", "https"),
+                   SECURE_REDIRECT_EXEMPT=[r"^healthz$", r"^readyz$", r"^metrics$"])
+def test_with_https_on_health_checks_and_metrics_are_answered_on_plain_http(ddb):
+    client = Client()
+    for url in ("/healthz", "/readyz", "/metrics"):
+        assert client.get(url).status_code == 200, url
+    assert client.get("/cart/").status_code == 301  # everything else still goes to HTTPS
+
+
+def test_django_https_exempts_exactly_the_health_and_metrics_paths():
+    exempt = settings_under(PRODUCTION, ["SECURE_REDIRECT_EXEMPT"])["SECURE_REDIRECT_EXEMPT"]
+    assert exempt == ["^healthz$", "^readyz$", "^metrics$"]
