@@ -186,8 +186,8 @@ class LeanClient:
             except ClientError as error:
                 raise _retried(error, attempt) from None
             else:
-                # As botocore's: the attempts sent again (catalog/gateway/telemetry.py counts them).
-                answer["ResponseMetadata"] = {"HTTPStatusCode": 200, "RetryAttempts": attempt - 1}
+                if attempt > 1:  # as botocore's: the attempts sent again (catalog/gateway/telemetry.py counts them)
+                    answer["ResponseMetadata"] = {"HTTPStatusCode": 200, "RetryAttempts": attempt - 1}
                 return answer
 
     def _attempt(self, operation, target, body):
