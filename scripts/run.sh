@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 PORT=${PORT:-8000}
 mkdir -p var
+# Logs for people here (LOG_FORMAT=json for a log collector). Each request's line comes from the app
+# (storefront/requestlog.py: with its request ID, DynamoDB requests and user), not gunicorn's access log.
+export LOG_FORMAT=${LOG_FORMAT:-text}
 
 children=()
 cleanup() {
@@ -73,12 +76,12 @@ worker_tmp_dir=${GUNICORN_WORKER_TMP_DIR:-}
 if [ -z "$worker_tmp_dir" ] && [ -d /dev/shm ]; then worker_tmp_dir=/dev/shm; fi
 
 # gunicorn's gthread worker, but a thread that has answered a kept-alive connection waits 2 ms for
-# its next request before handing it back (storefront/gunicorn_worker.py).
-echo "Serving Fromatoz on http://127.0.0.1:${PORT}/ (Ctrl-C stops)"
+# its next request before handing it back (storefront/gunicorn_worker.py). gunicorn.conf.py (read from
+# here) gives the workers a fresh directory for their metrics (PROMETHEUS_MULTIPROC_DIR) each start.
+echo "Serving Fromatoz on http://127.0.0.1:${PORT}/ (Ctrl-C stops; metrics on /metrics, health on /healthz and /readyz)"
 .venv/bin/gunicorn storefront.wsgi:application \
   --bind "${HOST:-127.0.0.1}:${PORT}" \
   --worker-class storefront.gunicorn_worker.ThreadWorker --workers "${WEB_CONCURRENCY:-2}" --threads "${GUNICORN_THREADS:-8}" \
-  ${worker_tmp_dir:+--worker-tmp-dir "$worker_tmp_dir"} \
-  --access-logfile - &
+  ${worker_tmp_dir:+--worker-tmp-dir "$worker_tmp_dir"} &
 children+=($!)
 wait "${children[-1]}"

@@ -163,19 +163,23 @@ def _place_order(request, cart):
             address=form.address(),
         )
     except OrderRejected as exc:
+        checkouts.counted(checkouts.rejected_outcome(exc.problems))
         for problem in exc.problems:
             messages.error(request, str(problem))
         messages.error(request, "Nothing was ordered. Please check your cart and try again.")
         return redirect("cart")
     except StockBusy as exc:
+        checkouts.counted("busy")
         messages.error(request, str(exc))
         return redirect("cart")
     except OutcomeUnknown:
+        checkouts.counted("unknown")
         # It may still go through: the cart, the order ID and the key stay, so placing it again
         # is safe (it answers the order placed, or places it once).
         response = render(request, "shop/checkout_unknown.html", {"form": form}, status=504)
         response["Retry-After"] = RETRY_AFTER
         return response
+    checkouts.counted("placed")
     cart.placed(order.order_id)
     checkouts.done(request.session)
     accounts.remember_address(request.user, form.address())

@@ -3,6 +3,7 @@
 Every environment variable the project reads is read here, and only here;
 `.env.example` lists them all.
 """
+import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
@@ -77,9 +78,16 @@ INSTALLED_APPS = [
     "catalog",
     "shop",
     "staff",
+    "storefront",
 ]
 
 MIDDLEWARE = [
+    # django-prometheus: first and last, so a request's metrics cover every other middleware.
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    # The request ID, the request's log line (storefront/requestlog.py); the accounts database's
+    # spans while tracing is on (none, and no cost, when it is off).
+    "storefront.requestlog.RequestLogMiddleware",
+    "storefront.tracing.DatabaseSpansMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "storefront.csp.SitePolicyMiddleware",  # django-csp's, the usual header built once
     "django_permissions_policy.PermissionsPolicyMiddleware",
@@ -95,6 +103,7 @@ MIDDLEWARE = [
     "storefront.errors.CatalogErrorMiddleware",
     # Last, as django-axes asks: it answers a locked-out sign-in with the lockout page.
     "axes.middleware.AxesMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "storefront.urls"
@@ -220,6 +229,9 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 AXES_CLIENT_IP_CALLABLE = "shop.backends.client_ip"
 if HTTPS:
     SECURE_SSL_REDIRECT = True
+    # The load balancer's health checks and the metrics scraper talk to each app server directly, on
+    # plain HTTP inside the network: they are answered, not redirected.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 365 * 24 * 3600)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
@@ -288,10 +300,55 @@ LOW_STOCK_THRESHOLD = env_int("LOW_STOCK_THRESHOLD", 5)
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
+# --- Operating it: health checks, metrics, traces, logs (README "Operating it") ----------------
+# /metrics answers these client addresses (as django-axes sees them: TRUSTED_PROXY_COUNT), and any
+# request with `Authorization: Bearer <METRICS_TOKEN>` (unset: no token is accepted).
+METRICS_ALLOWED_CIDRS = env("METRICS_ALLOWED_CIDRS", "127.0.0.0/8,::1/128")
+try:
+    METRICS_ALLOWED_NETWORKS = [ipaddress.ip_network(c.strip(), strict=False)
+                                for c in METRICS_ALLOWED_CIDRS.split(",") if c.strip()]
+except ValueError as exc:
+    raise ImproperlyConfigured(f"METRICS_ALLOWED_CIDRS must be addresses or networks (CIDR), comma-separated: {exc}") \
+        from None
+METRICS_TOKEN = env("METRICS_TOKEN", "")
+# django-prometheus' request latency histograms: pages take milliseconds, a stalled one the read budget.
+PROMETHEUS_LATENCY_BUCKETS = (0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, float("inf"))
+# Traces: OpenTelemetry, only when an OTLP endpoint is set (its standard OTEL_* variables, read by
+# its SDK: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, ...). Unset, or with
+# OTEL_SDK_DISABLED=true, nothing of OpenTelemetry is imported (storefront/tracing.py).
+TRACING = bool(env("OTEL_EXPORTER_OTLP_ENDPOINT") or env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) and not env_bool(
+    "OTEL_SDK_DISABLED", False)
+TRACING_SERVICE_NAME = env("OTEL_SERVICE_NAME", "fromatoz-storefront")
+# Requests not traced: the load balancer's health checks and the metrics scrapes.
+TRACING_EXCLUDED_URLS = env("OTEL_PYTHON_DJANGO_EXCLUDED_URLS", "healthz,readyz,metrics")
+# Logs: `json` (one object a line, for a log collector) or `text` (`make run` sets it, for people).
+LOG_FORMAT = env("LOG_FORMAT", "json").strip().lower()
+if LOG_FORMAT not in {"json", "text"}:
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, got {LOG_FORMAT!r}")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Every line carries the request ID and (tracing on) the trace ID of the request it belongs to.
+    "filters": {
+        "request": {"()": "storefront.logcontext.RequestContextFilter"},
+        # Django logs every 4xx/5xx answer; a failing /readyz (every few seconds) logs its changes itself.
+        "not_health": {"()": "storefront.logcontext.NotHealthChecks"},
+    },
+    "formatters": {
+        "json": {  # python-json-logger: the time in UTC, ISO 8601
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(levelname)s %(name)s %(message)s %(request_id)s %(trace_id)s",
+            "rename_fields": {"levelname": "level", "name": "logger"},
+            "timestamp": "time",
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request"]}},
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", "INFO")},
-    "loggers": {"botocore": {"level": "WARNING"}, "urllib3": {"level": "WARNING"}},
+    "loggers": {
+        "botocore": {"level": "WARNING"},
+        "urllib3": {"level": "WARNING"},
+        "django.request": {"filters": ["not_health"]},
+    },
 }

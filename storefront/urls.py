@@ -4,8 +4,13 @@ from django.views.generic import TemplateView
 
 from shop import views as shop_views
 from shop.forms import SignInForm
+from storefront import health, metrics
 
 urlpatterns = [
+    # For the load balancer and the metrics scraper (README "Operating it").
+    path("healthz", health.healthz, name="healthz"),
+    path("readyz", health.readyz, name="readyz"),
+    path("metrics", metrics.metrics, name="metrics"),
     path(
         "accounts/login/",
         auth_views.LoginView.as_view(redirect_authenticated_user=True, authentication_form=SignInForm),
