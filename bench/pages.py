@@ -36,8 +36,7 @@ PAGES = [
     PageType("brand_name", "/brands/{brand}/?sort=name", note="sort index ByName1"),
     PageType("brand_price", "/brands/{brand}/?sort=price", note="sort index ByPrice1"),
     PageType("brand_price_desc", "/brands/{brand}/?sort=-price", note="ByPrice1 read backwards"),
-    PageType("search", "/search/?q=pro",
-             note="one-word search: one Query of TERM#pro, one BatchGetItem of its stock levels"),
+    PageType("search", "/search/?q=pro", note="one-word search: one Query of TERM#pro"),
     PageType("product", "/products/{product}/"),
     PageType("load_more", "{next_url}", headers={"HX-Request": "true"}, note="HTMX fragment: the brand page's page 2"),
 ]

@@ -14,9 +14,6 @@ TARGETS = {
     "requests_per_page": 1,  # DynamoDB requests per browse or product page (warm name cache)
     "errors": 0,  # non-2xx answers and socket errors under load
 }
-# Pages whose target is more than one request: a search reads its page's stock levels too (one BatchGetItem:
-# term items carry no stock level, issue 37).
-PAGE_REQUESTS = {"search": 2}
 
 
 def _worst(overhead, key):
@@ -84,9 +81,9 @@ def targets(results):
         per_page = {p: costs[p]["warm"]["requests"] for p in TARGET_PAGES if p in costs}
         rows.append(
             {
-                "target": "one DynamoDB request per browse, product or sorted page (search: two)",
+                "target": "one DynamoDB request per browse, product, sorted or search page",
                 "measured": ", ".join(f"{p} {n}" for p, n in per_page.items()),
-                "met": all(n == PAGE_REQUESTS.get(p, TARGETS["requests_per_page"]) for p, n in per_page.items()),
+                "met": all(n == TARGETS["requests_per_page"] for n in per_page.values()),
             }
         )
     load = results.get("load", {})
