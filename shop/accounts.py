@@ -1,6 +1,8 @@
 """Creating and changing accounts: the user row (shared database) and the customer item in DynamoDB
 (CUSTOMER#<uuid>/METADATA: name and email) change together, or neither does."""
+import dataclasses
 import logging
+import uuid
 
 from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
@@ -55,7 +57,7 @@ def send_order_confirmation(user, order):
             return False
         context = {"user": user, "order": order}
         send_mail(
-            subject=f"Your Fromatoz order {order.order_id}",
+            subject=f"Your Fromatoz order {order.reference}",
             message=render_to_string("shop/email/order_confirmation.txt", context),
             from_email=None,
             recipient_list=[user.email],
@@ -64,3 +66,32 @@ def send_order_confirmation(user, order):
         log.exception("Order %s is placed, but its confirmation email was not sent", order.order_id)
         return False
     return True
+
+
+def with_customer_names(orders):
+    """The orders, each naming its customer: an order placed since issue 37 carries the name and email
+    the account had then; for the others (placed before) one query of the accounts fills them in,
+    whatever the number of orders. A customer whose account is gone keeps "" (the page says so)."""
+    missing = {order.customer_id for order in orders if not order.customer_name}
+    if not missing:
+        return list(orders)
+    accounts = get_user_model()._default_manager.filter(customer_id__in=_uuids(missing))
+    found = {str(user.customer_id): (user.display_name, user.email) for user in accounts}
+    named = []
+    for order in orders:
+        if not order.customer_name and order.customer_id in found:
+            name, email = found[order.customer_id]
+            order = dataclasses.replace(order, customer_name=name, customer_email=email)
+        named.append(order)
+    return named
+
+
+def _uuids(customer_ids):
+    """The customer IDs that are UUIDs (a database from before customer IDs keyed orders on row numbers)."""
+    out = []
+    for customer_id in customer_ids:
+        try:
+            out.append(uuid.UUID(customer_id))
+        except ValueError:
+            continue
+    return out

@@ -90,8 +90,9 @@ class AddressForm(forms.Form):
 
 
 class CheckoutForm(AddressForm):
-    order_id = IdField()
-    token = IdField()
+    # Issued by the server (shop/checkout.py): hidden inputs, never a box a shopper sees or types in.
+    order_id = IdField(widget=forms.HiddenInput)
+    token = IdField(widget=forms.HiddenInput)
 
     def hidden_fields_valid(self):
         return not any(name in self.errors for name in ("order_id", "token"))

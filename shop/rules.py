@@ -26,6 +26,11 @@ def stock_label(level):
     return "In stock"
 
 
+def vat_note():
+    """What a price includes, beside it: "incl. VAT" (SHOP_PRICES_INCLUDE_VAT, the default) or "plus VAT"."""
+    return "incl. VAT" if settings.SHOP_PRICES_INCLUDE_VAT else "plus VAT"
+
+
 def stock_class(level):
     """The CSS class that goes with stock_label."""
     level = int(level)

@@ -184,7 +184,7 @@ def _place_order(request, cart):
     checkouts.done(request.session)
     accounts.remember_address(request.user, form.address())
     accounts.send_order_confirmation(request.user, order)  # after the transaction; never undoes it
-    messages.success(request, f"Thank you! Your order {order.order_id} is placed.")
+    messages.success(request, f"Thank you! Your order {order.reference} is placed.")
     return redirect("order", order_id=order.order_id)
 
 

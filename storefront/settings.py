@@ -10,14 +10,24 @@ from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from dotenv import dotenv_values
 
 from storefront.numbers import Unreadable, parse_decimal, parse_whole
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
+# The settings `make run` chose (secret key, DynamoDB Local's address, ...), which it writes to
+# var/run.env (never committed), so `manage.py` in a second terminal works against the running shop
+# with nothing to set. The environment wins over the file; DJANGO_RUN_ENV_FILE names another file
+# (relative to the project), or (empty) none.
+RUN_ENV_FILE = os.environ.get("DJANGO_RUN_ENV_FILE", "var/run.env")
+RUN_ENV = dotenv_values(BASE_DIR / RUN_ENV_FILE) if RUN_ENV_FILE and (BASE_DIR / RUN_ENV_FILE).is_file() else {}
+
 
 def env(name, default=None):
     value = os.environ.get(name)
+    if value is None:
+        value = RUN_ENV.get(name)
     return default if value is None or value == "" else value
 
 
@@ -297,6 +307,12 @@ CATALOG_PAGE_SIZE = env_int("CATALOG_PAGE_SIZE", 24, minimum=1)
 # Brand and category lists are cached this many seconds (access patterns 1, 2).
 CATALOG_NAMES_TTL = env_int("CATALOG_NAMES_TTL", 60)
 LOW_STOCK_THRESHOLD = env_int("LOW_STOCK_THRESHOLD", 5)
+
+# --- What shoppers are told before they pay (product, cart, checkout) --------------------
+# Prices include VAT (the shop's prices are what a shopper pays); off: "plus VAT".
+SHOP_PRICES_INCLUDE_VAT = env_bool("SHOP_PRICES_INCLUDE_VAT", True)
+# Delivery costs and times, one sentence the shop sets.
+SHOP_DELIVERY_NOTE = env("SHOP_DELIVERY_NOTE", "Delivery is free and takes 2–4 working days.")
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 

@@ -1,6 +1,7 @@
 """Template filters of the shop: stock as a shopper reads it (shop/rules.py), country names,
-lockout durations."""
+lockout durations, what prices include and delivery costs."""
 from django import template
+from django.conf import settings
 from django_countries import countries
 
 from shop import rules
@@ -22,3 +23,15 @@ def minutes(delta):
     """A timedelta as whole minutes, at least 1: "15 minutes"."""
     total = max(1, round(delta.total_seconds() / 60))
     return f"{total} minute{'s' if total != 1 else ''}"
+
+
+@register.simple_tag
+def vat_note():
+    """"incl. VAT" or "plus VAT", as SHOP_PRICES_INCLUDE_VAT says: beside a price."""
+    return rules.vat_note()
+
+
+@register.simple_tag
+def delivery_note():
+    """The shop's sentence on delivery costs and times (SHOP_DELIVERY_NOTE)."""
+    return settings.SHOP_DELIVERY_NOTE

@@ -13,6 +13,7 @@ import pytest
 import requests
 
 from bench.load import gunicorn_flags
+from catalog import gateway
 from tests.helpers import REPO
 from tools.dynamodb_local import free_port
 
@@ -118,7 +119,8 @@ def test_a_shopper_moves_between_two_app_servers(local_catalog, settings, shared
         order_id = response.headers["Location"].rstrip("/").rsplit("/", 1)[1]
 
         html = browser.get(second.url + "/account/orders/", timeout=TIMEOUT).text
-        assert f"Order number {order_id}" in html and "2 × Pixel 9" in html
+        number = gateway.order_number_for(order_id)  # the short number people read out (issue 37)
+        assert f'Order number <strong class="order-number">{number}</strong>' in html and "2 × Pixel 9" in html
         html = browser.get(f"{second.url}/account/orders/{order_id}/", timeout=TIMEOUT).text
         assert "Hauptstraße 1" in html and "Germany" in html
         assert browser.get(second.url + "/cart/", timeout=TIMEOUT).text.count("Your cart is empty.") == 1

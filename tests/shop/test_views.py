@@ -200,7 +200,8 @@ def test_placing_an_order_shows_the_confirmation_and_takes_the_stock(catalog, cl
     add(client, "4", 2)
     response = client.post("/checkout/", checkout_form(client), follow=True)
     html = response.content.decode()
-    order_id = re.search(r'<span id="order-id">([^<]+)</span>', html).group(1)
+    order_id = response.redirect_chain[-1][0].rstrip("/").rsplit("/", 1)[1]
+    assert re.search(r'<strong id="order-number" class="order-number">[2-9A-Z]{8}</strong>', html)
     assert re.search(r"<h1>Your order of \d{1,2} \w+ \d{4}</h1>", html)  # a heading a person reads, not the ID
     assert "Thank you! Your order" in html
     assert "Model 3" in html and "Pixel 9" in html and "€41,788.00" in html
