@@ -22,3 +22,15 @@ def minutes(delta):
     """A timedelta as whole minutes, at least 1: "15 minutes"."""
     total = max(1, round(delta.total_seconds() / 60))
     return f"{total} minute{'s' if total != 1 else ''}"
+
+
+@register.filter
+def described(field):
+    """A form field's widget whose aria-describedby names its error and help text (the IDs
+    registration/_form_fields.html gives them: `<id>_error`, `<id>_helptext`), for any form,
+    allauth's included."""
+    ids = [f"{field.auto_id}_{part}" for part, shown in (("error", field.errors), ("helptext", field.help_text))
+           if shown]
+    if not ids or not field.auto_id:
+        return field
+    return field.as_widget(attrs={"aria-describedby": " ".join(ids)})
