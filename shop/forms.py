@@ -126,3 +126,15 @@ class AccountForm(forms.ModelForm):
     class Meta:
         model = get_user_model()
         fields = ("name",)
+
+
+class SignInForm(allauth_forms.LoginForm):
+    """allauth's sign-in (`login`: email or username; `password`), labelled as the shop labels it."""
+
+    bound_field_class = DescribedBoundField
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["login"].label = "Username or email"
+        self.fields["login"].widget.attrs.update(autocomplete="username", autofocus=True)
+        self.fields["password"].help_text = ""  # allauth's "Forgot your password?" link: its own line on the page

@@ -212,7 +212,7 @@ PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
 # optional). Every address is confirmed with a code mailed to it, before the first sign-in and before
 # an email change takes effect; the old address is told of every email and password change.
 ACCOUNT_ADAPTER = "shop.adapter.AccountAdapter"
-ACCOUNT_FORMS = {"signup": "shop.forms.SignUpForm"}
+ACCOUNT_FORMS = {"login": "shop.forms.SignInForm", "signup": "shop.forms.SignUpForm"}
 ACCOUNT_LOGIN_METHODS = {"email", "username"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True

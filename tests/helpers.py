@@ -140,3 +140,13 @@ def mailed_code(message):
     import re
 
     return re.search(r"^([A-Z0-9]{4}-[A-Z0-9]{4})$", message.body, re.M).group(1)
+
+
+def make_account(django_user_model, username, password, **fields):
+    """An account as sign-up leaves it once its address is confirmed (allauth's EmailAddress, verified)."""
+    from allauth.account.models import EmailAddress
+
+    user = django_user_model.objects.create_user(username, email=f"{username}@example.com", password=password,
+                                                 **fields)
+    EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=True)
+    return user
