@@ -245,7 +245,7 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 MFA_PASSKEY_LOGIN_ENABLED = True
 MFA_TOTP_ISSUER = "Fromatoz"
-# WebAuthn over plain http (local use: `make run`, the browser tests on http://127.0.0.1).
+# WebAuthn over plain http (local use: `make run` on http://localhost, the browser tests on live_server).
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = env_bool("MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN", DEBUG)
 STAFF_MFA_REQUIRED = env_bool("STAFF_MFA_REQUIRED", True)
 # --- end of accounts ---------------------------------------------------------------------------
