@@ -574,3 +574,11 @@ def test_the_accounts_database_out_of_reach_is_a_friendly_503(alice, client, mon
         assert response.status_code == 503, path
         assert "The shop is taking a short break" in response.content.decode()
         assert "Traceback" not in response.content.decode()
+
+
+@pytest.mark.parametrize("path", ["/accounts/login/", "/accounts/signup/", "/accounts/password/reset/",
+                                  "/accounts/email/", "/accounts/2fa/", "/account/"])
+def test_account_pages_are_kept_by_no_cache(alice, client, path):
+    response = client.get(path)
+    assert response.status_code in (200, 302)
+    assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"]
