@@ -27,6 +27,7 @@ from catalog.gateway import importer, keys
 
 from .capacity_meter import CapacityMeter
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY, make_catalog
+from .flows import give_second_factor
 
 CATALOG_SIZE = 80  # products 1-60 are brand 1 in category 1 (bench/catalog_data.py): full pages and a Load more
 LINE_COUNTS = (1, 2, 5)
@@ -53,6 +54,7 @@ class Context:
         # get_or_create: `make capacity` runs again on the same accounts database
         self.shopper, _ = users.get_or_create(username="capacity-shopper")
         self.staff, _ = users.get_or_create(username="capacity-staff", defaults={"is_staff": True})
+        give_second_factor(self.staff)
         self.products = {p["productId"]: p for p in self.data["products"]}
         self.next_product = 1
         self.adjusted = "1"

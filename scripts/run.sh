@@ -98,7 +98,10 @@ if [ -z "$worker_tmp_dir" ] && [ -d /dev/shm ]; then worker_tmp_dir=/dev/shm; fi
 # gunicorn's gthread worker, but a thread that has answered a kept-alive connection waits 2 ms for
 # its next request before handing it back (storefront/gunicorn_worker.py). gunicorn.conf.py (read from
 # here) gives the workers a fresh directory for their metrics (PROMETHEUS_MULTIPROC_DIR) each start.
-echo "Serving Fromatoz on http://127.0.0.1:${PORT}/ (Ctrl-C stops; metrics on /metrics, health on /healthz and /readyz)"
+# Passkeys over plain http on this machine: open http://localhost:PORT/ for them (a passkey's site is a
+# name; browsers refuse an IP address such as 127.0.0.1).
+export MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN=${MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN:-1}
+echo "Serving Fromatoz on http://127.0.0.1:${PORT}/ (Ctrl-C stops; passkeys: http://localhost:${PORT}/; metrics on /metrics, health on /healthz and /readyz)"
 .venv/bin/gunicorn storefront.wsgi:application \
   --bind "${HOST:-127.0.0.1}:${PORT}" \
   --worker-class storefront.gunicorn_worker.ThreadWorker --workers "${WEB_CONCURRENCY:-2}" --threads "${GUNICORN_THREADS:-8}" \

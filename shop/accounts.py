@@ -6,7 +6,7 @@ import uuid
 
 from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.template.loader import render_to_string
 
 from catalog import gateway
@@ -14,29 +14,28 @@ from catalog import gateway
 log = logging.getLogger(__name__)
 
 
-class EmailTaken(Exception):
-    pass
+def put_customer_item(user):
+    """The customer item mirrors the account's name and email (order pages and staff read it there)."""
+    gateway.customer_put(customer_id=str(user.customer_id), name=user.display_name, email=user.email)
 
 
-def _save_with_customer_item(form):
-    """Save the form's user and write the customer item inside one database transaction: if DynamoDB
-    refuses, the row is rolled back (and the error page says the shop is unavailable)."""
-    try:
-        with transaction.atomic():
-            user = form.save()
-            gateway.customer_put(customer_id=str(user.customer_id), name=user.display_name, email=user.email)
-    except IntegrityError:
-        # Two sign-ups with one email at the same moment: the case-insensitive unique constraint decides.
-        raise EmailTaken("An account with this username or email address already exists.") from None
+def save_name(form):
+    """The account page's name: the row and the customer item together (inside one database
+    transaction: if DynamoDB refuses, the row is rolled back and the page says the shop is unavailable)."""
+    with transaction.atomic():
+        user = form.save()
+        put_customer_item(user)
     return user
 
 
-def create_account(form):
-    return _save_with_customer_item(form)
-
-
-def update_account(form):
-    return _save_with_customer_item(form)
+def email_changed(user):
+    """A confirmed email change (allauth has saved it on the user): the customer item follows. If
+    DynamoDB is out of reach now, the next order writes the item afresh (gateway.order_place)."""
+    try:
+        put_customer_item(user)
+    except gateway.CatalogUnavailable:
+        log.warning("Customer item of %s not updated after an email change; the next order updates it",
+                    user.customer_id)
 
 
 def remember_address(user, address):

@@ -26,6 +26,7 @@ from catalog.gateway import (
     receiving,
 )
 from shop import accounts
+from shop.mfa import needs_second_factor
 from storefront.errors import RETRY_AFTER
 from storefront.http import optional_param, partial_template, query_string, wants_partial
 
@@ -55,6 +56,13 @@ def staff_required(view):
     def staff_only(request, *args, **kwargs):
         if not request.user.is_staff:
             raise PermissionDenied("This page is for staff only.")
+        if needs_second_factor(request.user):
+            # No staff page before a second factor is set up (STAFF_MFA_REQUIRED, shop/mfa.py).
+            messages.warning(request, "Staff pages need a second factor: set up an authenticator app or a "
+                                      "passkey, then open the staff pages again.")
+            if request.htmx:
+                return HttpResponseClientRedirect(reverse("mfa_index"))
+            return redirect("mfa_index")
         return view(request, *args, **kwargs)
 
     @wraps(view)

@@ -11,7 +11,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django_prometheus.exports import ExportToDjangoView
 
-from shop.backends import client_ip
+from storefront.http import client_ip
 
 
 def allowed(request):

@@ -5,7 +5,6 @@ Every environment variable the project reads is read here, and only here;
 """
 import ipaddress
 import os
-from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -84,7 +83,11 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "django_countries",
-    "axes",
+    # --- accounts (issue 34): django-allauth and its MFA app ---
+    "allauth",
+    "allauth.account",
+    "allauth.mfa",
+    # ---
     "catalog",
     "shop",
     "staff",
@@ -111,8 +114,9 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "storefront.errors.PrivatePagesMiddleware",
     "storefront.errors.CatalogErrorMiddleware",
-    # Last, as django-axes asks: it answers a locked-out sign-in with the lockout page.
-    "axes.middleware.AxesMiddleware",
+    # --- accounts (issue 34): django-allauth's sign-in stages (email code, second factor) ---
+    "allauth.account.middleware.AccountMiddleware",
+    "shop.middleware.AccountFormErrorsMiddleware",  # a refused form on allauth's pages: 400
     "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
@@ -156,9 +160,9 @@ DATABASES = {
 
 AUTH_USER_MODEL = "shop.User"
 AUTHENTICATION_BACKENDS = [
-    # django-axes first: it refuses a locked-out account or client address before any password check.
-    "axes.backends.AxesStandaloneBackend",
-    "shop.backends.UsernameOrEmailBackend",
+    # allauth's alone (it is Django's ModelBackend, by email first, then by username): with Django's in
+    # front, a username that is someone's email address would sign in before the address's owner.
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -191,7 +195,7 @@ STORAGES = {
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-LOGIN_URL = "login"
+LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
@@ -222,21 +226,49 @@ EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0)
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Fromatoz <shop@localhost>")
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
 
-# --- Sign-in lockout (django-axes, its records in the database above) ---------------------
-# After AXES_FAILURE_LIMIT wrong passwords for one account, or from one client address, sign-in is
-# refused for AXES_COOLOFF_MINUTES; staff lift it sooner with `manage.py axes_reset_username NAME`
-# or `axes_reset_ip ADDRESS`.
-AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
-AXES_COOLOFF_TIME = timedelta(minutes=env_float("AXES_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per account, per client address
-AXES_USERNAME_CALLABLE = "shop.backends.lockout_username"
-AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
-AXES_VERBOSE = False
+# --- Accounts (issue 34): django-allauth and its MFA app --------------------------------------
+# Sign-in by email or username; sign-up asks email, username and the password twice (and a name,
+# optional). Every address is confirmed with a code mailed to it, before the first sign-in and before
+# an email change takes effect; the old address is told of every email and password change.
+ACCOUNT_ADAPTER = "shop.adapter.AccountAdapter"
+ACCOUNT_FORMS = {"login": "shop.forms.SignInForm", "signup": "shop.forms.SignUpForm"}
+ACCOUNT_LOGIN_METHODS = {"email", "username"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"  # what lets sign-up answer the same whether or not the address is taken
+ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = True
+ACCOUNT_PREVENT_ENUMERATION = True
+ACCOUNT_CHANGE_EMAIL = True  # one address per account: a change replaces it once the new one is confirmed
+ACCOUNT_EMAIL_NOTIFICATIONS = True
+ACCOUNT_REAUTHENTICATION_REQUIRED = True  # email changes (and 2FA changes) ask for the password again
+ACCOUNT_LOGIN_BY_CODE_ENABLED = True  # the owner's way in while their account's password sign-in is throttled
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
+ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
+ACCOUNT_SESSION_REMEMBER = True  # as before: the usual session cookie (SESSION_COOKIE_AGE), no "remember me" box
+ACCOUNT_LOGOUT_REDIRECT_URL = "home"
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "Fromatoz: "
+ACCOUNT_USERNAME_BLACKLIST = ["admin", "staff", "support", "fromatoz", "root"]
+# Throttling (allauth's rate limits, the one mechanism; they count in Django's default cache): failed
+# sign-ins per client address and per account (a good sign-in gives back its own try; a password reset
+# or an emailed sign-in code lets the owner in while strangers keep failing), second-factor codes,
+# reset and confirmation mails. "N/period/per": see allauth's docs.
+ACCOUNT_RATE_LIMITS = {
+    "login_failed": env("ACCOUNT_RATE_LIMIT_LOGIN_FAILED", "10/m/ip,5/5m/key"),
+}
 # The client address: REMOTE_ADDR; behind N proxies of yours (TRUSTED_PROXY_COUNT=N), the address the
 # outermost of them put into X-Forwarded-For (anything further left can be forged by the client).
+# shop/checks.py warns (deploy) when DJANGO_HTTPS is on and this is 0: every client looks like the proxy.
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
-AXES_CLIENT_IP_CALLABLE = "shop.backends.client_ip"
+# Second factors: an authenticator app (TOTP) with recovery codes, and passkeys (WebAuthn), which can
+# also sign in on their own. Staff pages need one unless STAFF_MFA_REQUIRED is off (staff/views.py).
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
+MFA_PASSKEY_LOGIN_ENABLED = True
+MFA_TOTP_ISSUER = "Fromatoz"
+# WebAuthn over plain http (local use: `make run` on http://localhost, the browser tests on live_server).
+MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = env_bool("MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN", DEBUG)
+STAFF_MFA_REQUIRED = env_bool("STAFF_MFA_REQUIRED", True)
+# --- end of accounts ---------------------------------------------------------------------------
+
 if HTTPS:
     SECURE_SSL_REDIRECT = True
     # The load balancer's health checks and the metrics scraper talk to each app server directly, on
@@ -269,10 +301,13 @@ PERMISSIONS_POLICY = {
     feature: []
     for feature in (
         "accelerometer", "autoplay", "camera", "display-capture", "encrypted-media", "fullscreen", "geolocation",
-        "gyroscope", "magnetometer", "microphone", "midi", "payment", "picture-in-picture", "publickey-credentials-get",
+        "gyroscope", "magnetometer", "microphone", "midi", "payment", "picture-in-picture",
         "screen-wake-lock", "usb", "xr-spatial-tracking",
     )
 }
+# Passkeys (issue 34): the shop's own pages may ask the browser for them.
+PERMISSIONS_POLICY["publickey-credentials-get"] = ["self"]
+PERMISSIONS_POLICY["publickey-credentials-create"] = ["self"]
 
 # --- DynamoDB -------------------------------------------------------------
 # No endpoint means AWS's own endpoint for AWS_REGION.

@@ -35,3 +35,15 @@ def vat_note():
 def delivery_note():
     """The shop's sentence on delivery costs and times (SHOP_DELIVERY_NOTE)."""
     return settings.SHOP_DELIVERY_NOTE
+
+
+@register.filter
+def described(field):
+    """A form field's widget whose aria-describedby names its error and help text (the IDs
+    registration/_form_fields.html gives them: `<id>_error`, `<id>_helptext`), for any form,
+    allauth's included."""
+    ids = [f"{field.auto_id}_{part}" for part, shown in (("error", field.errors), ("helptext", field.help_text))
+           if shown]
+    if not ids or not field.auto_id:
+        return field
+    return field.as_widget(attrs={"aria-describedby": " ".join(ids)})

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from catalog import gateway
-from tests.helpers import screenshot, seed
+from tests.helpers import make_account, screenshot, seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def shop(ddb, live_server, django_user_model):
     seed()
-    django_user_model.objects.create_user("alice", password="a-long-password-1")
+    make_account(django_user_model, "alice", "a-long-password-1")
     return live_server.url
 
 

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from catalog import gateway
-from tests.helpers import screenshot, seed
+from tests.helpers import make_account, screenshot, seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 def shop(ddb, live_server, django_user_model):
     seed()
     gateway.stock_decrease(product_id="1", quantity=2, token=gateway.new_token(), reason="damaged", who="cy")
-    django_user_model.objects.create_user(username="ann", password="pw-ann-staff", is_staff=True)
+    make_account(django_user_model, "ann", "pw-ann-staff", is_staff=True)
     return live_server.url
 
 
