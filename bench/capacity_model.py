@@ -8,7 +8,8 @@ Products are dealt to brands and categories in turn by rank (rank r is brand r m
 r mod C), so the most popular products are in different brands; a brand's or category's share is
 the sum of its products'. Each role of a measured charge is spread by that role's share:
 "product" by the product's, "brand" and "category" by theirs, "customer" over customers (one
-customer places at most `customer_orders_per_s`), and any other key is one partition for all.
+customer places at most `customer_orders_per_s`), "order" over orders (an order number's claim is
+written once), and any other key is one partition for all.
 """
 
 import math
@@ -19,7 +20,8 @@ LIMITS = {"R": 3000.0, "W": 1000.0}  # DynamoDB's per-partition throughput, unit
 SECONDS_A_MONTH = 730 * 3600
 FUNNEL = ("cart_view", "checkout_get", "checkout_post")
 PER_LINE_ROLES = {"product", "brand", "category"}
-SPREAD_ROLES = {"customer", "history"}  # a buyer's own partition; history moved under a sharded key
+# A buyer's own partition; an order number's claim (a partition per order); history moved under a sharded key.
+SPREAD_ROLES = {"customer", "order", "history"}
 # Roles whose load is spread evenly over a fixed number of keys: a day's Ledger shards.
 SHARDED_ROLES = {"ledger": keys.LEDGER_SHARDS}
 
@@ -161,6 +163,8 @@ def model(costs, mix, prices=PRICES, limits=LIMITS):
                 slot[rw] = [v + load * x for v, x in zip(vector, share)]
             elif role == "customer":
                 slot[rw] = (slot[rw] or 0.0) + min(rate, mix["customer_orders_per_s"]) * units
+            elif role == "order":
+                slot[rw] = (slot[rw] or 0.0) + min(rate, 1.0) * units  # one order's claim: written once
             else:
                 slot[rw] = (slot[rw] or 0.0) + load / SHARDED_ROLES.get(role, 1)
 
@@ -197,7 +201,7 @@ def model(costs, mix, prices=PRICES, limits=LIMITS):
 
 def _key_name(role, index):
     return {"product": f"P#<rank {index + 1}>", "brand": f"B#<brand {index + 1}>",
-            "category": f"C#<category {index + 1}>", "customer": "CUSTOMER#<one>",
+            "category": f"C#<category {index + 1}>", "customer": "CUSTOMER#<one>", "order": "ORDERNO#<one>",
             "ledger": f"LEDGER#<day>#<one of {keys.LEDGER_SHARDS}>"}.get(role, role)
 
 

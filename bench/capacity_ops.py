@@ -8,7 +8,8 @@ new entry, on whatever indexes `catalog/gateway/schema.py` defines; a new page o
 
 Partition keys are turned into roles, so the traffic model can spread them over a catalog:
 "product" (P#<pid> in the table), "brand" (B#<bid>, the brand's index partition), "category"
-(C#<cid>), "customer" (CUSTOMER#<uid>), "ledger" (a Ledger day's shard); a product's ByReason partition
+(C#<cid>), "customer" (CUSTOMER#<uid>), "order" (ORDERNO#<number>, an order number's claim), "ledger" (a
+Ledger day's shard); a product's ByReason partition
 (P#<pid>#R#<reason>) counts as "product" in its own index; any other key (BRANDS, CATEGORIES, or a constant key a new
 index uses) stays as it is: every request that touches it touches the same partition.
 """
@@ -26,6 +27,7 @@ from catalog.gateway import importer, keys
 
 from .capacity_meter import CapacityMeter
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY, make_catalog
+from .flows import give_second_factor
 
 CATALOG_SIZE = 80  # products 1-60 are brand 1 in category 1 (bench/catalog_data.py): full pages and a Load more
 LINE_COUNTS = (1, 2, 5)
@@ -52,6 +54,7 @@ class Context:
         # get_or_create: `make capacity` runs again on the same accounts database
         self.shopper, _ = users.get_or_create(username="capacity-shopper")
         self.staff, _ = users.get_or_create(username="capacity-staff", defaults={"is_staff": True})
+        give_second_factor(self.staff)
         self.products = {p["productId"]: p for p in self.data["products"]}
         self.next_product = 1
         self.adjusted = "1"
@@ -71,6 +74,8 @@ class Context:
     def role(self, pk):
         if pk.startswith(keys.customer_pk("")):
             return "customer"
+        if pk.startswith(keys.ORDER_NUMBER_PREFIX):
+            return "order"  # an order number's claim: a partition of its own, written once per order
         if pk.startswith(LEDGER_PREFIX):
             return "ledger"  # one day's shard: a day's changes are spread over LEDGER_SHARDS of them
         if any(pk == keys.pair_pk(p["brandId"], p["categoryId"]) for p in self.products.values()):

@@ -6,6 +6,7 @@ product's contention (bench/contention.py measures that). The sessions are made 
 SQLite database the gunicorn workers share, before the load starts.
 """
 
+import base64
 import secrets
 import string
 
@@ -36,6 +37,17 @@ def _csrf_secret():
     return "".join(secrets.choice(alphabet) for _ in range(32))
 
 
+def give_second_factor(user):
+    """Staff pages need a second factor (STAFF_MFA_REQUIRED): a bench staff user has an authenticator
+    app on record, as real staff do (signed in with force_login, it is never asked for)."""
+    from allauth.mfa.models import Authenticator
+
+    if user.is_staff:
+        secret = base64.b32encode(secrets.token_bytes(20)).decode()
+        Authenticator.objects.get_or_create(user=user, type=Authenticator.Type.TOTP,
+                                            defaults={"data": {"secret": secret}})
+
+
 def prepare(flow, connections, path):
     """Writes the sessions file for `connections` connections of `flow`: a user each (staff for
     the stock page), signed in, and a product each with stock enough for any run."""
@@ -50,6 +62,7 @@ def prepare(flow, connections, path):
             user = users.model(username=username, is_staff=staff)
             user.set_unusable_password()  # signed in below without one (hashing 32 would take seconds)
             user.save()
+        give_second_factor(user)
         client = Client(HTTP_HOST="127.0.0.1")
         client.force_login(user)
         csrf = _csrf_secret()

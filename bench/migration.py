@@ -80,8 +80,9 @@ def measure(args):
     times[current[0]] = time.monotonic() - current[1]
     total = time.monotonic() - began
     records = migrations.migrations_applied(table=table)
+    limit = f"{args.units_per_second:g} units/s" if args.units_per_second else "the settings' capacity share"
     print(f"\nmigrate_table on {args.products:,} products of the seed's layout (DynamoDB Local, in memory, "
-          f"{args.segments} segments, {'%g units/s' % args.units_per_second if args.units_per_second else 'settings share'}):")
+          f"{args.segments} segments, {limit}):")
     print("| step | seconds | what it did |")
     print("|---|---|---|")
     for step in migrations.STEPS:

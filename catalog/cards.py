@@ -22,9 +22,9 @@ from django.conf import settings
 from django.utils.http import RFC3986_SUBDELIMS
 from django.utils.safestring import SafeString
 
+from catalog.availability import stock_class, stock_label
 from catalog.images import image_url, placeholder_base, placeholder_url
 from catalog.templatetags.catalog_tags import money, shop_url
-from shop.rules import stock_class, stock_label
 
 CARD = """<li class="card">
   <img class="card-image" src="{}" width="160" height="120" loading="lazy" alt="">

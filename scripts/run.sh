@@ -2,13 +2,19 @@
 # `make run`: DynamoDB Local (unless DYNAMODB_ENDPOINT_URL is set), the table and its migrations, the accounts
 # database's migrations, the demo catalog on first run, then gunicorn on $PORT. Ctrl-C stops everything this
 # script started.
+# The settings it chooses (a secret key, DynamoDB Local's address) go to var/run.env, which
+# storefront/settings.py reads, so `manage.py` in a second terminal works with nothing to set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 PORT=${PORT:-8000}
 mkdir -p var
+# Logs for people here (LOG_FORMAT=json for a log collector). Each request's line comes from the app
+# (storefront/requestlog.py: with its request ID, DynamoDB requests and user), not gunicorn's access log.
+export LOG_FORMAT=${LOG_FORMAT:-text}
 
 children=()
+chosen=()  # the settings this script chose: written to var/run.env
 cleanup() {
   for pid in "${children[@]}"; do kill "$pid" 2>/dev/null || true; done
   for pid in "${children[@]}"; do wait "$pid" 2>/dev/null || true; done
@@ -28,6 +34,7 @@ MSG
   fi
   ddb_port=${DYNAMODB_LOCAL_PORT:-8001}
   export DYNAMODB_ENDPOINT_URL="http://127.0.0.1:${ddb_port}"
+  chosen+=(DYNAMODB_ENDPOINT_URL)
   if $PY -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1', ${ddb_port})) != 0)"; then
     echo "Port ${ddb_port} is already in use: stop what runs there, or choose DYNAMODB_LOCAL_PORT=..." >&2
     exit 1
@@ -43,7 +50,23 @@ if [ -z "${DJANGO_SECRET_KEY:-}" ]; then
   [ -s var/secret_key ] || $PY -c "import secrets; print(secrets.token_urlsafe(50))" >var/secret_key
   DJANGO_SECRET_KEY=$(cat var/secret_key)
   export DJANGO_SECRET_KEY
+  chosen+=(DJANGO_SECRET_KEY)
 fi
+
+# What this run chose, for manage.py in another terminal (the environment still wins there). Only
+# what the script made up itself: a secret key or database address you set is not copied to disk.
+$PY - "${chosen[@]}" <<'PY'
+import datetime, os, sys
+lines = [f"# Written by `make run` at {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC: the settings it chose.",
+         "# storefront/settings.py reads them when they are not in the environment. Never commit this file."]
+for name in sys.argv[1:]:
+    value = os.environ[name].replace("\\", "\\\\").replace('"', '\\"')
+    lines.append(f'{name}="{value}"')
+fd = os.open("var/run.env.new", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+with os.fdopen(fd, "w") as out:
+    out.write("\n".join(lines) + "\n")
+os.replace("var/run.env.new", "var/run.env")
+PY
 
 # A database from before accounts had a customer ID (Django's own auth_user table) cannot be migrated
 # to the shop's user model in place: move it aside and start with an empty one. Orders placed under
@@ -72,12 +95,15 @@ $PY manage.py collectstatic --noinput -v 0
 worker_tmp_dir=${GUNICORN_WORKER_TMP_DIR:-}
 if [ -z "$worker_tmp_dir" ] && [ -d /dev/shm ]; then worker_tmp_dir=/dev/shm; fi
 
-# gunicorn's own threaded worker (gthread); bench/load.py reads these flags.
-echo "Serving Fromatoz on http://127.0.0.1:${PORT}/ (Ctrl-C stops)"
+# gunicorn's own threaded worker (gthread); bench/load.py reads these flags. gunicorn.conf.py (read from
+# here) gives the workers a fresh directory for their metrics (PROMETHEUS_MULTIPROC_DIR) each start.
+# Passkeys over plain http on this machine: open http://localhost:PORT/ for them (a passkey's site is a
+# name; browsers refuse an IP address such as 127.0.0.1).
+export MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN=${MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN:-1}
+echo "Serving Fromatoz on http://127.0.0.1:${PORT}/ (Ctrl-C stops; passkeys: http://localhost:${PORT}/; metrics on /metrics, health on /healthz and /readyz)"
 .venv/bin/gunicorn storefront.wsgi:application \
   --bind "${HOST:-127.0.0.1}:${PORT}" \
   --worker-class gthread --workers "${WEB_CONCURRENCY:-2}" --threads "${GUNICORN_THREADS:-8}" \
-  ${worker_tmp_dir:+--worker-tmp-dir "$worker_tmp_dir"} \
-  --access-logfile - &
+  ${worker_tmp_dir:+--worker-tmp-dir "$worker_tmp_dir"} &
 children+=($!)
 wait "${children[-1]}"

@@ -4,3 +4,16 @@ from django.apps import AppConfig
 class ShopConfig(AppConfig):
     name = "shop"
     verbose_name = "Cart, checkout and orders"
+
+    def ready(self):
+        from allauth.account.signals import email_changed
+
+        from . import checks  # noqa: F401  (registers the system checks)
+
+        email_changed.connect(_email_changed, dispatch_uid="shop.email_changed")
+
+
+def _email_changed(sender, request, user, **kwargs):
+    from . import accounts
+
+    accounts.email_changed(user)

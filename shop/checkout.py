@@ -5,9 +5,28 @@ The checkout form carries both (hidden fields), which keeps a double click, a re
 resubmit to one order; a posted ID that is not the one issued here (another customer's, an earlier
 order's, a made-up one) is refused before anything is read or written.
 """
+from prometheus_client import Counter
+
 from catalog import gateway
 
 SESSION_KEY = "checkout"
+
+# Checkouts by what the shopper was told: `placed`; `sold_out` (a line short of stock, nothing
+# ordered); `rejected` (a product gone or its price changed); `busy` (too many buyers of one product
+# at once: try again); `unknown` (DynamoDB's answer was lost: the order may or may not be placed).
+OUTCOMES = ("placed", "sold_out", "rejected", "busy", "unknown")
+CHECKOUTS = Counter("fromatoz_checkouts", "Checkouts by outcome", ["outcome"])
+_outcomes = {outcome: CHECKOUTS.labels(outcome) for outcome in OUTCOMES}
+
+
+def counted(outcome):
+    """Count a checkout that ended in `outcome` (one of OUTCOMES)."""
+    _outcomes[outcome].inc()
+
+
+def rejected_outcome(problems):
+    """`sold_out` when a line is short of stock, else `rejected`."""
+    return "sold_out" if any(p.kind == p.SHORT for p in problems) else "rejected"
 
 
 def issue(session):

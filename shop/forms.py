@@ -1,8 +1,8 @@
 import unicodedata
 
+from allauth.account import forms as allauth_forms
 from django import forms
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
 from django.forms import BoundField
@@ -91,68 +91,52 @@ class AddressForm(forms.Form):
 
 
 class CheckoutForm(AddressForm):
-    order_id = IdField()
-    token = IdField()
+    # Issued by the server (shop/checkout.py): hidden inputs, never a box a shopper sees or types in.
+    order_id = IdField(widget=forms.HiddenInput)
+    token = IdField(widget=forms.HiddenInput)
 
     def hidden_fields_valid(self):
         return not any(name in self.errors for name in ("order_id", "token"))
 
 
-def _email_taken(email, *, exclude_pk=None):
-    users = get_user_model()._default_manager.filter(email__iexact=email)
-    if exclude_pk is not None:
-        users = users.exclude(pk=exclude_pk)
-    return users.exists()
-
-
-EMAIL_TAKEN = "An account with this email address already exists."
-
-
-class SignUpForm(UserCreationForm):
-    bound_field_class = DescribedBoundField
-
-    name = forms.CharField(label="Name", max_length=150, validators=[no_control_characters],
+def _name_field():
+    return forms.CharField(label="Name", max_length=150, required=False, validators=[no_control_characters],
+                           help_text="Optional: how we address you in emails and on orders.",
                            widget=forms.TextInput(attrs={"autocomplete": "name"}))
-    email = forms.EmailField(label="Email", max_length=254, widget=forms.EmailInput(attrs={"autocomplete": "email"}))
-
-    class Meta(UserCreationForm.Meta):
-        model = get_user_model()
-        fields = ("username", "name", "email")
-
-    def clean_email(self):
-        email = self.cleaned_data["email"].strip()
-        if _email_taken(email):
-            raise ValidationError(EMAIL_TAKEN)
-        return email
 
 
-class AccountForm(forms.ModelForm):
-    """Name and email, on the account page."""
+class SignUpForm(allauth_forms.SignupForm):
+    """allauth's sign-up (email, username, password1, password2) with the shop's optional name."""
 
     bound_field_class = DescribedBoundField
-
-    name = SignUpForm.base_fields["name"]
-    email = SignUpForm.base_fields["email"]
-
-    class Meta:
-        model = get_user_model()
-        fields = ("name", "email")
-
-    def clean_email(self):
-        email = self.cleaned_data["email"].strip()
-        if _email_taken(email, exclude_pk=self.instance.pk):
-            raise ValidationError(EMAIL_TAKEN)
-        return email
-
-
-class SignInForm(AuthenticationForm):
-    """Django's sign-in form; the username field takes an email address too."""
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        field = self.fields["username"]
-        field.label = "Username or email"
-        field.max_length = 254
-        field.validators = [v for v in field.validators if not isinstance(v, MaxLengthValidator)]
-        field.validators.append(MaxLengthValidator(254))
-        field.widget.attrs["maxlength"] = 254
+        self.fields["name"] = _name_field()
+        self.fields["email"].max_length = 254
+        self.fields["email"].validators.append(MaxLengthValidator(254))
+        self.fields["email"].widget.attrs["maxlength"] = 254
+
+
+class AccountForm(forms.ModelForm):
+    """The name, on the account page (the email address changes on allauth's email page)."""
+
+    bound_field_class = DescribedBoundField
+
+    name = _name_field()
+
+    class Meta:
+        model = get_user_model()
+        fields = ("name",)
+
+
+class SignInForm(allauth_forms.LoginForm):
+    """allauth's sign-in (`login`: email or username; `password`), labelled as the shop labels it."""
+
+    bound_field_class = DescribedBoundField
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["login"].label = "Username or email"
+        self.fields["login"].widget.attrs.update(autocomplete="username", autofocus=True)
+        self.fields["password"].help_text = ""  # allauth's "Forgot your password?" link: its own line on the page

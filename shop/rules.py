@@ -9,12 +9,17 @@ transaction). What is the shop's own: at most MAX_LINE_QUANTITY of one product.
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.conf import settings
+
 from catalog import availability
-from catalog.availability import stock_class as stock_class  # cards.py reads the labels from here
-from catalog.availability import stock_label as stock_label
 from catalog.gateway import MAX_LINES, LineProblem, line_problems
 
 MAX_LINE_QUANTITY = 99
+
+
+def vat_note():
+    """What a price includes, beside it: "incl. VAT" (SHOP_PRICES_INCLUDE_VAT, the default) or "plus VAT"."""
+    return "incl. VAT" if settings.SHOP_PRICES_INCLUDE_VAT else "plus VAT"
 
 
 @dataclass(frozen=True)

@@ -11,5 +11,4 @@ urlpatterns = [
     path("account/", views.account, name="account"),
     path("account/orders/", views.order_list, name="orders"),
     path("account/orders/<str:order_id>/", views.order_detail, name="order"),
-    path("accounts/signup/", views.signup, name="signup"),
 ]

@@ -1,13 +1,9 @@
 """Cart, checkout and the customer's orders. Thin views: the session holds the cart, the
 gateway reads products and places orders in DynamoDB."""
 from django.contrib import messages
-from django.contrib.auth import login
-from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.contrib.messages.views import SuccessMessageMixin
 from django.shortcuts import redirect, render
-from django.urls import reverse, reverse_lazy
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
@@ -19,7 +15,8 @@ from storefront.http import partial_template
 from . import accounts, rules
 from . import checkout as checkouts
 from .cart import Cart
-from .forms import AccountForm, CheckoutForm, ProductForm, QuantityForm, SignUpForm
+from .forms import AccountForm, CheckoutForm, ProductForm, QuantityForm
+from .mfa import has_second_factor
 
 
 def _form_error(form):
@@ -164,24 +161,28 @@ def _place_order(request, cart):
             address=form.address(),
         )
     except OrderRejected as exc:
+        checkouts.counted(checkouts.rejected_outcome(exc.problems))
         for problem in exc.problems:
             messages.error(request, str(problem))
         messages.error(request, "Nothing was ordered. Please check your cart and try again.")
         return redirect("cart")
     except StockBusy as exc:
+        checkouts.counted("busy")
         messages.error(request, str(exc))
         return redirect("cart")
     except OutcomeUnknown:
+        checkouts.counted("unknown")
         # It may still go through: the cart, the order ID and the key stay, so placing it again
         # is safe (it answers the order placed, or places it once).
         response = render(request, "shop/checkout_unknown.html", {"form": form}, status=504)
         response["Retry-After"] = RETRY_AFTER
         return response
+    checkouts.counted("placed")
     cart.placed(order.order_id)
     checkouts.done(request.session)
     accounts.remember_address(request.user, form.address())
     accounts.send_order_confirmation(request.user, order)  # after the transaction; never undoes it
-    messages.success(request, f"Thank you! Your order {order.order_id} is placed.")
+    messages.success(request, f"Thank you! Your order {order.reference} is placed.")
     return redirect("order", order_id=order.order_id)
 
 
@@ -199,49 +200,17 @@ def order_detail(request, order_id):
     return render(request, "shop/order_detail.html", {"order": order})
 
 
-@require_http_methods(["GET", "HEAD", "POST"])
-def signup(request):
-    next_url = request.POST.get("next") or request.GET.get("next") or ""
-    if not url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()}):
-        next_url = ""
-    form = SignUpForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            user = accounts.create_account(form)
-        except accounts.EmailTaken as exc:
-            form.add_error(None, str(exc))
-        else:
-            login(request, user, backend="shop.backends.UsernameOrEmailBackend")
-            messages.success(request, f"Welcome, {user.display_name}!")
-            return redirect(next_url or "home")
-    status = 400 if form.is_bound and form.errors else 200
-    return render(request, "registration/signup.html", {"form": form, "next": next_url}, status=status)
-
-
 @login_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def account(request):
-    """Name and email; the password has its own page (Django's PasswordChangeView)."""
+    """The name; the email address (allauth's email page), password and second factors have their own pages."""
     form = AccountForm(request.POST or None, instance=request.user)
     if request.method == "POST" and form.is_valid():
-        try:
-            accounts.update_account(form)
-        except accounts.EmailTaken as exc:
-            form.add_error(None, str(exc))
-        else:
-            messages.success(request, "Your details are saved.")
-            return redirect("account")
+        accounts.save_name(form)
+        messages.success(request, "Your details are saved.")
+        return redirect("account")
     if form.is_bound and form.errors:
         request.user.refresh_from_db()  # the header shows what is saved, not what was refused
     status = 400 if form.is_bound and form.errors else 200
-    return render(request, "registration/account.html", {"form": form}, status=status)
-
-
-class PasswordChange(SuccessMessageMixin, auth_views.PasswordChangeView):
-    """Django's password change (it keeps the customer signed in), back to the account page."""
-
-    success_url = reverse_lazy("account")
-    success_message = "Your password is changed."
-
-
-password_change = PasswordChange.as_view()
+    context = {"form": form, "has_second_factor": has_second_factor(request.user)}
+    return render(request, "shop/account.html", context, status=status)

@@ -17,6 +17,25 @@ class FindProductForm(forms.Form):
     product = IdField(what="Product", label="Product ID")
 
 
+class FindOrderForm(forms.Form):
+    """/staff/orders/?number=<order number>: the number a customer reads out (any case, spaces or
+    hyphens), or an order's internal ID."""
+
+    number = forms.CharField(
+        label="Order number", max_length=64,
+        error_messages={"required": "Enter an order number.", "max_length": "An order number is 8 characters."},
+    )
+
+    def clean_number(self):
+        text = self.cleaned_data["number"].strip()
+        number = gateway.order_number_clean(text)
+        if number:
+            return number
+        if gateway.valid_id(text):
+            return text  # an internal order ID (a stock change's reference)
+        raise forms.ValidationError("An order number is 8 letters and digits, such as K7QM4XPD.")
+
+
 class StockListForm(forms.Form):
     """/staff/stock/?brand=<id>&category=<id>: a brand's or a category's products (or both)."""
 

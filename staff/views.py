@@ -25,12 +25,15 @@ from catalog.gateway import (
     StockMoved,
     receiving,
 )
+from shop import accounts
+from shop.mfa import needs_second_factor
 from storefront.errors import RETRY_AFTER
 from storefront.http import optional_param, partial_template, query_string, wants_partial
 
 from .downloads import ADJUSTMENT_HEADER, adjustment_row, csv_response
 from .forms import (
     INCREASE,
+    FindOrderForm,
     FindProductForm,
     HistoryFilterForm,
     LedgerForm,
@@ -53,6 +56,13 @@ def staff_required(view):
     def staff_only(request, *args, **kwargs):
         if not request.user.is_staff:
             raise PermissionDenied("This page is for staff only.")
+        if needs_second_factor(request.user):
+            # No staff page before a second factor is set up (STAFF_MFA_REQUIRED, shop/mfa.py).
+            messages.warning(request, "Staff pages need a second factor: set up an authenticator app or a "
+                                      "passkey, then open the staff pages again.")
+            if request.htmx:
+                return HttpResponseClientRedirect(reverse("mfa_index"))
+            return redirect("mfa_index")
         return view(request, *args, **kwargs)
 
     @wraps(view)
@@ -352,14 +362,35 @@ def reorder_list(request):
 @require_safe
 @vary_on_headers("HX-Request")
 def order_list(request):
-    """Open (placed) orders, oldest first: one Query a page of the sparse OpenOrders index."""
+    """Open (placed) orders, oldest first: one Query a page of the sparse OpenOrders index, each row
+    naming its customer (orders carry the name; for older ones one query of the accounts).
+    ?number= opens an order by its number (or its internal ID, as a stock change names it)."""
+    find = FindOrderForm(request.GET if "number" in request.GET else None)
+    status = 200
+    if find.is_bound:
+        status = 400
+        if find.is_valid():
+            try:
+                order = _find_order(find.cleaned_data["number"])
+            except NotFound:
+                find.add_error("number", f"No order has the number {find.cleaned_data['number']}.")
+                status = 404
+            else:
+                return redirect("staff_order", customer_id=order.customer_id, order_id=order.order_id)
     after = optional_param(request, "after")
     page = gateway.orders_open(after=after)
     context = {
-        "page": page, "after": after,
+        "find": find, "orders": accounts.with_customer_names(page.items), "after": after,
         "next_url": (request.path + query_string(after=page.next_cursor)) if page.next_cursor else None,
     }
-    return render(request, partial_template(request, "staff/orders.html", "rows" if after else None), context)
+    template = partial_template(request, "staff/orders.html", "rows" if after else None)
+    return render(request, template, context, status=status)
+
+
+def _find_order(reference):
+    if gateway.order_number_clean(reference):
+        return gateway.order_get_by_number(number=reference)
+    return gateway.order_get_by_id(order_id=reference)
 
 
 @staff_required
@@ -375,16 +406,19 @@ def order_detail(request, customer_id, order_id):
         else:
             try:
                 if form.cleaned_data["action"] == "ship":
-                    gateway.order_ship(customer_id=customer_id, order_id=order_id)
-                    messages.success(request, f"Order {order_id} is marked shipped.")
+                    order = gateway.order_ship(customer_id=customer_id, order_id=order_id)
+                    messages.success(request, f"Order {order.reference} is marked shipped.")
                 else:
-                    gateway.order_cancel(customer_id=customer_id, order_id=order_id, who=request.user.get_username())
-                    messages.success(request, f"Order {order_id} is cancelled; its stock is back.")
+                    order = gateway.order_cancel(
+                        customer_id=customer_id, order_id=order_id, who=request.user.get_username()
+                    )
+                    messages.success(request, f"Order {order.reference} is cancelled; its stock is back.")
                 return redirect("staff_order", customer_id=customer_id, order_id=order_id)
             except OrderStatusRefused as exc:
                 messages.error(request, str(exc))
                 status = 409
     order = gateway.order_get(customer_id=customer_id, order_id=order_id)
+    (order,) = accounts.with_customer_names([order])
     return render(request, "staff/order_detail.html", {"order": order}, status=status)
 
 

@@ -74,12 +74,12 @@ def unavailable(request, *, unknown=False):
 
 
 # Views of these modules show one person's cart, checkout, orders, account or the back office.
-PRIVATE_VIEW_MODULES = ("shop.", "staff.", "django.contrib.auth.")
+PRIVATE_VIEW_MODULES = ("shop.", "staff.", "django.contrib.auth.", "allauth.")
 
 
 class PrivatePagesMiddleware:
     """`Cache-Control: private, no-store` on the cart, checkout, account and staff pages (every
-    view of the shop and staff apps and Django's sign-in views), errors included: no shared
+    view of the shop and staff apps, Django's and allauth's account views), errors included: no shared
     cache or browser history keeps them."""
 
     def __init__(self, get_response):

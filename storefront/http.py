@@ -2,10 +2,22 @@
 from functools import lru_cache, wraps
 from urllib.parse import quote_plus
 
+from django.conf import settings
 from django.middleware.csrf import rotate_token
 
 from catalog.gateway import InvalidInput
 from storefront.numbers import Unreadable, parse_whole
+
+
+def client_ip(request):
+    """The client's address: REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT proxies of ours the address the
+    outermost of them saw (the sign-in rate limits and /metrics' allowed networks both ask this)."""
+    count = settings.TRUSTED_PROXY_COUNT
+    if count:
+        hops = [h.strip() for h in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if h.strip()]
+        if len(hops) >= count:
+            return hops[-count]
+    return request.META.get("REMOTE_ADDR")
 
 
 def optional_param(request, name):

@@ -3,21 +3,31 @@
 Every environment variable the project reads is read here, and only here;
 `.env.example` lists them all.
 """
+import ipaddress
 import os
 import re
-from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+from dotenv import dotenv_values
 
 from storefront.numbers import Unreadable, parse_decimal, parse_whole
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
+# The settings `make run` chose (secret key, DynamoDB Local's address, ...), which it writes to
+# var/run.env (never committed), so `manage.py` in a second terminal works against the running shop
+# with nothing to set. The environment wins over the file; DJANGO_RUN_ENV_FILE names another file
+# (relative to the project), or (empty) none.
+RUN_ENV_FILE = os.environ.get("DJANGO_RUN_ENV_FILE", "var/run.env")
+RUN_ENV = dotenv_values(BASE_DIR / RUN_ENV_FILE) if RUN_ENV_FILE and (BASE_DIR / RUN_ENV_FILE).is_file() else {}
+
 
 def env(name, default=None):
     value = os.environ.get(name)
+    if value is None:
+        value = RUN_ENV.get(name)
     return default if value is None or value == "" else value
 
 
@@ -79,13 +89,24 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "django_countries",
-    "axes",
+    # --- accounts (issue 34): django-allauth and its MFA app ---
+    "allauth",
+    "allauth.account",
+    "allauth.mfa",
+    # ---
     "catalog",
     "shop",
     "staff",
+    "storefront",
 ]
 
 MIDDLEWARE = [
+    # django-prometheus: first and last, so a request's metrics cover every other middleware.
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    # The request ID, the request's log line (storefront/requestlog.py); the accounts database's
+    # spans while tracing is on (none, and no cost, when it is off).
+    "storefront.requestlog.RequestLogMiddleware",
+    "storefront.tracing.DatabaseSpansMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
@@ -99,8 +120,10 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "storefront.errors.PrivatePagesMiddleware",
     "storefront.errors.CatalogErrorMiddleware",
-    # Last, as django-axes asks: it answers a locked-out sign-in with the lockout page.
-    "axes.middleware.AxesMiddleware",
+    # --- accounts (issue 34): django-allauth's sign-in stages (email code, second factor) ---
+    "allauth.account.middleware.AccountMiddleware",
+    "shop.middleware.AccountFormErrorsMiddleware",  # a refused form on allauth's pages: 400
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "storefront.urls"
@@ -143,9 +166,9 @@ DATABASES = {
 
 AUTH_USER_MODEL = "shop.User"
 AUTHENTICATION_BACKENDS = [
-    # django-axes first: it refuses a locked-out account or client address before any password check.
-    "axes.backends.AxesStandaloneBackend",
-    "shop.backends.UsernameOrEmailBackend",
+    # allauth's alone (it is Django's ModelBackend, by email first, then by username): with Django's in
+    # front, a username that is someone's email address would sign in before the address's owner.
+    "allauth.account.auth_backends.AuthenticationBackend",
 ]
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -178,7 +201,7 @@ STORAGES = {
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-LOGIN_URL = "login"
+LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
@@ -209,23 +232,54 @@ EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0)
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Fromatoz <shop@localhost>")
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
 
-# --- Sign-in lockout (django-axes, its records in the database above) ---------------------
-# After AXES_FAILURE_LIMIT wrong passwords for one account, or from one client address, sign-in is
-# refused for AXES_COOLOFF_MINUTES; staff lift it sooner with `manage.py axes_reset_username NAME`
-# or `axes_reset_ip ADDRESS`.
-AXES_FAILURE_LIMIT = env_int("AXES_FAILURE_LIMIT", 5)
-AXES_COOLOFF_TIME = timedelta(minutes=env_float("AXES_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]  # each on its own: per account, per client address
-AXES_USERNAME_CALLABLE = "shop.backends.lockout_username"
-AXES_RESET_ON_SUCCESS = True
-AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
-AXES_VERBOSE = False
+# --- Accounts (issue 34): django-allauth and its MFA app --------------------------------------
+# Sign-in by email or username; sign-up asks email, username and the password twice (and a name,
+# optional). Every address is confirmed with a code mailed to it, before the first sign-in and before
+# an email change takes effect; the old address is told of every email and password change.
+ACCOUNT_ADAPTER = "shop.adapter.AccountAdapter"
+ACCOUNT_FORMS = {"login": "shop.forms.SignInForm", "signup": "shop.forms.SignUpForm"}
+ACCOUNT_LOGIN_METHODS = {"email", "username"}
+ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
+ACCOUNT_UNIQUE_EMAIL = True
+ACCOUNT_EMAIL_VERIFICATION = "mandatory"  # what lets sign-up answer the same whether or not the address is taken
+ACCOUNT_EMAIL_VERIFICATION_BY_CODE_ENABLED = True
+ACCOUNT_PREVENT_ENUMERATION = True
+ACCOUNT_CHANGE_EMAIL = True  # one address per account: a change replaces it once the new one is confirmed
+ACCOUNT_EMAIL_NOTIFICATIONS = True
+ACCOUNT_REAUTHENTICATION_REQUIRED = True  # email changes (and 2FA changes) ask for the password again
+ACCOUNT_LOGIN_BY_CODE_ENABLED = True  # the owner's way in while their account's password sign-in is throttled
+ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
+ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
+ACCOUNT_SESSION_REMEMBER = True  # as before: the usual session cookie (SESSION_COOKIE_AGE), no "remember me" box
+ACCOUNT_LOGOUT_REDIRECT_URL = "home"
+ACCOUNT_EMAIL_SUBJECT_PREFIX = "Fromatoz: "
+ACCOUNT_USERNAME_BLACKLIST = ["admin", "staff", "support", "fromatoz", "root"]
+# Throttling (allauth's rate limits, the one mechanism; they count in Django's default cache): failed
+# sign-ins per client address and per account (a good sign-in gives back its own try; a password reset
+# or an emailed sign-in code lets the owner in while strangers keep failing), second-factor codes,
+# reset and confirmation mails. "N/period/per": see allauth's docs.
+ACCOUNT_RATE_LIMITS = {
+    "login_failed": env("ACCOUNT_RATE_LIMIT_LOGIN_FAILED", "10/m/ip,5/5m/key"),
+}
 # The client address: REMOTE_ADDR; behind N proxies of yours (TRUSTED_PROXY_COUNT=N), the address the
 # outermost of them put into X-Forwarded-For (anything further left can be forged by the client).
+# shop/checks.py warns (deploy) when DJANGO_HTTPS is on and this is 0: every client looks like the proxy.
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
-AXES_CLIENT_IP_CALLABLE = "shop.backends.client_ip"
+# Second factors: an authenticator app (TOTP) with recovery codes, and passkeys (WebAuthn), which can
+# also sign in on their own. Staff pages need one unless STAFF_MFA_REQUIRED is off (staff/views.py).
+MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
+MFA_PASSKEY_LOGIN_ENABLED = True
+MFA_TOTP_ISSUER = "Fromatoz"
+# WebAuthn over plain http (local use: `make run` on http://localhost, the browser tests on live_server).
+MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = env_bool("MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN", DEBUG)
+STAFF_MFA_REQUIRED = env_bool("STAFF_MFA_REQUIRED", True)
+# --- end of accounts ---------------------------------------------------------------------------
+
 if HTTPS:
     SECURE_SSL_REDIRECT = True
+    # The load balancer's health checks and the metrics scraper talk to each app server directly, on
+    # plain HTTP inside the network: they are answered, not redirected.
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 365 * 24 * 3600)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
@@ -259,10 +313,13 @@ PERMISSIONS_POLICY = {
     feature: []
     for feature in (
         "accelerometer", "autoplay", "camera", "display-capture", "encrypted-media", "fullscreen", "geolocation",
-        "gyroscope", "magnetometer", "microphone", "midi", "payment", "picture-in-picture", "publickey-credentials-get",
+        "gyroscope", "magnetometer", "microphone", "midi", "payment", "picture-in-picture",
         "screen-wake-lock", "usb", "xr-spatial-tracking",
     )
 }
+# Passkeys (issue 34): the shop's own pages may ask the browser for them.
+PERMISSIONS_POLICY["publickey-credentials-get"] = ["self"]
+PERMISSIONS_POLICY["publickey-credentials-create"] = ["self"]
 
 # --- DynamoDB -------------------------------------------------------------
 # No endpoint means AWS's own endpoint for AWS_REGION.
@@ -298,12 +355,63 @@ CATALOG_PAGE_SIZE = env_int("CATALOG_PAGE_SIZE", 24, minimum=1)
 CATALOG_NAMES_TTL = env_int("CATALOG_NAMES_TTL", 60)
 LOW_STOCK_THRESHOLD = env_int("LOW_STOCK_THRESHOLD", 5)
 
+# --- What shoppers are told before they pay (product, cart, checkout) --------------------
+# Prices include VAT (the shop's prices are what a shopper pays); off: "plus VAT".
+SHOP_PRICES_INCLUDE_VAT = env_bool("SHOP_PRICES_INCLUDE_VAT", True)
+# Delivery costs and times, one sentence the shop sets.
+SHOP_DELIVERY_NOTE = env("SHOP_DELIVERY_NOTE", "Delivery is free and takes 2–4 working days.")
+
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
+# --- Operating it: health checks, metrics, traces, logs (README "Operating it") ----------------
+# /metrics answers these client addresses (as django-axes sees them: TRUSTED_PROXY_COUNT), and any
+# request with `Authorization: Bearer <METRICS_TOKEN>` (unset: no token is accepted).
+METRICS_ALLOWED_CIDRS = env("METRICS_ALLOWED_CIDRS", "127.0.0.0/8,::1/128")
+try:
+    METRICS_ALLOWED_NETWORKS = [ipaddress.ip_network(c.strip(), strict=False)
+                                for c in METRICS_ALLOWED_CIDRS.split(",") if c.strip()]
+except ValueError as exc:
+    raise ImproperlyConfigured(f"METRICS_ALLOWED_CIDRS must be addresses or networks (CIDR), comma-separated: {exc}") \
+        from None
+METRICS_TOKEN = env("METRICS_TOKEN", "")
+# django-prometheus' request latency histograms: pages take milliseconds, a stalled one the read budget.
+PROMETHEUS_LATENCY_BUCKETS = (0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, float("inf"))
+# Traces: OpenTelemetry, only when an OTLP endpoint is set (its standard OTEL_* variables, read by
+# its SDK: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, ...). Unset, or with
+# OTEL_SDK_DISABLED=true, nothing of OpenTelemetry is imported (storefront/tracing.py).
+TRACING = bool(env("OTEL_EXPORTER_OTLP_ENDPOINT") or env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) and not env_bool(
+    "OTEL_SDK_DISABLED", False)
+TRACING_SERVICE_NAME = env("OTEL_SERVICE_NAME", "fromatoz-storefront")
+# Requests not traced: the load balancer's health checks and the metrics scrapes.
+TRACING_EXCLUDED_URLS = env("OTEL_PYTHON_DJANGO_EXCLUDED_URLS", "healthz,readyz,metrics")
+# Logs: `json` (one object a line, for a log collector) or `text` (`make run` sets it, for people).
+LOG_FORMAT = env("LOG_FORMAT", "json").strip().lower()
+if LOG_FORMAT not in {"json", "text"}:
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, got {LOG_FORMAT!r}")
 
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # Every line carries the request ID and (tracing on) the trace ID of the request it belongs to.
+    "filters": {
+        "request": {"()": "storefront.logcontext.RequestContextFilter"},
+        # Django logs every 4xx/5xx answer; a failing /readyz (every few seconds) logs its changes itself.
+        "not_health": {"()": "storefront.logcontext.NotHealthChecks"},
+    },
+    "formatters": {
+        "json": {  # python-json-logger: the time in UTC, ISO 8601
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(levelname)s %(name)s %(message)s %(request_id)s %(trace_id)s",
+            "rename_fields": {"levelname": "level", "name": "logger"},
+            "timestamp": "time",
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request"]}},
     "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", "INFO")},
-    "loggers": {"botocore": {"level": "WARNING"}, "urllib3": {"level": "WARNING"}},
+    "loggers": {
+        "botocore": {"level": "WARNING"},
+        "urllib3": {"level": "WARNING"},
+        "django.request": {"filters": ["not_health"]},
+    },
 }

@@ -8,6 +8,8 @@ for _name in ("AWS_SESSION_TOKEN", "AWS_PROFILE"):
     os.environ.pop(_name, None)
 os.environ["AWS_ACCESS_KEY_ID"] = "testing"
 os.environ["AWS_SECRET_ACCESS_KEY"] = "testing"
+# Never the settings a `make run` of this tree wrote (var/run.env).
+os.environ["DJANGO_RUN_ENV_FILE"] = ""
 
 from .settings import *  # noqa: E402,F403
 

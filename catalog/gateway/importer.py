@@ -487,7 +487,7 @@ def _term_changes(products, before):
     return puts, deletes, {t: d for t, d in deltas.items() if d}
 
 
-def add_term_counts(deltas, *, on_request=None):
+def add_term_counts(deltas, *, on_request=None, progress=None):
     """Move each term's two count items by its delta: one UpdateItem ADD each (atomic, so
     concurrent writers add up; no transaction, as a count item is independent of the others),
     several at once (client.in_parallel)."""
@@ -503,12 +503,22 @@ def add_term_counts(deltas, *, on_request=None):
                 ),
             )
 
+    def done(job):
+        if on_request:
+            on_request("UpdateItem")
+        if progress:
+            progress(1)
+
     jobs = [(key, delta) for term, delta in sorted(deltas.items()) for key in keys.term_count_keys(term)]
-    in_parallel(jobs, send, done=(lambda job: on_request("UpdateItem")) if on_request else None)
+    in_parallel(jobs, send, done=done)
 
 
-def write(brands, categories, products, *, reset_stock=False, progress=None):
-    """Write validated entities. Returns an ImportResult with counts and requests used."""
+def write(brands, categories, products, *, reset_stock=False, progress=None, stage=None):
+    """Write validated entities. Returns an ImportResult with counts and requests used.
+    `stage(name, total)` is told as each stage begins ("products", "search terms", "term counts")
+    and how many units it has; `progress(n)` then counts that stage's units as they are written."""
+    stage = stage or (lambda name, total: None)
+    stage("products", len(products))
     result = ImportResult(brands=len(brands), categories=len(categories))
     _put_names(
         brands, categories,
@@ -526,13 +536,15 @@ def write(brands, categories, products, *, reset_stock=False, progress=None):
         if progress:
             progress(len(group))
     puts, deletes, deltas = _term_changes(products, before)
-    batch_write(puts=puts, deletes=deletes, on_request=result.count)
-    add_term_counts(deltas, on_request=result.count)
+    stage("search terms", len(puts) + len(deletes))
+    batch_write(puts=puts, deletes=deletes, on_request=result.count, progress=progress)
+    stage("term counts", 2 * len(deltas))
+    add_term_counts(deltas, on_request=result.count, progress=progress)
     result.terms_written = len(puts)
     return result
 
 
-def import_catalog(data, *, reset_stock=False, progress=None):
+def import_catalog(data, *, reset_stock=False, progress=None, stage=None):
     """Validate `data` (a parsed catalog file) against itself and the table, then write it."""
     from .products import brands_all, categories_all
 
@@ -544,4 +556,4 @@ def import_catalog(data, *, reset_stock=False, progress=None):
     brands, categories, products = validate(
         data, known_brand_ids=known_brands, known_category_ids=known_categories
     )
-    return write(brands, categories, products, reset_stock=reset_stock, progress=progress)
+    return write(brands, categories, products, reset_stock=reset_stock, progress=progress, stage=stage)

@@ -10,6 +10,13 @@
 | customer         | CUSTOMER#<uid> | METADATA               |          |                 |          |                 |
 | order            | CUSTOMER#<uid> | ORDER#<oid>            |          |                 |          |                 |
 | order line       | CUSTOMER#<uid> | ORDER#<oid>#ITEM#<pid> |          |                 |          |                 |
+| readiness probe  | PROBE          | READY (never written)  |          |                 |          |                 |
+| order number     | ORDERNO#<number> | CLAIM               |          |                 |          |                 |
+
+An order number (<number>: 8 of the letters and digits people cannot mix up, issue 37) is claimed by
+its own item, written in the order's transaction only if absent, so no two orders of the shop get
+the same one; it holds the order's customerId and orderId, so staff open an order by its number with
+one GetItem (the claim) and one Query (the order). The order item carries it as `orderNumber`.
 
 Warehouse indexes (sparse: only the items that carry their keys are in them):
 
@@ -57,6 +64,8 @@ STOCK_PREFIX = "STOCK#"
 TOKEN_PREFIX = "TOKEN#"
 ORDER_PREFIX = "ORDER#"
 CUSTOMER_SK = "METADATA"
+ORDER_NUMBER_PREFIX = "ORDERNO#"
+ORDER_NUMBER_SK = "CLAIM"
 
 GSI1 = "GSI1"
 GSI2 = "GSI2"
@@ -89,6 +98,11 @@ TERM_PREFIX = "TERM#"
 # and "~COUNT" first going down (prices are digits).
 TERM_COUNT_LOW = "#COUNT"
 TERM_COUNT_HIGH = "~COUNT"
+
+
+# The readiness probe (/readyz) reads this key: an item that is never written (a GetItem that finds
+# nothing costs 0.5 read units and proves the table answers).
+PROBE_KEY = {"PK": "PROBE", "SK": "READY"}
 
 
 def brand_key(brand_id):
@@ -211,6 +225,11 @@ def order_key(customer_id, order_id):
 
 def order_line_key(customer_id, order_id, product_id):
     return {"PK": customer_pk(customer_id), "SK": f"{ORDER_PREFIX}{order_id}#ITEM#{product_id}"}
+
+
+def order_number_key(number):
+    """The claim item of an order number (people's short reference of an order)."""
+    return {"PK": f"{ORDER_NUMBER_PREFIX}{number}", "SK": ORDER_NUMBER_SK}
 
 
 def stock_history_since(at):

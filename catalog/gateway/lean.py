@@ -93,6 +93,13 @@ def _hmac(key, text):
     return hmac.new(key, text.encode(), hashlib.sha256).digest()
 
 
+def _retried(error, attempt):
+    """`error` with botocore's count of the attempts sent again (a ClientError's RetryAttempts)."""
+    if isinstance(error, ClientError):
+        error.response["ResponseMetadata"]["RetryAttempts"] = attempt - 1
+    return error
+
+
 class Signer:
     """AWS Signature Version 4 for DynamoDB's JSON POSTs (one host, path "/", no query string)."""
 
@@ -169,15 +176,19 @@ class LeanClient:
         attempt = 1
         while True:
             try:
-                return self._attempt(operation, target, body)
+                answer = self._attempt(operation, target, body)
             except Retry as failed:
-                if attempt >= self.max_attempts:
-                    raise failed.error from None
                 pause = backoff(attempt, throttled=failed.throttled)
-                if not budget.retry_allowed(timed_out=failed.timed_out, pause=pause):
-                    raise failed.error from None
+                if attempt >= self.max_attempts or not budget.retry_allowed(timed_out=failed.timed_out, pause=pause):
+                    raise _retried(failed.error, attempt) from None
                 self.sleep(pause)
                 attempt += 1
+            except ClientError as error:
+                raise _retried(error, attempt) from None
+            else:
+                if attempt > 1:  # as botocore's: the attempts sent again (catalog/gateway/telemetry.py counts them)
+                    answer["ResponseMetadata"] = {"HTTPStatusCode": 200, "RetryAttempts": attempt - 1}
+                return answer
 
     def _attempt(self, operation, target, body):
         read_timeout = budget.attempt_timeout(self.read_timeout)

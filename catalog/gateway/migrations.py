@@ -365,6 +365,56 @@ def _open_order_keys(run, capacity):
     return lambda item: int(rewrite_item(item, derive=derive, depends_on=("status",), capacity=capacity))
 
 
+def _order_numbers(run, capacity):
+    """An order placed before order numbers (issue 37) gets one: the first of the numbers its ID asks
+    for (orders.order_number_for, as a checkout would) that no other order holds, claimed by its
+    ORDERNO# item in one transaction with the order's `orderNumber`; and the customer's name and
+    email from the customer item, so staff pages name them without asking the accounts database."""
+    from .orders import ORDER_NUMBER_TRIES, order_number_for
+
+    def apply(item):
+        if item.get("orderNumber"):
+            return 0
+        with translate_errors():
+            response = client().get_item(
+                TableName=run.table, Key=serialize(keys.customer_key(item["customerId"])), ConsistentRead=True,
+                ProjectionExpression="#n, email", ExpressionAttributeNames={"#n": "name"},
+            )
+        capacity.reads.spend(1)
+        customer = deserialize(response.get("Item", {}))
+        named = {a: customer[b] for a, b in (("customerName", "name"), ("customerEmail", "email"))
+                 if customer.get(b) and not item.get(a)}
+        attempt = 0
+        for _try in range(20):
+            if attempt >= ORDER_NUMBER_TRIES:
+                break
+            number = order_number_for(item["orderId"], attempt)
+            claim = {**keys.order_number_key(number), "type": "ORDER_NUMBER", "orderNumber": number,
+                     "customerId": item["customerId"], "orderId": item["orderId"]}
+            values = {":n": number, **{f":{a}": v for a, v in named.items()}}
+            refused = transact_write([
+                {"Put": {"TableName": run.table, "Item": serialize(claim),
+                         "ConditionExpression": "attribute_not_exists(PK)"}},
+                {"Update": {
+                    "TableName": run.table, "Key": serialize({"PK": item["PK"], "SK": item["SK"]}),
+                    "UpdateExpression": "SET orderNumber = :n" + "".join(f", {a} = :{a}" for a in named),
+                    "ConditionExpression": "attribute_exists(PK) AND attribute_not_exists(orderNumber)",
+                    "ExpressionAttributeValues": serialize(values),
+                }},
+            ], request_token=new_token()[:36])
+            capacity.writes.spend(4)
+            if refused is None:
+                return 2
+            if refused.failed(1):
+                return 0  # numbered meanwhile (another run of this step): nothing to do
+            if refused.failed(0):
+                attempt += 1  # another order holds that number: the next one, as a checkout would
+            # else a conflict with another transaction: the same number again
+        raise CatalogUnavailable(f"No free order number for order {item['orderId']}; run migrate_table again")
+
+    return apply
+
+
 def _recount_brands_and_categories():
     from .counts import counts_recount
 
@@ -387,6 +437,8 @@ STEPS = [
     Recount("0014_brand_category_counts", _recount_brands_and_categories,
             "product counts on brand and category items (a Query per brand)"),
     EnableTTL("0015_idempotency_ttl", "expiresAt", "expiry (TTL) of idempotency marks"),
+    Backfill("0016_order_numbers", ("ORDER",), _order_numbers,
+             "orders placed before order numbers: a number each (claimed), the customer's name and email"),
 ]
 
 

@@ -3,11 +3,19 @@
     CUSTOMER#<uid> / METADATA                 the customer
     CUSTOMER#<uid> / ORDER#<oid>              an order
     CUSTOMER#<uid> / ORDER#<oid>#ITEM#<pid>   its lines (name, unit price, quantity at purchase)
+    ORDERNO#<number> / CLAIM                  its short number, claimed for it (customer and order IDs)
 
 Order IDs sort by time, so a customer's orders newest first are one Query, ScanIndexForward=False.
 Placing an order is one TransactWriteItems: every line's stock decrease (only if the level and the
-price are still what was read), a stock adjustment for each, the order, its lines and the customer.
+price are still what was read), a stock adjustment for each, the order, its lines, the claim of its
+number and the customer.
+
+An order has two names: its ID (sorts by time, unguessable, what URLs and keys use) and its number,
+8 characters people can read out on the phone (ORDER_NUMBER_ALPHABET has no 0/O, 1/I/L or U). The
+number is a hash of the ID and an attempt count, so a retried checkout asks for the same number;
+a number another order holds already (the claim's condition fails) is tried again with the next.
 """
+import hashlib
 import secrets
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -19,7 +27,16 @@ from catalog import availability
 from storefront.numbers import euro
 
 from . import keys
-from .client import client, contended_attempts, error_code, serialize, table_name, translate_errors
+from .client import (
+    client,
+    contended_attempts,
+    deserialize,
+    error_code,
+    read,
+    serialize,
+    table_name,
+    translate_errors,
+)
 from .entities import CANCELLED, PLACED, SHIPPED, SOLD, Order, OrderLine, Page, Product, StockAdjustment
 from .errors import (
     IdempotencyConflict,
@@ -35,7 +52,7 @@ from .stock import stock_level_update
 from .transact import put, transact_write, update
 from .validate import check_id, check_quantity, client_request_token, page_size, utc_now
 
-MAX_LINES = 25  # 3 actions a line + 2 keeps a transaction within DynamoDB's 100
+MAX_LINES = 25  # 3 actions a line + 3 keeps a transaction within DynamoDB's 100
 ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
 ADDRESS_MAX_LENGTH = 200
 
@@ -44,6 +61,30 @@ def new_order_id():
     """Sorts by time (UTC, microseconds), then 80 random bits (20 hex digits), unguessable:
     20261122T024500123456-1a2b3c4d5e6f708192a3. Issued by the server (the checkout in progress)."""
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f") + "-" + secrets.token_hex(10)
+
+
+ORDER_NUMBER_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # 30 symbols: 30**8 is 6.6e11 numbers
+ORDER_NUMBER_LENGTH = 8
+
+
+def order_number_for(order_id, attempt=0):
+    """The number an order asks for on its `attempt`th try (0 first): 8 symbols of a SHA-256 of the
+    ID and the attempt, so every retry of one checkout asks for the same numbers in the same order."""
+    value = int.from_bytes(hashlib.sha256(f"{order_id}#{attempt}".encode()).digest(), "big")
+    symbols = []
+    for _ in range(ORDER_NUMBER_LENGTH):
+        value, index = divmod(value, len(ORDER_NUMBER_ALPHABET))
+        symbols.append(ORDER_NUMBER_ALPHABET[index])
+    return "".join(symbols)
+
+
+def order_number_clean(text):
+    """The order number in `text` as typed (any case, spaces or hyphens between), or None when it
+    is not one."""
+    number = "".join(ch for ch in str(text or "") if ch not in " -").upper()
+    if len(number) != ORDER_NUMBER_LENGTH or any(ch not in ORDER_NUMBER_ALPHABET for ch in number):
+        return None
+    return number
 
 
 def _check_lines(lines):
@@ -117,7 +158,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     check_id("Order", order_id)
     check_id("Idempotency key", token)
     _check_lines(lines)
-    products = None
+    products, number_attempt = None, 0
     for _attempt in contended_attempts():
         if products is None:
             products = products_get_many(product_ids=[line.product_id for line in lines], consistent=True)
@@ -130,17 +171,22 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
         outcome = _transact_order(
             customer_id=customer_id, customer_name=customer_name, order_id=order_id, token=token,
             lines=lines, products=products, at=utc_now(), customer_email=customer_email, address=address,
+            number=order_number_for(order_id, number_attempt),
         )
         if isinstance(outcome, Order):
             return outcome
         if outcome is REPLAY:
             return _same_order(order_get(customer_id=customer_id, order_id=order_id), token=token, lines=lines)
+        if outcome is NUMBER_TAKEN:
+            number_attempt += 1  # another order has that number: the next one (nothing was written)
+            continue
         # Another buyer got there first; `outcome` holds what changed (or None: read again).
         products = outcome
     raise StockBusy("So many people are buying these right now that your order did not go through; please try again.")
 
 
 REPLAY = object()  # the order was placed before: answer it
+NUMBER_TAKEN = object()  # another order holds the number asked for
 
 
 def _same_order(order, *, token, lines):
@@ -158,12 +204,13 @@ def _same_order(order, *, token, lines):
     return order
 
 
-def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at, customer_email=None,
-                    address=None):
+def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at, number,
+                    customer_email=None, address=None):
     """One TransactWriteItems: each line's stock decrease (if level and price are as read) and its
-    stock adjustment, the order, its lines and the customer. Returns the Order; REPLAY when the
-    order exists already; or, when another buyer got there first, the products as DynamoDB
-    returned them (None: read them again)."""
+    stock adjustment, the order, its lines, the claim of its number and the customer. Returns the
+    Order; REPLAY when the order exists already; NUMBER_TAKEN when another order has `number`; or,
+    when another buyer got there first, the products as DynamoDB returned them (None: read them
+    again)."""
     order = Order(
         order_id=order_id, customer_id=customer_id, placed_at=at, token=token,
         total=sum((line.price * line.quantity for line in lines), Decimal("0.00")),
@@ -173,6 +220,9 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
             for line in lines
         ),
         address=address,
+        number=number,
+        customer_name=customer_name,
+        customer_email=customer_email or "",
     )
     actions = []
     for line in lines:
@@ -185,20 +235,24 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         sale = StockAdjustment(
             product_id=line.product_id, adjustment_id=order_id, at=at, delta=-line.quantity,
             resulting_level=current - line.quantity, reason=SOLD, reference=order_id, who=customer_name,
-            order_id=order_id,
+            order_id=order_id, customer_id=customer_id, order_number=number,
         )
         actions.append(put(sale.to_item(), if_absent=True))
     order_index = len(actions)
     actions.append(put(order.to_item(), if_absent=True))
     actions.extend(put(item) for item in order.line_items())
+    number_index = len(actions)
+    actions.append(put(order.number_claim_item(), if_absent=True))
     actions.append(_customer_update(customer_id=customer_id, name=customer_name, email=customer_email, at=at))
     levels = tuple((products[line.product_id].stock_level, products[line.product_id].reorder_point) for line in lines)
     stamp = at.isoformat(timespec="microseconds")
-    refusal = transact_write(actions, request_token=client_request_token(token, order_id, stamp, levels))
+    refusal = transact_write(actions, request_token=client_request_token(token, order_id, stamp, levels, number))
     if refusal is None:
         return order
     if refusal.replay or refusal.failed(order_index):
         return REPLAY
+    if refusal.failed(number_index):
+        return NUMBER_TAKEN
     if not refusal.any_failed:
         return None  # a conflict with another transaction: read again
     fresh = dict(products)
@@ -295,6 +349,43 @@ def order_get(*, customer_id, order_id):
     return Order.from_items(head, [i for i in items if i["SK"].startswith(order_sk + "#ITEM#")])
 
 
+ORDER_NUMBER_TRIES = 3  # numbers an order ID is looked up under: a fourth is never needed (6.6e11 numbers)
+
+
+def _number_claim(number):
+    with translate_errors():
+        response = read("GetItem", {
+            "TableName": table_name(), "Key": serialize(keys.order_number_key(number)), "ConsistentRead": True,
+        })
+    return deserialize(response["Item"]) if "Item" in response else None
+
+
+def order_get_by_number(*, number):
+    """The order of a number (as typed: order_number_clean), or NotFound: one GetItem of its claim,
+    then the order (order_get). An order placed before numbers has none until a backfill claims it."""
+    cleaned = order_number_clean(number)
+    if cleaned is None:
+        raise InvalidInput("An order number is 8 letters and digits, such as K7QM4XPD.")
+    claim = _number_claim(cleaned)
+    if claim is None:
+        raise NotFound("Order", cleaned)
+    return order_get(customer_id=claim["customerId"], order_id=claim["orderId"])
+
+
+def order_get_by_id(*, order_id):
+    """An order by its internal ID alone (a stock change's reference names no customer): the claim
+    of the number it asked for first (order_number_for), then the next if another order has that;
+    then the order. NotFound for an order without a number (placed before numbers, not backfilled)."""
+    check_id("Order", order_id)
+    for attempt in range(ORDER_NUMBER_TRIES):
+        claim = _number_claim(order_number_for(order_id, attempt))
+        if claim is None:
+            break
+        if claim["orderId"] == order_id:
+            return order_get(customer_id=claim["customerId"], order_id=order_id)
+    raise NotFound("Order", order_id)
+
+
 def orders_by_customer(*, customer_id, after=None, limit=None):
     """A customer's orders with their lines, newest first: one Query a page.
 
@@ -389,7 +480,7 @@ def order_cancel(*, customer_id, order_id, who=""):
             actions.append(put(StockAdjustment(
                 product_id=line.product_id, adjustment_id=f"{order_id}-cancel", at=at, delta=line.quantity,
                 resulting_level=product.stock_level + line.quantity, reason=CANCELLED, reference=order_id,
-                who=who, order_id=order_id,
+                who=who, order_id=order_id, customer_id=customer_id, order_number=order.number,
             ).to_item(), if_absent=True))
         state = tuple((p.product_id, p.stock_level, p.reorder_point) for p in products.values())
         refusal = transact_write(

@@ -14,6 +14,8 @@ With `sort="name"`, `"price"` or `"-price"` patterns 6 to 9 read a sort index in
 for a brand, ByName2/ByPrice2 for a category, ByName3/ByPrice3 for a brand+category pair; "-price"
 is the price index read backwards). `products_search(query=)` reads the search terms (TERM#<term>).
 """
+import dataclasses
+
 from . import keys, text
 from .client import BATCH_GET_SIZE, batch_get, deserialize, read, serialize, table_name, translate_errors
 from .entities import Brand, Category, Page, Product
@@ -62,6 +64,18 @@ def product_get(*, product_id, consistent=False):
     if "Item" not in response:
         raise NotFound("Product", product_id)
     return Product.from_item(deserialize(response["Item"]))
+
+
+def products_stock_levels(*, product_ids):
+    """{product_id: stock level} of up to 100 products: one BatchGetItem reading only the level
+    (search term items do not carry it: a sale would have to write every term of the name)."""
+    ids = list(dict.fromkeys(check_id("Product", pid) for pid in product_ids))
+    if len(ids) > BATCH_GET_SIZE:
+        raise ValueError(f"at most {BATCH_GET_SIZE} products at once")
+    if not ids:
+        return {}
+    items = batch_get([keys.product_key(pid) for pid in ids], projection="productId, stockLevel")
+    return {i["productId"]: int(i["stockLevel"]) for i in items if "stockLevel" in i}
 
 
 def products_get_many(*, product_ids, consistent=False):
@@ -139,7 +153,9 @@ def products_search(*, query, sort=None, after=None, limit=None):
     case ignored). One Query on TERM#<term> (the longest word) in name or price order; when other
     words must be checked too, the names read are checked and up to MAX_SEARCH_REQUESTS Queries
     fill a page. `Page.total` is the number of matches when known (a one-word search: the term's
-    count item, read by the same Query; otherwise only when everything was read)."""
+    count item, read by the same Query; otherwise only when everything was read). The page's stock
+    levels, which term items do not carry, come with one BatchGetItem (products_stock_levels), so
+    results show the same stock badges as every other list."""
     words, term = search_words(query)
     if term is None:
         raise InvalidInput(f"Type at least {text.MIN_TERM} letters or digits to search.")
@@ -181,8 +197,12 @@ def products_search(*, query, sort=None, after=None, limit=None):
     next_key = found[-1] if more else (None if exhausted else resume)
     if filtering or total is None:  # several words, or a term no product has (no count item)
         total = len(found) if exhausted and after is None else None
+    levels = products_stock_levels(product_ids=[i["productId"] for i in found])
     return Page(
-        items=[Product.from_item(i) for i in found],
+        items=[
+            dataclasses.replace(product, stock_level=levels.get(product.product_id))
+            for product in (Product.from_item(i) for i in found)
+        ],
         next_cursor=key_range.encode(next_key) if next_key else None,
         total=total,
     )

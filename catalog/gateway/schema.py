@@ -2,7 +2,7 @@
 from botocore.exceptions import ClientError
 
 from . import keys
-from .client import client, error_code, translate_errors
+from .client import client, error_code, read, serialize, translate_errors
 
 # What a product list shows, projected into every index (INCLUDE): GSI1 and GSI2 (the seed's
 # order) and the six sort indexes (keys.SORT_INDEXES: name and price order under a brand, a
@@ -131,3 +131,10 @@ def table_delete(table_name):
         except ClientError as exc:
             if error_code(exc) != "ResourceNotFoundException":
                 raise
+
+
+def table_ping(*, table_name):
+    """One GetItem of the probe key (keys.PROBE_KEY, never written), the way the shopper's reads go
+    (client.read): the table answers, within the request's budget; CatalogUnavailable if not."""
+    with translate_errors():
+        read("GetItem", {"TableName": table_name, "Key": serialize(keys.PROBE_KEY), "ProjectionExpression": "PK"})

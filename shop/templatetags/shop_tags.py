@@ -1,9 +1,11 @@
 """Template filters of the shop: stock as a shopper and as staff read it (catalog/availability.py),
-country names, lockout durations."""
+country names, what prices include and delivery costs."""
 from django import template
+from django.conf import settings
 from django_countries import countries
 
 from catalog import availability
+from shop import rules
 
 register = template.Library()
 
@@ -18,8 +20,25 @@ def country_name(code):
     return countries.name(code) or code
 
 
+@register.simple_tag
+def vat_note():
+    """"incl. VAT" or "plus VAT", as SHOP_PRICES_INCLUDE_VAT says: beside a price."""
+    return rules.vat_note()
+
+
+@register.simple_tag
+def delivery_note():
+    """The shop's sentence on delivery costs and times (SHOP_DELIVERY_NOTE)."""
+    return settings.SHOP_DELIVERY_NOTE
+
+
 @register.filter
-def minutes(delta):
-    """A timedelta as whole minutes, at least 1: "15 minutes"."""
-    total = max(1, round(delta.total_seconds() / 60))
-    return f"{total} minute{'s' if total != 1 else ''}"
+def described(field):
+    """A form field's widget whose aria-describedby names its error and help text (the IDs
+    registration/_form_fields.html gives them: `<id>_error`, `<id>_helptext`), for any form,
+    allauth's included."""
+    ids = [f"{field.auto_id}_{part}" for part, shown in (("error", field.errors), ("helptext", field.help_text))
+           if shown]
+    if not ids or not field.auto_id:
+        return field
+    return field.as_widget(attrs={"aria-describedby": " ".join(ids)})

@@ -1,7 +1,8 @@
 """{% site_part "assets" %}, {% site_part "footer" %}: the parts of every page's frame that are the
 same for every visitor and every page (the style sheet, icon and scripts in the head; the footer's
-links). Their markup is in the partials of those names in frame.html; each is rendered once per process
-(and again if the script prefix, STATIC_URL or the static files' manifest changes), not on every
+links, what prices include, the delivery note). Their markup is in the partials of those names in
+frame.html; each is rendered once per process (and again if the script prefix, STATIC_URL, the static
+files' manifest, SHOP_PRICES_INCLUDE_VAT or SHOP_DELIVERY_NOTE changes), not on every
 page: four `{% static %}` and three links a page. A tag, not a context processor, so the error
 pages rendered without the request's context (500, 503) have them too. With DEBUG on, the part
 is rendered anew each time, so template edits show at once. `{% visitor_links %}`: the header's
@@ -22,11 +23,13 @@ PARTS = ("assets", "footer")
 def _render(part):
     if part not in PARTS:
         raise template.TemplateSyntaxError(f"site_part: no part {part!r}; there are {', '.join(PARTS)}")
-    return SafeString(render_to_string(f"frame.html#{part}"))
+    context = {"prices_include_vat": settings.SHOP_PRICES_INCLUDE_VAT, "delivery_note": settings.SHOP_DELIVERY_NOTE}
+    return SafeString(render_to_string(f"frame.html#{part}", context))
 
 
 @lru_cache(maxsize=32)
-def _rendered(part, script_prefix, static_url, manifest):
+def _rendered(part, script_prefix, static_url, manifest, prices_include_vat, delivery_note):
+    """A part, kept per the values it shows: the footer says what prices include and what delivery costs."""
     return _render(part)
 
 
@@ -64,4 +67,5 @@ def site_part(part):
     if settings.DEBUG:
         return _render(part)
     manifest = getattr(staticfiles_storage, "manifest_hash", None)
-    return _rendered(part, get_script_prefix(), settings.STATIC_URL, manifest)
+    return _rendered(part, get_script_prefix(), settings.STATIC_URL, manifest, settings.SHOP_PRICES_INCLUDE_VAT,
+                     settings.SHOP_DELIVERY_NOTE)

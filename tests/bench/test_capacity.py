@@ -83,14 +83,21 @@ def test_a_checkout_line_costs_its_product_update_history_item_and_order_line(lo
     customer = [i for i in items_in_partition(keys.customer_pk("42")) if order_id in i["SK"] or i["SK"] == "METADATA"]
     product_items = [i for i in items_in_partition(keys.product_pk("1"))
                      if i["SK"] == "METADATA" or i.get("orderId") == order_id]
+    number = next(i for i in customer if i.get("type") == "ORDER")["orderNumber"]
+    claim = items_in_partition(keys.order_number_key(number)["PK"])  # the claim of the order's number
     assert len(customer) == 3 and len(product_items) == 2  # order, its line, the customer; product, history
+    assert len(claim) == 1
     writes = {k: v for k, v in _charged(one).items() if k[2] == "W"}
-    assert writes == _expected_writes(customer + product_items)
+    assert writes == _expected_writes(customer + product_items + claim)
     # The consistent read of the line's product before the transaction: one 4 KB unit.
     assert _charged(one)[("table", "P#1", "R")] == 1
 
     two, second = place(["1", "4"])
-    line = {k: two_units - writes.get(k, 0) for k, two_units in _charged(two).items() if k[2] == "W"}
+    # Each order claims its own number (another partition, the same size): not a line's cost.
+    claims = {k: v for k, v in _charged(two).items() if k[1].startswith(keys.ORDER_NUMBER_PREFIX)}
+    assert list(claims.values()) == [writes[("table", claim[0]["PK"], "W")]]
+    line = {k: two_units - writes.get(k, 0) for k, two_units in _charged(two).items()
+            if k[2] == "W" and k not in claims}
     line = {k: v for k, v in line.items() if v}
     # Line 2 (Pixel 9, brand 2, category 3): its product and history item, its order line, its index entries
     # (the product's in GSI1 and GSI2, its sale's in its day's Ledger shard and in ByReason).

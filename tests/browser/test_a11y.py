@@ -47,6 +47,12 @@ PAGES = {
     "sign-up-errors": Visit("/accounts/signup/?next=/"),  # see test_sign_up_errors below for the POST
     "sign-in": Visit("/accounts/login/"),
     "password-reset": Visit("/accounts/password/reset/"),
+    "sign-in-code": Visit("/accounts/login/code/"),
+    "password-change": Visit("/accounts/password/change/", user="alice"),
+    "email": Visit("/accounts/email/", user="alice"),
+    "reauthenticate": Visit("/accounts/reauthenticate/", user="alice"),
+    "two-factor": Visit("/accounts/2fa/", user="alice"),
+    "sign-out": Visit("/accounts/logout/", user="alice"),
     "account": Visit("/account/", user="alice"),
     "orders": Visit("/account/orders/", user="alice", order=True),
     "order": Visit("/account/orders/{order_id}/", user="alice", order=True),

@@ -3,14 +3,14 @@ refused script, style or image on the console) and HTMX still works under it."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers import seed
+from tests.helpers import make_account, seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_pages_and_htmx_work_under_the_policy_with_nothing_refused(ddb, live_server, page, django_user_model):
     seed()
-    django_user_model.objects.create_user("ann", password="pw-ann-staff", is_staff=True)
+    make_account(django_user_model, "ann", "pw-ann-staff", is_staff=True)
     refused = []
     page.on("console", lambda message: refused.append(message.text) if "Content Security Policy" in message.text
             else None)

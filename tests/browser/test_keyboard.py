@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from catalog import gateway
-from tests.helpers import seed
+from tests.helpers import make_account, seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -14,8 +14,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def shop(ddb, live_server, django_user_model):
     seed()
-    django_user_model.objects.create_user("alice", password="a-long-password-1")
-    django_user_model.objects.create_user("ann", password="pw-ann-staff", is_staff=True)
+    make_account(django_user_model, "alice", "a-long-password-1")
+    make_account(django_user_model, "ann", "pw-ann-staff", is_staff=True)
     return live_server.url
 
 

@@ -5,7 +5,7 @@ import pytest
 from playwright.sync_api import expect
 
 from catalog import gateway
-from tests.helpers import screenshot, seed
+from tests.helpers import make_account, screenshot, seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -13,7 +13,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def shop(ddb, live_server, django_user_model):
     seed()
-    django_user_model.objects.create_user("alice", password="a-long-password-1")
+    make_account(django_user_model, "alice", "a-long-password-1")
     return live_server.url
 
 
@@ -52,7 +52,7 @@ def test_add_two_products_sign_in_place_the_order_and_see_it(shop, page):
     page.get_by_role("button", name="Place order").click()
     expect(page.locator(".messages .message")).to_contain_text("Thank you! Your order")
     expect(page.locator("h1")).to_have_text(re.compile(r"^Your order of \d{1,2} \w+ \d{4}$"))  # not its raw ID
-    order_id = page.locator("#order-id").inner_text()
+    order_id = page.locator("#order-number").inner_text()  # what the customer calls it
     expect(page.locator(".delivery-address")).to_contain_text("10115 Berlin")
     expect(page.locator("#cart-count")).to_have_text("0")
     screenshot(page, "order")

@@ -135,7 +135,8 @@ def test_search_by_word_prefix_accent_and_case(ddb):
     assert [p.name for p in _search("model")] == ["Model 3", "Model Y"]
     assert _search("model").total == 2
     assert _ids(_search("zzz")) == [] and _search("zzz").total == 0
-    assert _search("model").items[0].stock_level is None  # term items carry no stock level
+    # Term items carry no stock level: it is read with the page (one BatchGetItem), for the badges.
+    assert [p.stock_level for p in _search("model")] == [70, 3]
 
 
 def test_search_with_several_words_intersects(ddb):
@@ -179,7 +180,10 @@ def test_a_one_word_search_is_one_query_and_too_short_is_refused(ddb):
     seed()
     with count_requests() as counter:
         _search("model", sort="-price")
-    assert counter.operations == ["Query"]
+    assert counter.operations == ["Query", "BatchGetItem"]  # the matches, then their stock levels
+    with count_requests() as counter:
+        assert _search("zzz").items == []
+    assert counter.operations == ["Query"]  # nothing found: no stock to read
     with pytest.raises(gateway.InvalidInput), count_requests() as counter:
         _search("m")
     assert counter.operations == []

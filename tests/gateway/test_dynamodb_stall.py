@@ -55,7 +55,8 @@ def timed(call):
     return result, time.monotonic() - start
 
 
-def test_a_frozen_dynamodb_fails_fast_spares_other_pages_and_recovers(own_dynamodb, django_user_model):
+def test_a_frozen_dynamodb_fails_fast_spares_other_pages_and_recovers(own_dynamodb, django_user_model, settings):
+    settings.STAFF_MFA_REQUIRED = False  # staff signed in with force_login (tests/staff/test_second_factor.py)
     shopper, staff = Client(), Client()
     staff.force_login(django_user_model.objects.create_user(username="ann", password="pw", is_staff=True))
     assert shopper.get("/").status_code == 200  # the brand and category names are cached now

@@ -269,3 +269,11 @@ def test_nothing_listening_is_an_unreachable_catalog():
 def test_only_reads_go_through_the_lean_client():
     with pytest.raises(ValueError):
         lean_client("http://127.0.0.1:9").call("PutItem", {"TableName": "t", "Item": {}})
+
+
+def test_the_attempts_sent_again_are_in_the_answer_and_the_error_as_botocore_puts_them(scripted):
+    answer = lean_client(scripted(THROTTLED, OK).url, pauses=[]).call("Query", QUERY)
+    assert answer["ResponseMetadata"]["RetryAttempts"] == 1
+    with pytest.raises(ClientError) as raised:
+        lean_client(scripted(BROKEN).url, pauses=[]).call("Query", QUERY)
+    assert raised.value.response["ResponseMetadata"]["RetryAttempts"] == 2

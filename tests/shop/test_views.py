@@ -2,12 +2,13 @@
 import re
 
 import pytest
+from django.core import mail
 from django.test import Client
 
 from catalog import gateway
 from catalog.gateway import importer, orders
 from catalog.gateway.client import count_requests
-from tests.helpers import items_in_partition, small_catalog
+from tests.helpers import items_in_partition, mailed_code, make_account, small_catalog
 
 pytestmark = pytest.mark.django_db
 HX = {"HX-Request": "true"}
@@ -15,7 +16,7 @@ HX = {"HX-Request": "true"}
 
 @pytest.fixture
 def shopper(django_user_model):
-    return django_user_model.objects.create_user("alice", password="a-long-password-1")
+    return make_account(django_user_model, "alice", "a-long-password-1")
 
 
 def add(client, product_id, quantity=1, **kwargs):
@@ -167,7 +168,7 @@ def test_checkout_needs_a_signed_in_customer_and_keeps_the_cart(catalog, client,
     response = client.get("/checkout/")
     assert response.status_code == 302 and response["Location"] == "/accounts/login/?next=/checkout/"
     response = client.post(
-        "/accounts/login/", {"username": "alice", "password": "a-long-password-1", "next": "/checkout/"}
+        "/accounts/login/", {"login": "alice", "password": "a-long-password-1", "next": "/checkout/"}
     )
     assert response["Location"] == "/checkout/"
     assert cart_of(client) == {"4": {"quantity": 2, "price": "899.00"}}
@@ -181,6 +182,8 @@ def test_sign_up_then_return_to_checkout(catalog, client):
         {"username": "bob", "name": "Bob", "email": "bob@example.com", "password1": "a-long-password-2",
          "password2": "a-long-password-2", "next": "/checkout/"},
     )
+    assert response.status_code == 302 and response["Location"] == "/accounts/confirm-email/"
+    response = client.post("/accounts/confirm-email/", {"code": mailed_code(mail.outbox[-1])})
     assert response.status_code == 302 and response["Location"] == "/checkout/"
     assert "Place order" in client.get("/checkout/").content.decode()
 
@@ -191,6 +194,7 @@ def test_sign_up_refuses_a_foreign_next_url(catalog, client):
         {"username": "eve", "name": "Eve", "email": "eve@example.com", "password1": "a-long-password-3",
          "password2": "a-long-password-3", "next": "https://evil.example/"},
     )
+    response = client.post("/accounts/confirm-email/", {"code": mailed_code(mail.outbox[-1])})
     assert response["Location"] == "/"
 
 
@@ -200,7 +204,8 @@ def test_placing_an_order_shows_the_confirmation_and_takes_the_stock(catalog, cl
     add(client, "4", 2)
     response = client.post("/checkout/", checkout_form(client), follow=True)
     html = response.content.decode()
-    order_id = re.search(r'<span id="order-id">([^<]+)</span>', html).group(1)
+    order_id = response.redirect_chain[-1][0].rstrip("/").rsplit("/", 1)[1]
+    assert re.search(r'<strong id="order-number" class="order-number">[2-9A-Z]{8}</strong>', html)
     assert re.search(r"<h1>Your order of \d{1,2} \w+ \d{4}</h1>", html)  # a heading a person reads, not the ID
     assert "Thank you! Your order" in html
     assert "Model 3" in html and "Pixel 9" in html and "€41,788.00" in html
@@ -249,8 +254,8 @@ def test_sign_up_shows_the_password_rules_first_and_describes_fields_with_ids_th
     assert described_ids_missing(blank) == []
     refused = client.post("/accounts/signup/", {"username": "bob", "password1": "short", "password2": "other"})
     html = refused.content.decode()
-    assert refused.status_code == 400 and "didn’t match" in html
-    assert 'aria-describedby="id_password2_error id_password2_helptext"' in html
+    assert refused.status_code == 400 and "This password is too short." in html
+    assert 'aria-describedby="id_password1_error id_password1_helptext"' in html
     assert described_ids_missing(html) == []
 
 

@@ -39,13 +39,15 @@ def shown_level(response):
 
 
 def history_rows(response):
-    """(who, change, level, reason) of each history row, as shown."""
+    """(who, change, level, reason) of each history row, as shown (when, change, level, reason,
+    reference, who: the key columns first)."""
     rows = re.findall(
-        r"<tr>\s*<td><time[^>]*>[^<]*</time></td>\s*<td>([^<]*)</td>\s*<td class=\"num\">([^<]*)</td>\s*"
-        r"<td class=\"num\">([^<]*)</td>\s*<td>([^<]*)</td>",
-        response.content.decode(),
+        r"<tr>\s*<td><time[^>]*>[^<]*</time></td>\s*<td class=\"num\" data-label=\"Change\">([^<]*)</td>\s*"
+        r"<td class=\"num\" data-label=\"Level\">([^<]*)</td>\s*<td data-label=\"Reason\">([^<]*)</td>\s*"
+        r"<td data-label=\"Reference\">.*?</td>\s*<td data-label=\"Who\">([^<]*)</td>",
+        response.content.decode(), re.S,
     )
-    return [(who, change, int(lvl), reason) for who, change, lvl, reason in rows]
+    return [(who, change, int(lvl), reason) for change, lvl, reason, who in rows]
 
 
 # --- access -----------------------------------------------------------------------------
@@ -417,19 +419,20 @@ def test_finding_a_malformed_id_shows_the_validation_message(catalog, staff_clie
 
 
 def table_rows(response):
-    """(class, id, name, level) of each row of the stock table."""
+    """(class, id, name, level) of each row of the stock table (product, stock, status, ID, ...)."""
     rows = re.findall(
-        r'<tr class="([^"]*)">\s*<td>([^<]*)</td>\s*<td><a href="[^"]*"[^>]*>([^<]*)</a></td>'
-        r"\s*<td>[^<]*</td>\s*<td>[^<]*</td>\s*<td class=\"num\">(\d+)</td>",
+        r'<tr class="([^"]*)">\s*<td><a href="[^"]*"[^>]*>([^<]*)</a></td>'
+        r'\s*<td class="num" data-label="Stock">(\d+)</td>\s*<td data-label="Status">[^<]*</td>'
+        r'\s*<td data-label="ID">([^<]*)</td>',
         response.content.decode(),
     )
-    return [(cls, pid, name, int(lvl)) for cls, pid, name, lvl in rows]
+    return [(cls, pid, name, int(lvl)) for cls, name, lvl, pid in rows]
 
 
 def test_a_brands_stock_table_highlights_low_and_sold_out_rows(catalog, staff_client):
     response = staff_client.get("/staff/stock/?brand=3")
     assert response.status_code == 200
-    assert '<table class="data stock-table">' in response.content.decode()
+    assert '<table class="data stock-table stack">' in response.content.decode()
     assert sorted(table_rows(response), key=lambda r: r[1]) == [
         ("in-stock", "1", "Model 3", 70),
         ("low", "2", "Model Y", 3),

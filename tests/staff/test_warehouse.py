@@ -35,7 +35,8 @@ def reorder_ids(**filters):
 
 
 def reorder_rows(response):
-    return re.findall(r'<td>([^<]+)</td>\s*<td><a href="/staff/products/', response.content.decode())
+    """The product IDs of the reorder list's rows, in order."""
+    return re.findall(r'<td data-label="ID">([^<]+)</td>', response.content.decode())
 
 
 def place(product_id, quantity, *, customer="c1", order_id=None):
@@ -189,10 +190,7 @@ def test_history_by_reason_is_one_query_and_downloads_as_safe_csv(catalog, staff
     with count_requests() as counter:
         response = staff_client.get("/staff/products/1/stock/?reason=received")
     assert counter.operations == ["GetItem", "Query"]
-    assert [r[4] for r in re.findall(
-        r"<tr>\s*<td><time[^>]*>[^<]*</time></td>\s*<td>([^<]*)</td>\s*<td class=\"num\">([^<]*)</td>\s*"
-        r"<td class=\"num\">([^<]*)</td>\s*<td>([^<]*)</td>\s*<td>([^<]*)</td>", response.content.decode())] == [
-        "", "=HYPERLINK(1)"]
+    assert re.findall(r'<td data-label="Reference">([^<]*)</td>', response.content.decode()) == ["", "=HYPERLINK(1)"]
     rows = csv_rows(staff_client.get("/staff/products/1/stock/history.csv?reason=received"))
     assert rows[0][:6] == ["at_utc", "product_id", "reason", "quantity_in", "quantity_out", "resulting_level"]
     assert [(r[2], r[3], r[6], r[7]) for r in rows[1:]] == [("received", "2", "", "'+x"),

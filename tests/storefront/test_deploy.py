@@ -23,6 +23,7 @@ PRODUCTION = {
     "DJANGO_ALLOWED_HOSTS": "shop.example.com",
     "DJANGO_CSRF_TRUSTED_ORIGINS": "https://shop.example.com",
     "DJANGO_HTTPS": "1",
+    "TRUSTED_PROXY_COUNT": "1",  # the TLS proxy in front
     "DYNAMODB_ENDPOINT_URL": "",
     "AWS_REGION": "eu-central-1",
     "DYNAMODB_TABLE": "fromatoz",
@@ -52,6 +53,13 @@ def test_check_deploy_is_clean_with_the_production_variables():
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
     assert "WARNING" not in result.stdout + result.stderr
+
+
+def test_check_deploy_warns_that_behind_a_proxy_every_client_would_look_like_the_proxy():
+    result = run(["manage.py", "check", "--deploy"], {**PRODUCTION, "TRUSTED_PROXY_COUNT": "0"})
+    assert "shop.W001" in result.stderr and "every client will look like the proxy" in result.stderr
+    result = run(["manage.py", "check", "--deploy"], {**PRODUCTION, "DJANGO_HTTPS": "0", "TRUSTED_PROXY_COUNT": "0"})
+    assert "shop.W001" not in result.stderr  # no proxy said to be in front
 
 
 def test_check_deploy_warns_without_https():

@@ -7,6 +7,43 @@ from catalog.gateway import brands_all, importer
 from catalog.gateway.errors import CatalogUnavailable
 
 
+class _Progress:
+    """The import's stages, each with a tqdm bar on a terminal (a line each otherwise, as in a log),
+    so the first `make run` shows what it is doing for the minute the demo catalog takes."""
+
+    UNITS = {"products": "product", "search terms": "item", "term counts": "count"}
+
+    def __init__(self, out):
+        self.out = out
+        self.bar = None
+        self.tty = sys.stdout.isatty()
+
+    def stage(self, name, total):
+        self.close()
+        if not total:
+            return
+        if not self.tty:
+            self.out.write(f"Writing {total} {name}…")
+            return
+        self.bar = tqdm(total=total, desc=f"Writing {name}", unit=self.UNITS.get(name, "item"), file=sys.stdout,
+                        leave=True, dynamic_ncols=True)
+
+    def update(self, n):
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self):
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
 class Command(BaseCommand):
     help = "Import brands, categories and products from a JSON catalog file into DynamoDB."
 
@@ -36,10 +73,10 @@ class Command(BaseCommand):
         source = importer.DEMO_CATALOG if demo else path
         try:
             data = importer.load(source)
-            products = data.get("products") if isinstance(data, dict) else None
-            total = len(products) if isinstance(products, list) else 0
-            with tqdm(total=total, unit="product", disable=not sys.stdout.isatty(), file=sys.stdout) as bar:
-                result = importer.import_catalog(data, reset_stock=reset_stock, progress=bar.update)
+            with _Progress(self.stdout) as progress:
+                result = importer.import_catalog(
+                    data, reset_stock=reset_stock, progress=progress.update, stage=progress.stage
+                )
         except importer.ImportInvalid as exc:
             for problem in exc.problems:
                 self.stderr.write(problem)

@@ -1,0 +1,8 @@
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _staff_without_second_factor(settings):
+    """The staff pages' browser tests sign in with a password (or force_login): the second factor is
+    not what they test; tests/browser/test_two_factor.py is, with STAFF_MFA_REQUIRED on."""
+    settings.STAFF_MFA_REQUIRED = False
