@@ -10,15 +10,16 @@ of an earlier run are kept).
 One process, two Django test clients on the same table: one with the site's middleware as settings
 say (metrics on), one without the metrics middleware, and while it renders, the gateway's DynamoDB
 metrics (catalog/gateway/telemetry.py) record nothing (metrics off). Everything else is the same:
-the request log middleware, its DynamoDB tally, the budgets, tracing off. The two alternate in short
-runs, page by page, in rounds whose order flips each round (on first, then off first), each run
-after a few untimed renders: a busy neighbour, a drift of the machine or of DynamoDB Local hits both
-alike. A page's figures are the p50 of all its renders of each kind, wall time and this thread's CPU
-time, and the cost the difference in percent; `paired_cost_pct` is the median of the rounds' own
-costs, which a slow minute moves less. Beside them, what the cost should be from its parts, which a
-busy neighbour moves far less: `estimated_cost_pct`, the metrics middleware's time a request plus
-the gateway's metrics' time a DynamoDB request times the page's requests (each timed alone, in a
-tight loop: `parts_us`), over the page's p50 with metrics off.
+the request log middleware, its DynamoDB tally, the budgets, tracing off. The two alternate render
+by render, in pairs (on then off, off then on, in turn), page by page, in rounds. On a busy 2-core
+machine a render is often descheduled or slowed by a neighbour: that hits one render of a pair and
+not its partner, a few milliseconds away, so the cost is taken from the pairs: `cost_pct` is the
+median of (on - off) over the pairs, in percent of the page's p50 with metrics off (robust to such
+hits, which the plain ratio of the two p50s, `p50_cost_pct`, is not); `cpu_cost_pct` the same for
+this thread's CPU time. Beside them, what the cost should be from its parts, which a busy neighbour
+moves far less: `estimated_cost_pct`, the metrics middleware's time a request plus the gateway's
+metrics' time a DynamoDB request times the page's requests (each timed alone, in a tight loop:
+`parts_us`; warm caches, so a floor), over the page's p50 with metrics off.
 
 Metrics are written as in production, to files in PROMETHEUS_MULTIPROC_DIR (prometheus_client's
 multiprocess mode, several times slower an update than its in-memory values): the standalone run
@@ -47,7 +48,7 @@ if __package__ in (None, ""):
 
 # The pages measured by default: a browse page, a filtered one, search, a product, the HTMX fragment, home.
 DEFAULT_PAGES = ("home", "brand", "category_brand", "search", "product", "load_more")
-# Renders of each kind before a run is timed: the first after a switch are slower (bench/run.py).
+# Pairs of renders of a page not timed when a round comes to it (connections, caches).
 SWITCH_WARMUP = 2
 TARGET_PCT = 3.0
 
@@ -116,16 +117,14 @@ def clients():
     return {"on": on, "off": off}
 
 
-def _run(client, page, page_ids, renders, times, cpu):
+def _timed(client, page, page_ids, kind):
+    """One render with metrics `kind` ("on" or "off"): (wall seconds, this thread's CPU seconds)."""
     from .pages import render
 
-    for _ in range(SWITCH_WARMUP):
-        render(client, page, page_ids)
-    for _ in range(renders):
+    with dynamodb_metrics_off() if kind == "off" else contextlib.nullcontext():
         started_cpu, started = time.thread_time(), time.perf_counter()
         render(client, page, page_ids)
-        times.append(time.perf_counter() - started)
-        cpu.append(time.thread_time() - started_cpu)
+        return time.perf_counter() - started, time.thread_time() - started_cpu
 
 
 def _p50_ms(seconds):
@@ -191,58 +190,58 @@ def dynamodb_requests(client, page, page_ids):
 
 
 def measure(page_ids, *, rounds=40, renders=25, pages=DEFAULT_PAGES, log=print):
-    """{page: {p50_ms_off, p50_ms_on, cost_pct, cpu_p50_ms_off, cpu_p50_ms_on, cpu_cost_pct,
-    paired_cost_pct, dynamodb_requests, estimated_cost_pct, renders}} and "meta": metrics on against
-    off, in `rounds` alternating rounds of `renders` timed renders of each kind a page."""
+    """{page: {p50_ms_off, p50_ms_on, cost_pct, p50_cost_pct, cpu_p50_ms_off, cpu_p50_ms_on,
+    cpu_cost_pct, dynamodb_requests, estimated_cost_pct, renders}} and "meta": metrics on against
+    off, in `rounds` rounds of `renders` pairs of renders a page."""
+    from prometheus_client import values
+
     from .pages import PAGES
 
     by_name = {p.name: p for p in PAGES}
     chosen = [by_name[name] for name in pages]
     both = clients()
-    kinds = ("on", "off")
-    times = {p.name: {k: [] for k in kinds} for p in chosen}
-    cpu = {p.name: {k: [] for k in kinds} for p in chosen}
-    round_costs = {p.name: [] for p in chosen}
-    from prometheus_client import values
-
     parts = parts_us()
     calls = {page.name: dynamodb_requests(both["on"], page, page_ids) for page in chosen}
-    log(f"metrics on and off, {rounds} alternating rounds of {renders} renders of each a page ({', '.join(pages)})")
+    wall = {p.name: {"on": [], "off": [], "diff": []} for p in chosen}
+    cpu = {p.name: {"on": [], "off": [], "diff": []} for p in chosen}
+    log(f"metrics on and off, {rounds} rounds of {renders} pairs of renders a page ({', '.join(pages)})")
     started = time.perf_counter()
     for n in range(rounds):
-        order = kinds if n % 2 == 0 else kinds[::-1]
         for page in chosen:
-            this_round = {}
-            for kind in order:
-                page_times = []
-                with dynamodb_metrics_off() if kind == "off" else contextlib.nullcontext():
-                    _run(both[kind], page, page_ids, renders, page_times, cpu[page.name][kind])
-                times[page.name][kind] += page_times
-                this_round[kind] = statistics.median(page_times)
-            round_costs[page.name].append((this_round["on"] / this_round["off"] - 1) * 100)
+            for kind in ("on", "off") * SWITCH_WARMUP:
+                _timed(both[kind], page, page_ids, kind)
+            for i in range(renders):
+                order = ("on", "off") if (n + i) % 2 == 0 else ("off", "on")
+                pair = {kind: _timed(both[kind], page, page_ids, kind) for kind in order}
+                for j, figures in enumerate((wall, cpu)):
+                    f = figures[page.name]
+                    f["on"].append(pair["on"][j])
+                    f["off"].append(pair["off"][j])
+                    f["diff"].append(pair["on"][j] - pair["off"][j])
     figures = {}
     for page in chosen:
-        t, c = times[page.name], cpu[page.name]
+        w, c = wall[page.name], cpu[page.name]
+        off, cpu_off = statistics.median(w["off"]), statistics.median(c["off"])
         figures[page.name] = {
-            "p50_ms_off": _p50_ms(t["off"]),
-            "p50_ms_on": _p50_ms(t["on"]),
-            "cost_pct": _pct(statistics.median(t["on"]), statistics.median(t["off"])),
+            "p50_ms_off": _p50_ms(w["off"]),
+            "p50_ms_on": _p50_ms(w["on"]),
+            "cost_pct": round(statistics.median(w["diff"]) / off * 100, 2),
+            "p50_cost_pct": _pct(statistics.median(w["on"]), off),
             "cpu_p50_ms_off": _p50_ms(c["off"]),
             "cpu_p50_ms_on": _p50_ms(c["on"]),
-            "cpu_cost_pct": _pct(statistics.median(c["on"]), statistics.median(c["off"])),
-            "paired_cost_pct": round(statistics.median(round_costs[page.name]), 2),
+            "cpu_cost_pct": round(statistics.median(c["diff"]) / cpu_off * 100, 2),
             "dynamodb_requests": calls[page.name],
-            "estimated_cost_pct": round((parts["request_us"] + calls[page.name] * parts["dynamodb_request_us"])
-                                        / (statistics.median(t["off"]) * 1e6) * 100, 2),
-            "renders": len(t["on"]),
+            "estimated_cost_pct": round(
+                (parts["request_us"] + calls[page.name] * parts["dynamodb_request_us"]) / (off * 1e6) * 100, 2),
+            "renders": len(w["on"]),
         }
         f = figures[page.name]
         log(f"  {page.name:<15} off {f['p50_ms_off']:>7} ms  on {f['p50_ms_on']:>7} ms  cost {f['cost_pct']:>6} %  "
-            f"(CPU {f['cpu_cost_pct']} %, paired {f['paired_cost_pct']} %, from its parts {f['estimated_cost_pct']} %)")
+            f"(p50s {f['p50_cost_pct']} %, CPU {f['cpu_cost_pct']} %, from its parts {f['estimated_cost_pct']} %)")
     figures["meta"] = {
         "rounds": rounds,
-        "renders_a_round": renders,
-        "untimed_after_switch": SWITCH_WARMUP,
+        "pairs_a_round": renders,
+        "untimed_pairs_a_round": SWITCH_WARMUP,
         "seconds": round(time.perf_counter() - started, 1),
         "target_pct": TARGET_PCT,
         "tracing": "off",

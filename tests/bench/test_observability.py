@@ -61,7 +61,8 @@ def test_the_step_writes_each_pages_cost_into_results_json(settings, dynamodb_lo
     for page in ("home", "brand", "product"):
         f = figures[page]
         assert f["p50_ms_off"] > 0 and f["p50_ms_on"] > 0 and f["renders"] == 2 * 3
-        assert abs(f["cost_pct"] - (f["p50_ms_on"] / f["p50_ms_off"] - 1) * 100) < 0.5  # of the unrounded p50s
+        assert abs(f["p50_cost_pct"] - (f["p50_ms_on"] / f["p50_ms_off"] - 1) * 100) < 0.5  # of the unrounded p50s
+        assert -100 < f["cost_pct"] < 100 and -100 < f["cpu_cost_pct"] < 100
         assert f["estimated_cost_pct"] > 0
     assert figures["brand"]["dynamodb_requests"] == figures["product"]["dynamodb_requests"] == 1
     meta = figures["meta"]
