@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """What metrics cost a page, with tracing off (issue 35's target: under 3% of a page's p50).
 
     python -m bench.observability [--products 3000] [--rounds 40] [--renders 25] [--pages home,brand,...]
@@ -42,9 +41,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if __package__ in (None, ""):
-    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-    sys.path.insert(0, str(ROOT))
 
 # The pages measured by default: a browse page, a filtered one, search, a product, the HTMX fragment, home.
 DEFAULT_PAGES = ("home", "brand", "category_brand", "search", "product", "load_more")
@@ -326,11 +322,5 @@ def main(argv=None):
     return 0
 
 
-if __name__ == "__main__":
-    if __package__ in (None, ""):
-        import runpy
-
-        sys.modules.pop("bench.observability", None)
-        runpy.run_module("bench.observability", run_name="__main__")
-        sys.exit(0)
+if __name__ == "__main__":  # python -m bench.observability (from the repository's root)
     sys.exit(main())
