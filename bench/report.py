@@ -13,6 +13,7 @@ TARGETS = {
     "flatness": 1.1,  # brand page p50, largest / smallest catalog
     "requests_per_page": 1,  # DynamoDB requests per browse or product page (warm name cache)
     "errors": 0,  # non-2xx answers and socket errors under load
+    "metrics_cost_pct": 3.0,  # metrics on against off, tracing off: % of the page's p50 (issue 35)
 }
 
 
@@ -98,7 +99,24 @@ def targets(results):
             for p in points
         )
         rows.append({"target": "zero errors under load", "measured": str(errors), "met": errors == TARGETS["errors"]})
+    observability = _observed_pages(results)
+    if observability:
+        worst = max((f["cost_pct"], page) for page, f in observability.items())
+        rows.append(
+            {
+                "target": f"metrics on (tracing off) cost < {TARGETS['metrics_cost_pct']:g}% of a page's p50 "
+                "(in-process, pairs of renders)",
+                "measured": f"{worst[0]:+.1f}% at worst ({worst[1]}); from its parts "
+                f"{max(f['estimated_cost_pct'] for f in observability.values()):.1f}% at most",
+                "met": worst[0] < TARGETS["metrics_cost_pct"],
+            }
+        )
     return rows
+
+
+def _observed_pages(results):
+    """bench/observability.py's figures by page (its "meta" left out)."""
+    return {page: f for page, f in results.get("observability", {}).items() if page != "meta"}
 
 
 def _table(header, rows):
@@ -338,6 +356,26 @@ def markdown(results):
             out.append(f"| {name} | {f['seconds']} ({f['validate_seconds']}) | {f['lines_per_s']} | {f['applied']} | "
                        f"{f['replayed']} | {ops} | {f['requests_per_line']} |")
         out += ["", f"Levels exact after both runs: {'yes' if r['exact'] else '**NO**'}", ""]
+    observability = _observed_pages(results)
+    if observability:
+        m = results["observability"]["meta"]
+        out += [
+            "## What metrics cost a page (tracing off; bench/observability.py)",
+            "",
+            f"In-process renders, metrics on and off in {m['rounds']} rounds of {m['pairs_a_round']} pairs of renders "
+            f"a page ({m['metric_values']}); cost: the median of the pairs' differences over the p50 off. "
+            f"From its parts: {m['parts_us']['request_us']} µs a request (the metrics middleware), "
+            f"{m['parts_us']['dynamodb_request_us']} µs a DynamoDB request (the gateway's).",
+            "",
+            _table(
+                ["page", "p50 off ms", "p50 on ms", "cost", "p50 on / off", "CPU cost", "DynamoDB requests",
+                 "from its parts"],
+                [[page, f["p50_ms_off"], f["p50_ms_on"], f"{f['cost_pct']:+.1f}%", f"{f['p50_cost_pct']:+.1f}%",
+                  f"{f['cpu_cost_pct']:+.1f}%", f["dynamodb_requests"], f"{f['estimated_cost_pct']:.1f}%"]
+                 for page, f in observability.items()],
+            ),
+            "",
+        ]
     out += [
         "## Contention: buyers taking 1 each from one product until it runs out",
         "",

@@ -11,7 +11,8 @@ On this machine, against a DynamoDB Local it starts itself (in memory unless --d
 3. times the raw DynamoDB request behind each page alone, and the ratio page / raw;
 4. compares the same pages on the largest and the smallest catalog (flatness);
 5. sets N buyers on one product at once (checkouts, then bare stock writes) and checks the result is exact;
-6. counts the DynamoDB requests and consumed capacity of each page (rendered in-process).
+6. counts the DynamoDB requests and consumed capacity of each page (rendered in-process);
+7. measures what metrics cost a page, on and off in alternating rounds in-process (bench/observability.py).
 
 Writes var/bench/results.json, results.md and results.png, and prints our targets beside the
 figures. Nothing fails on a target: these are measurements.
@@ -47,6 +48,8 @@ QUICK = {
     "flat_duration": 1,
     "warmup": 2500,
     "receive_lines": 1000,
+    "observability_rounds": 8,
+    "observability_renders": 10,
 }
 FULL = {
     "sizes": [1000, 100_000],
@@ -57,6 +60,8 @@ FULL = {
     "flat_duration": 3,
     "warmup": 6000,
     "receive_lines": 5000,
+    "observability_rounds": 40,
+    "observability_renders": 25,
 }
 # In-process renders are slower than raw requests; fewer of them give as steady a p50.
 MAX_RENDER_ITERATIONS = 300
@@ -91,6 +96,13 @@ def parse_args(argv=None):
         help="leave TTL on on the bench's tables (DynamoDB Local's sweep then stalls every read for a while)",
     )
     parser.add_argument("--receive-lines", type=int, help="bulk receiving: CSV lines (default 5000; quick 1000)")
+    parser.add_argument(
+        "--observability-rounds", type=int,
+        help="what metrics cost a page: alternating rounds of metrics on and off (default 40; quick 8)",
+    )
+    parser.add_argument(
+        "--observability-renders", type=int, help="... timed renders of each a page a round (default 25; quick 10)"
+    )
     parser.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
     parser.add_argument("--db-path", help="keep DynamoDB Local's data in this folder (default: in memory)")
     parser.add_argument(
@@ -540,8 +552,9 @@ def derive(results):
 
 def bench(args, *, server_env=None):
     """Everything but starting DynamoDB Local and Django: the core, also run by tests/test_bench.py."""
-    from . import contention, receive, report
+    from . import contention, observability, receive, report
     from .load import gunicorn_flags, wrk_available
+    from .pages import discover_ids
 
     run_id = uuid.uuid4().hex[:6]
     started = time.perf_counter()
@@ -587,6 +600,10 @@ def bench(args, *, server_env=None):
 
         largest = args.sizes[-1]
         use_table(tables[largest])
+        results["observability"] = observability.measure(
+            discover_ids(log=log), rounds=args.observability_rounds, renders=args.observability_renders, log=log
+        )
+        results["observability"]["meta"]["products"] = largest
         results["contention"] = {}
         for buyer in contention.BUYERS:
             results["contention"][buyer] = {}
@@ -647,10 +664,15 @@ def main(argv=None):
 
             # DEBUG off serves hashed static names from the manifest: the in-process renders need it too.
             collectstatic(env)
-            import django
+            from .observability import own_metrics_dir
 
-            django.setup()
-            results = bench(args, server_env=env)
+            # Metrics in files, as gunicorn's workers write them, for this process' in-process renders
+            # (after `env` is copied: each gunicorn makes a folder of its own).
+            with own_metrics_dir():
+                import django
+
+                django.setup()
+                results = bench(args, server_env=env)
         finally:
             dynamodb_local.stop(process)
     print_targets(results)

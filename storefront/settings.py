@@ -101,8 +101,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # django-prometheus: first and last, so a request's metrics cover every other middleware.
-    "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    # Requests by view and status, and their time (storefront/metrics.py): first, so that it covers
+    # every other middleware.
+    "storefront.metrics.RequestMetricsMiddleware",
     # The request ID, the request's log line (storefront/requestlog.py); the accounts database's
     # spans while tracing is on (none, and no cost, when it is off).
     "storefront.requestlog.RequestLogMiddleware",
@@ -123,7 +124,6 @@ MIDDLEWARE = [
     # --- accounts (issue 34): django-allauth's sign-in stages (email code, second factor) ---
     "allauth.account.middleware.AccountMiddleware",
     "shop.middleware.AccountFormErrorsMiddleware",  # a refused form on allauth's pages: 400
-    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "storefront.urls"
@@ -374,8 +374,6 @@ except ValueError as exc:
     raise ImproperlyConfigured(f"METRICS_ALLOWED_CIDRS must be addresses or networks (CIDR), comma-separated: {exc}") \
         from None
 METRICS_TOKEN = env("METRICS_TOKEN", "")
-# django-prometheus' request latency histograms: pages take milliseconds, a stalled one the read budget.
-PROMETHEUS_LATENCY_BUCKETS = (0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, float("inf"))
 # Traces: OpenTelemetry, only when an OTLP endpoint is set (its standard OTEL_* variables, read by
 # its SDK: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, ...). Unset, or with
 # OTEL_SDK_DISABLED=true, nothing of OpenTelemetry is imported (storefront/tracing.py).

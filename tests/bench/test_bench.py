@@ -19,6 +19,7 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
         "--sizes", "60,90", "--no-load", "--no-chart", "--raw-iterations", "24", "--flat-rounds", "2",
         "--warmup", "40", "--baseline", "30",
         "--buyers", "2,4", "--start-stock", "6", "--receive-lines", "40", "--out", str(tmp_path),
+        "--observability-rounds", "2", "--observability-renders", "2",
     ])
     try:
         bench_run.bench(args)
@@ -28,7 +29,7 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["meta"]["ttl"] == "off while measuring"
     assert {"meta", "import", "import_baseline", "costs", "raw", "render", "overhead", "flatness", "contention",
-            "targets"} <= set(results)
+            "targets", "observability"} <= set(results)
     assert set(results["import"]) == {"60", "90"}
     receive = results["receive"]
     assert receive["exact"] and (receive["first"]["applied"], receive["again"]["replayed"]) == (40, 40)
@@ -51,9 +52,13 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
             c = by_count[buyers]
             assert c["successes"] == 6 and c["final_stock"] == 0 and c["history_items"] == 6 and c["consistent"]
             assert c["orders"] == (6 if buyer == "checkout" else None)
-    assert {t["target"].split(" ")[0] for t in results["targets"]} >= {"in-process", "HTTP", "flatness", "one"}
+    assert {t["target"].split(" ")[0] for t in results["targets"]} >= {
+        "in-process", "HTTP", "flatness", "one", "metrics"}
     markdown = (tmp_path / "results.md").read_text()
     assert "## Contention" in markdown
+    # what metrics cost each page, on the largest catalog, in the results and the report
+    assert results["observability"]["meta"]["products"] == 90 and results["observability"]["brand"]["renders"] == 4
+    assert "## What metrics cost a page" in markdown
     # the report says how the renders and raw requests alternated, from what the run did
     assert f"({bench_run.ALTERNATION_RUNS} runs of each a page a round, the first {bench_run.SWITCH_WARMUP}" in markdown
 

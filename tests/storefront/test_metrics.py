@@ -50,7 +50,7 @@ def test_metrics_are_refused_to_other_addresses_without_the_token(ddb, settings)
     assert outside.get("/metrics", headers={"Authorization": "Bearer wrong-token"}).status_code == 403
     assert outside.get("/metrics", headers={"Authorization": "Basic a-long-random-scrape-token"}).status_code == 403
     allowed = outside.get("/metrics", headers={"Authorization": "Bearer a-long-random-scrape-token"})
-    assert allowed.status_code == 200 and b"django_http_requests_total_by_method_total" in allowed.content
+    assert allowed.status_code == 200 and b"fromatoz_http_requests_total" in allowed.content
     assert Client().get("/metrics").status_code == 200  # loopback, the default METRICS_ALLOWED_CIDRS
 
 
@@ -103,7 +103,7 @@ def test_a_placed_checkout_and_a_sold_out_one_are_counted(catalog, client, shopp
     after = scrape()
     assert changed(after_placed, after, "fromatoz_checkouts_total", outcome="sold_out") == 1
     assert changed(after_placed, after, "fromatoz_checkouts_total", outcome="placed") == 0
-    assert changed(after_placed, after, "django_http_responses_total_by_status_view_method_total",
+    assert changed(after_placed, after, "fromatoz_http_requests_total",
                    status="302", view="checkout", method="POST") == 1
 
 
@@ -125,7 +125,7 @@ def test_a_throttled_dynamodb_request_is_counted_with_its_retries_and_the_503(ca
     assert changed(before, after, "fromatoz_dynamodb_retries_total", operation=operation) == \
         len(throttling.requests) - 1
     assert changed(before, after, "fromatoz_dynamodb_request_duration_seconds_count", operation=operation) == 1
-    assert changed(before, after, "django_http_responses_total_by_status_view_method_total",
+    assert changed(before, after, "fromatoz_http_requests_total",
                    status="503", view="product", method="GET") == 1
 
 
@@ -143,6 +143,42 @@ def test_a_refused_conditional_write_is_counted_as_a_conditional_check_failure(c
         gateway.stock_count(product_id="1", counted=58, expected_level=60, token="count-1")
     refused = outcome_changes(before, scrape(), "conditional_check_failed")
     assert sum(refused.values()) == 1, refused
+
+
+def test_answers_are_counted_by_view_method_and_status_with_their_time(catalog):
+    before = scrape()
+    assert Client().get("/products/1/").status_code == 200
+    assert Client().get("/no-such-page/").status_code == 404
+    after = scrape()
+    assert changed(before, after, "fromatoz_http_requests_total", view="product", method="GET", status="200") == 1
+    assert changed(before, after, "fromatoz_http_request_duration_seconds_count", view="product", method="GET") == 1
+    assert changed(before, after, "fromatoz_http_request_duration_seconds_sum", view="product", method="GET") > 0
+    # no URL pattern matched: one label for all of them, not one a path
+    assert changed(before, after, "fromatoz_http_requests_total", view="unresolved", method="GET", status="404") == 1
+
+
+def test_a_made_up_method_is_counted_as_other_not_as_a_new_series(ddb):
+    before = scrape()
+    assert Client().generic("BREW-COFFEE", "/healthz").status_code == 405
+    after = scrape()
+    assert changed(before, after, "fromatoz_http_requests_total", view="healthz", method="other", status="405") == 1
+    assert not [key for key in after if ("method", "BREW-COFFEE") in key[1]]
+
+
+def test_an_unhandled_exception_is_counted_by_type_and_a_handled_one_is_not(catalog, monkeypatch):
+    from catalog import views
+
+    def broken(**kwargs):
+        raise RuntimeError("the product page broke")
+
+    before = scrape()
+    assert Client().get("/products/no-such-product/").status_code == 404  # the gateway's NotFound: a page
+    monkeypatch.setattr(views.gateway, "product_get", broken)
+    assert Client(raise_request_exception=False).get("/products/1/").status_code == 500
+    after = scrape()
+    assert changed(before, after, "fromatoz_http_exceptions_total", type="RuntimeError") == 1
+    assert sum(after[key] - before.get(key, 0) for key in after if key[0] == "fromatoz_http_exceptions_total") == 1
+    assert changed(before, after, "fromatoz_http_requests_total", view="product", method="GET", status="500") == 1
 
 
 def test_every_dashboard_panel_queries_metrics_that_metrics_serves(ddb):

@@ -17,7 +17,7 @@ from bench.load import child_pids, gunicorn_flags
 from tests.helpers import REPO
 from tests.storefront.test_deploy import PRODUCTION
 
-HEALTHZ_200 = ("django_http_responses_total_by_status_view_method_total",
+HEALTHZ_200 = ("fromatoz_http_requests_total",
                {"method": "GET", "status": "200", "view": "healthz"})
 
 
