@@ -7,7 +7,8 @@ A list index is read under its v2 name (keys.list_index: the one projecting the 
 table part way through migrate_table's replacement of the list indexes (steps 0019-0034, run after
 the code is deployed) one may not exist yet, or still be building: DynamoDB refuses the Query, and
 it is sent again to the old index of the same key attributes, which this process then reads for
-OLD_INDEX_SECONDS before it tries the new one again (read_query). Cursors name key attributes, not
+OLD_INDEX_SECONDS before it tries the new one again (read_query; and back to the new one at once
+should the old one be gone meanwhile). Cursors name key attributes, not
 indexes, so a page's "Load more" works across the switch.
 """
 import threading
@@ -46,9 +47,10 @@ def _index_missing(exc):
 
 
 def read_query(params, send=None):
-    """One Query (`send(params)`, by default client.read's) inside translate_errors; if it names a
-    v2 list index the table does not have (yet), the same Query of the old index, remembered for
-    OLD_INDEX_SECONDS."""
+    """One Query (`send(params)`, by default client.read's) inside translate_errors. If it names a
+    list index the table does not have (a v2 one not made yet, or an old one dropped since this
+    process last fell back to it), the same Query of the other one, and that one is read for
+    OLD_INDEX_SECONDS (the old) or from now on (the new)."""
     send = send or (lambda p: read("Query", p))
     with translate_errors():
         try:
@@ -56,11 +58,15 @@ def read_query(params, send=None):
         except ClientError as exc:
             index = params.get("IndexName", "")
             prefix = keys.index_key_prefix(index)
-            if prefix == index or not _index_missing(exc):
+            new = keys.list_index(prefix)
+            if new == prefix or not _index_missing(exc):
                 raise
             with _old_index_lock:
-                _old_index_until[index] = time.monotonic() + OLD_INDEX_SECONDS
-            return send({**params, "IndexName": prefix})
+                if index == new:
+                    _old_index_until[new] = time.monotonic() + OLD_INDEX_SECONDS
+                else:
+                    _old_index_until.pop(new, None)
+            return send({**params, "IndexName": prefix if index == new else new})
 
 
 @dataclass(frozen=True)
