@@ -566,10 +566,11 @@ def migrations_mark_applied(*, table=None, steps=None):
         _record(step, table, "created with this layout")
 
 
-def migrate(*, steps=None, run, backup=True, plan_only=False):
+def migrate(*, steps=None, run, backup=True, plan_only=False, before_deploy=False):
     """Apply the pending steps in order; returns the TableState before. Refuses (MigrationRefused)
     a table that has steps this code does not know. Before the first step that rewrites items a
-    backup is taken (table_backup) unless `backup` is false."""
+    backup is taken (table_backup) unless `backup` is false. `before_deploy`: stop at the first
+    `online` step (those run once the code is deployed: they may take away what older code reads)."""
     steps = STEPS if steps is None else steps
     state = table_state(table=run.table, steps=steps)
     if state.unknown:
@@ -582,6 +583,9 @@ def migrate(*, steps=None, run, backup=True, plan_only=False):
         return state
     backed_up = not backup
     for step in state.pending:
+        if before_deploy and step.online:
+            run.say(f"Stopping before {step.name}: it and the steps after it run once this code is deployed.")
+            break
         if step.rewrites_items and not backed_up:
             run.say(table_backup(table=run.table, reason=step.name))
             backed_up = True

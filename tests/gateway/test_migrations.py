@@ -481,3 +481,17 @@ def test_no_step_takes_the_table_past_dynamodbs_limits_on_projected_attributes()
         assert len(included) <= schema.PROJECTED_ATTRIBUTE_LIMIT, step.name
         assert len(set(included)) <= schema.LOCAL_DISTINCT_PROJECTED_LIMIT, step.name
     assert indexes == {name: schema.index_definition(name)["Projection"] for name in schema.INDEXES}
+
+
+def test_before_deploy_applies_what_the_new_code_needs_to_start_and_stops_at_the_online_steps(pre_band_table):
+    table, _before = pre_band_table
+    dynamo.client().delete_item(TableName=table, Key=dynamo.serialize(keys.migration_key("0016_order_numbers")))
+    assert [p.id for p in table_problems()] == ["catalog.E001"]  # a new server would not start
+    out = StringIO()
+    call_command("migrate_table", "--before-deploy", stdout=out)
+    said = out.getvalue()
+    assert "Applying 0016_order_numbers" in said and "Stopping before 0018_stock_bands" in said
+    assert migrations_pending(table_name=table) == [step.name for step in BAND_STEPS]
+    assert [p.id for p in table_problems()] == ["catalog.W004"]  # it starts now; the old indexes are still there
+    names = {i["IndexName"] for i in dynamo.client().describe_table(TableName=table)["Table"]["GlobalSecondaryIndexes"]}
+    assert set(keys.LIST_INDEXES) <= names
