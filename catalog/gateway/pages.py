@@ -28,8 +28,8 @@ OLD_INDEX_SECONDS = 60
 _old_index_until = {}
 _old_index_lock = threading.Lock()
 # What DynamoDB (and DynamoDB Local) say of a Query on an index the table does not have, or has not
-# finished building (ValidationException both).
-_NO_INDEX = ("does not have the specified index", "backfilling global secondary index")
+# finished building (ValidationException both); moto says ResourceNotFoundException "Invalid index".
+_NO_INDEX = ("does not have the specified index", "backfilling global secondary index", "Invalid index")
 
 
 def index_to_read(prefix):
@@ -41,7 +41,7 @@ def index_to_read(prefix):
 
 
 def _index_missing(exc):
-    return error_code(exc) == "ValidationException" and any(
+    return error_code(exc) in ("ValidationException", "ResourceNotFoundException") and any(
         text in exc.response.get("Error", {}).get("Message", "") for text in _NO_INDEX
     )
 
