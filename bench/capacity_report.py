@@ -31,10 +31,11 @@ def markdown(results):
     if "write_units" in results:
         w, lim = results["write_units"], results["limits"]
         out[-3:-3] = [
+            "",
             f"Write units: a checkout line {_u(w['checkout_line'])}, a staff adjustment {_u(w['staff_adjustment'])}. "
             f"Limits: one product {_u(lim['product_units_per_s'] or 0)} units sold a second, one brand "
             f"{_u(lim['brand_units_per_s'] or 0)}, one category {_u(lim['category_units_per_s'] or 0)}; the shop "
-            f"{_u(lim['shop_orders_per_s'] or 0)} orders a second.", "",
+            f"{_u(lim['shop_orders_per_s'] or 0)} orders a second.",
         ]
     for name, c in results["costs"].items():
         t = totals(c["charges"])
