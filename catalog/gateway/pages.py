@@ -8,8 +8,8 @@ table part way through migrate_table's replacement of the list indexes (steps 00
 the code is deployed) one may not exist yet, or still be building: DynamoDB refuses the Query, and
 it is sent again to the old index of the same key attributes, which this process then reads for
 OLD_INDEX_SECONDS before it tries the new one again (read_query; and back to the new one at once
-should the old one be gone meanwhile). Cursors name key attributes, not
-indexes, so a page's "Load more" works across the switch.
+should the old one be gone meanwhile). Cursors name key attributes, not indexes, so a page's "Load
+more" works across the switch.
 """
 import threading
 import time
