@@ -73,6 +73,9 @@ def measure(log=log):
         table_delete(table)
 
 
+DESIGN = "this design (measured costs)"
+
+
 def run_model(costs, args):
     from .capacity_model import OPTIONS, max_sales, model, per_line
 
@@ -86,11 +89,25 @@ def run_model(costs, args):
         if args.visits_per_s:
             mix["visits_per_s"] = args.visits_per_s
         results[name] = {"title": title, **model(costs, mix, prices, limits)}
-    sales = {"seed design": max_sales(costs, limits=limits)}
+    sales = {DESIGN: max_sales(costs, limits=limits)}
     for option, spec in OPTIONS.items():
         sales[spec["label"]] = max_sales(costs, option, limits=limits)
     linearity = {family: per_line(costs, family)[2] for family in ("cart_view", "checkout_get", "checkout_post")}
     return results, sales, linearity
+
+
+def assemble(meta, costs, args, mixes, sales, linearity):
+    """capacity.json's content. First the headline figures (README, Scale): `limits`, units sold a second
+    of one product, one brand and one category and (one-line) orders a second of the shop at DynamoDB's
+    partition limits; `write_units` of a checkout line and of a staff adjustment."""
+    from .capacity_model import limits, write_units
+
+    return {
+        "meta": meta,
+        "limits": limits(costs, limits={"R": args.read_limit, "W": args.write_limit}),
+        "write_units": write_units(costs),
+        "costs": costs, "linearity": linearity, "max_sales": sales, "mixes": mixes,
+    }
 
 
 def main(argv=None):
@@ -134,7 +151,7 @@ def main(argv=None):
     meta["limits"] = {"read_units_per_s": args.read_limit, "write_units_per_s": args.write_limit}
     from . import capacity_report
 
-    results = {"meta": meta, "costs": costs, "linearity": linearity, "max_sales": sales, "mixes": mixes}
+    results = assemble(meta, costs, args, mixes, sales, linearity)
     capacity_report.write(results, args.out, with_chart=not args.no_chart)
     for m in mixes.values():
         over = ", ".join(f"{p['where']} {p['key']}" for p in m["over_limit"]) or "none"
@@ -142,6 +159,7 @@ def main(argv=None):
             f"${m['monthly_on_demand']['total_usd']:,}/month; over the limit: {over}")
     for label, s in sales.items():
         log(f"max sales, {label}: one product {s['product']['sales_per_s']}/s, one brand {s['brand']['sales_per_s']}/s")
+    log(f"limits: {results['limits']}; write units: {results['write_units']}")
     log(f"report: {args.out / 'capacity.md'}, capacity.json" + ("" if args.no_chart else ", flash_sale.png"))
     return 0
 

@@ -47,6 +47,7 @@ DEFAULTS = {
     "names_ttl_s": 60,
     "customer_orders_per_s": 1 / 60,
     "stock_per_product": 1000,
+    "low_stock_threshold": 5,  # LOW_STOCK_THRESHOLD: the stock bands a product passes on its way to sold out
 }
 
 
@@ -98,6 +99,26 @@ def order_costs(costs, lines_per_order):
     return line, fixed
 
 
+def band_change_charges(costs):
+    """What a sale that moves its product's stock band (catalog/availability.stock_band) writes beyond
+    one inside a band: the product's list index entries, {(where, role, kind, rw): units}. Measured as
+    the difference of a one-line checkout that crosses a band (`band_change_checkout`) and one that
+    does not (`checkout_post_1`), index entries only."""
+    if "band_change_checkout" not in costs:
+        return {}
+    crossing = _split(costs["band_change_checkout"]["charges"])[1]
+    inside = _split(costs["checkout_post_1"]["charges"])[1]
+    out = {k: v - inside.get(k, 0.0) for k, v in crossing.items() if k[0] != "table"}
+    return {k: v for k, v in out.items() if v > 1e-9}
+
+
+def band_change_share(mix):
+    """Of the units a product sells from `stock_per_product` to none, the share that moves its band:
+    the last LOW_STOCK_THRESHOLD + 1 (into "Only N left", then each one less, then "Sold out")."""
+    mix = {**DEFAULTS, **(mix or {})}
+    return min(1.0, (mix["low_stock_threshold"] + 1) / mix["stock_per_product"])
+
+
 def zipf_shares(n, s):
     weights = [1 / (r + 1) ** s for r in range(n)]
     total = sum(weights)
@@ -145,6 +166,7 @@ def model(costs, mix, prices=PRICES, limits=LIMITS):
     for page, fraction in mix["page_mix"].items():
         events.append((pages_per_s * fraction / total_mix, _split(costs[page]["charges"])[1], "share"))
     events.append((orders_per_s * lines, line, "share"))
+    events.append((orders_per_s * lines * band_change_share(mix), band_change_charges(costs), "share"))
     events.append((orders_per_s, fixed, "share"))
     events.append((mix["staff_adjustments_per_s"], _split(costs["staff_adjustment"]["charges"])[1], "uniform"))
     names_rate = mix["app_processes"] / mix["names_ttl_s"]
@@ -221,6 +243,9 @@ def sale_charges(costs, option=None, mix=None):
     charges = dict(line)
     for k, v in fixed.items():
         charges[k] = charges.get(k, 0.0) + v
+    share = band_change_share(mix)  # the sales that move the band write the list index entries too
+    for k, v in band_change_charges(costs).items():
+        charges[k] = charges.get(k, 0.0) + v * share
     if option:
         charges = OPTIONS[option]["apply"](charges, {**DEFAULTS, **(mix or {})})
     out = {}
@@ -230,32 +255,48 @@ def sale_charges(costs, option=None, mix=None):
 
 
 def max_sales(costs, option=None, mix=None, limits=LIMITS):
-    """Highest sales a second of one product and of one brand (spread over its many products), and the
-    partition that limits each."""
+    """Highest sales a second of one product, of one brand and of one category (each spread over its
+    many products) as their own partitions allow, and of the whole shop (one-line orders: what every
+    order writes under one key, which also caps the others), and the partition that limits each."""
     charges = sale_charges(costs, option, mix)
     result = {}
-    for target, roles in (("product", {"product", "brand", "category"}), ("brand", {"brand"})):
+    targets = (("product", {"product", "brand", "category"}), ("brand", {"brand"}), ("category", {"category"}),
+               ("shop", set()))
+    for target, roles in targets:
         best = (math.inf, None)
         for (where, role, rw), units in charges.items():
-            if units <= 0 or role in SPREAD_ROLES or (role in PER_LINE_ROLES and role not in roles):
+            # One product, brand or category: the partitions of its own (its brand's and category's for a
+            # product); the shop: the keys every order writes (OPEN_ORDERS, a day's Ledger shards, ...).
+            mine = role in roles if roles else role not in PER_LINE_ROLES
+            if units <= 0 or role in SPREAD_ROLES or not mine:
                 continue
             rate = limits[rw] / units * SHARDED_ROLES.get(role, 1)
             if rate < best[0]:
                 best = (rate, f"{where} {_key_name(role, 0) if role in PER_LINE_ROLES else role} "
                               f"({units:g} {'WRU' if rw == 'W' else 'RRU'} a sale, limit {limits[rw]:g}/s)")
-        result[target] = {"sales_per_s": round(best[0], 1), "limited_by": best[1]}
+        result[target] = {"sales_per_s": round(best[0], 1) if best[1] else None, "limited_by": best[1]}
     return result
 
 
-# --- design options, modelled (none is implemented: the seed's design stays) ----------------------
+def limits(costs, mix=None, limits=LIMITS):
+    """The headline limits of capacity.json: units sold a second of one product, of one brand and of
+    one category, and (one-line) orders a second of the shop."""
+    sales = max_sales(costs, mix=mix, limits=limits)
+    return {"product_units_per_s": sales["product"]["sales_per_s"], "brand_units_per_s": sales["brand"]["sales_per_s"],
+            "category_units_per_s": sales["category"]["sales_per_s"], "shop_orders_per_s": sales["shop"]["sales_per_s"]}
 
-def _coarse_availability(charges, mix):
-    """Project a coarse availability (in stock / low / sold out) instead of stockLevel: a sale writes the
-    indexes only when the product crosses a threshold, 2 crossings over `stock_per_product` units sold."""
-    factor = 2 / mix["stock_per_product"]
-    return {k: v * factor if k[0] != "table" and k[2] == "METADATA" and k[3] == "W" else v
-            for k, v in charges.items()}
 
+def write_units(costs):
+    """Write units of one checkout line (fitted on the 1- and 5-line checkouts, inside a stock band) and of
+    one staff adjustment."""
+    _fixed, line, _errors = per_line(costs, "checkout_post")
+    return {"checkout_line": round(sum(v for k, v in line.items() if k[3] == "W"), 3),
+            "staff_adjustment": round(sum(v for k, v in _split(costs["staff_adjustment"]["charges"])[1].items()
+                                          if k[3] == "W"), 3)}
+
+
+# --- design options, modelled (not implemented). The stock band in the list indexes instead of the level
+# (modelled here before as "coarse availability") is implemented since issue 32: it is in the costs. ---
 
 def _history_off_product(charges, mix):
     """Stock history items under their own key (e.g. the product and an hour, or a shard): a sale's
@@ -282,10 +323,7 @@ def _sharded_counters(charges, mix):
 
 
 OPTIONS = {
-    "coarse_availability": {"apply": _coarse_availability, "label": "coarse availability projected (modelled)"},
     "history_off_product_key": {"apply": _history_off_product, "label": "history off the product's key (modelled)"},
     "sharded_stock_counters": {"apply": _sharded_counters,
                                "label": f"stock in {SHARDS} counter shards + history off the key (modelled)"},
-    "coarse_and_sharded": {"apply": lambda c, m: _coarse_availability(_sharded_counters(c, m), m),
-                           "label": "coarse availability + sharded counters (modelled)"},
 }

@@ -22,8 +22,11 @@ from django.contrib.auth import get_user_model
 from django.core.cache import cache
 from django.test import Client
 
-from catalog import gateway
+from catalog import availability, gateway
 from catalog.gateway import importer, keys
+from catalog.gateway.entities import SOLD, OrderLine, StockAdjustment
+from catalog.gateway.transact import put, transact_write, update
+from catalog.gateway.validate import utc_now
 
 from .capacity_meter import CapacityMeter
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY, make_catalog
@@ -170,6 +173,49 @@ def _checkout_post(lines):
     return run
 
 
+def _band_change_checkout(ctx, measure):
+    """A one-line checkout of a product at the top of the "In stock" band: the sale moves it to "Only N
+    left", so its list index entries are written (the sales inside a band write none)."""
+    (pid,) = ctx.fresh_products(1)
+    level = gateway.product_get(product_id=pid).stock_level
+    gateway.stock_decrease(product_id=pid, quantity=level - availability.in_stock_band(), token=gateway.new_token(),
+                           reason="damaged", who="capacity")
+    client = ctx.client(ctx.shopper)
+    client.get("/")
+    _ok(client.post("/cart/add/", {"product_id": pid, "quantity": 1}, **HX), "add to cart")
+    form = _checkout_form(client)
+    with measure():
+        response = _ok(client.post("/checkout/", form), "checkout")
+    if response.status_code != 302 or gateway.product_get(product_id=pid).stock_band == availability.in_stock_band():
+        raise RuntimeError("the band-changing checkout did not change the band")
+
+
+def _relative_sale_line(ctx, measure):
+    """What one line of a sale on the relative path writes (issue 32: `SET stockLevel = stockLevel - :q` on
+    `stockLevel >= :min`, which keeps the band, so no band is written): the product, the sale's history
+    item (no resulting level) and the order line, as one transaction (the order itself not included)."""
+    (pid,) = ctx.fresh_products(1)
+    product = gateway.product_get(product_id=pid)
+    order_id, customer_id = gateway.new_order_id(), str(ctx.shopper.customer_key_id)
+    sale = StockAdjustment(
+        product_id=pid, adjustment_id=order_id, at=utc_now(), delta=-1, resulting_level=0, reason=SOLD,
+        reference=order_id, who="Bench Shopper", order_id=order_id, customer_id=customer_id, order_number="BENCH234",
+    ).to_item()
+    del sale["resultingLevel"]
+    line = OrderLine(product_id=pid, name=product.name, unit_price=product.price, quantity=1)
+    actions = [
+        update(keys.product_key(pid), "SET stockLevel = stockLevel - :q",
+               {":q": 1, ":min": 1 + availability.in_stock_band(), ":price": product.price},
+               condition="stockLevel >= :min AND price = :price"),
+        put(sale, if_absent=True),
+        put(line.to_item(customer_id=customer_id, order_id=order_id), if_absent=True),
+    ]
+    with measure():
+        refused = transact_write(actions, request_token=gateway.new_token()[:36])
+    if refused is not None:
+        raise RuntimeError("the relative sale line was refused")
+
+
 def _order_detail(ctx, measure):
     client = _cart_with(ctx, 2)
     _ok(client.post("/checkout/", _checkout_form(client)), "checkout")
@@ -234,6 +280,10 @@ OPERATIONS = [
       for n in LINE_COUNTS],
     *[Operation(f"checkout_post_{n}", "order", _checkout_post(n), f"placing an order of {n} lines", lines=n)
       for n in LINE_COUNTS],
+    Operation("band_change_checkout", "order", _band_change_checkout,
+              "a one-line order that moves its product from In stock to Only N left", lines=1),
+    Operation("relative_sale_line", "line", _relative_sale_line,
+              "one sale line shaped as the relative path writes it (no band, no resulting level)"),
     Operation("order_detail", "page", _order_detail, "one order (after the checkout)"),
     Operation("orders_list", "page", _orders_list, "a customer's orders"),
     Operation("staff_adjustment", "request", _staff_adjustment, "staff stock +1 with the level shown (HTMX)"),

@@ -28,6 +28,15 @@ def markdown(results):
         "| operation | per | requests | RRU | WRU | Local said (RRU / WRU) | written: table items / index entries |",
         "|---|---|---|---|---|---|---|",
     ]
+    if "write_units" in results:
+        w, lim = results["write_units"], results["limits"]
+        out[-3:-3] = [
+            "",
+            f"Write units: a checkout line {_u(w['checkout_line'])}, a staff adjustment {_u(w['staff_adjustment'])}. "
+            f"Limits: one product {_u(lim['product_units_per_s'] or 0)} units sold a second, one brand "
+            f"{_u(lim['brand_units_per_s'] or 0)}, one category {_u(lim['category_units_per_s'] or 0)}; the shop "
+            f"{_u(lim['shop_orders_per_s'] or 0)} orders a second.",
+        ]
     for name, c in results["costs"].items():
         t = totals(c["charges"])
         said_r = sum(v["R"] for v in c["reported"].values())
@@ -38,7 +47,8 @@ def markdown(results):
         out.append(f"| {name} | {c['per']} | {requests} | {_u(t['R'])} | {_u(t['W'])} | {_u(said_r)} / {_u(said_w)} "
                    f"| {written if items else ''} |")
     out += ["", "Per partition role (where | role | item | R/W: units):", ""]
-    for name in ("product", "brand", "checkout_post_1", "checkout_post_5", "staff_adjustment"):
+    for name in ("product", "brand", "checkout_post_1", "checkout_post_5", "band_change_checkout",
+                 "relative_sale_line", "staff_adjustment"):
         if name in results["costs"]:
             parts = ", ".join(f"`{k}` {_u(v)}" for k, v in results["costs"][name]["charges"].items())
             out.append(f"- {name}: {parts}")
@@ -48,10 +58,12 @@ def markdown(results):
     out += ["## Highest sales rate the design allows", "",
             "One unit sold = a one-line order of quantity 1 through the whole funnel (add to cart, cart, checkout "
             "page, checkout, order page). One brand = its sales spread over its many products.", "",
-            "| design | one product, sales/s | limited by | one brand, sales/s | limited by |", "|---|---|---|---|---|"]
+            "| design | one product, sales/s | limited by | one brand, sales/s | limited by | one category, sales/s "
+            "| limited by | the shop, orders/s | limited by |", "|---|---|---|---|---|---|---|---|---|"]
     for label, s in results["max_sales"].items():
-        out.append(f"| {label} | {s['product']['sales_per_s']:,} | {s['product']['limited_by']} | "
-                   f"{s['brand']['sales_per_s']:,} | {s['brand']['limited_by']} |")
+        out.append(f"| {label} | " + " | ".join(
+            f"{_u(s[t]['sales_per_s'] or 0)} | {s[t]['limited_by']}" for t in ("product", "brand", "category", "shop")
+        ) + " |")
 
     for name, m in results["mixes"].items():
         mix = m["mix"]

@@ -10,7 +10,7 @@ whole HTML: change it here.
 
 Each card's HTML is also kept per process for the values it shows (`_card`, a bounded LRU of
 8,192 cards, about 1.8 kB each with its key: up to 15 MB): a card shown before with the same
-name, label, price, stock level, picture and link is not escaped and formatted again. A change to
+name, label, price, stock band, picture and link is not escaped and formatted again. A change to
 any of those values is a new key, so a card never shows anything but what the product's item
 says now.
 """
@@ -57,7 +57,7 @@ def product_cards(products, *, label_of, labels, group_starts=(), brand_names=No
             parts.append(HEADING.format(escape(str(label))))
         parts.append(
             _card(
-                product.product_id, product.name, label, product.price, product.stock_level,
+                product.product_id, product.name, label, product.price, product.stock_band,
                 image_url(product, brand_names, base) if product.image else None,
                 brand_names.get(product.brand_id, product.brand_id), product.category_id,
                 before, after, base, autofocus_first and i == 0, low_stock,
@@ -67,7 +67,7 @@ def product_cards(products, *, label_of, labels, group_starts=(), brand_names=No
 
 
 @lru_cache(maxsize=8192)
-def _card(product_id, name, label, price, stock_level, picture, brand_name, category_id, before, after, base,
+def _card(product_id, name, label, price, stock_band, picture, brand_name, category_id, before, after, base,
           autofocus, low_stock):
     """One card's HTML from every value it shows, each escaped: picture (the product's own, or
     None for its brand's and category's placeholder), link (with autofocus on the first card
@@ -75,8 +75,8 @@ def _card(product_id, name, label, price, stock_level, picture, brand_name, cate
     what those depend on: the script prefix (in `before`, `after` and `base`) and the low-stock
     threshold (`low_stock`, which stock_label reads)."""
     badge = ""
-    if stock_level is not None:
-        badge = BADGE.format(escape(stock_class(stock_level)), escape(stock_label(stock_level)))
+    if stock_band is not None:  # the band's label is the level's (availability.stock_band)
+        badge = BADGE.format(escape(stock_class(stock_band)), escape(stock_label(stock_band)))
     return CARD.format(
         escape(picture if picture is not None else placeholder_url(brand_name, category_id, base)),
         escape(f"{before}{quote(str(product_id), safe=_SAFE_IN_PATH)}{after}"),

@@ -26,7 +26,8 @@ def table_is_current(app_configs=None, databases=None, **kwargs):
 def table_problems():
     """Errors when the table lacks steps this code needs, or has a newer release's steps that
     take away what this code needs; warnings when DynamoDB cannot be asked (the server still
-    starts, and answers 503 until it can) or the table has a newer release's additions."""
+    starts, and answers 503 until it can), the table has a newer release's additions, or it lacks
+    only `online` steps (applied by migrate_table after this code is deployed: it serves meanwhile)."""
     from catalog.gateway import CatalogUnavailable, request_budget
     from catalog.gateway.migrations import table_exists, table_state
 
@@ -42,11 +43,17 @@ def table_problems():
     except CatalogUnavailable as exc:
         return [checks.Warning(f"Could not read the table's migrations: {exc}.", id="catalog.W001")]
     problems = []
-    if state.pending:
-        names = ", ".join(s.name for s in state.pending)
+    if state.required:
+        names = ", ".join(s.name for s in state.required)
         problems.append(checks.Error(
-            f"DynamoDB table {table!r} lacks {len(state.pending)} migration step(s) this code needs: {names}.",
+            f"DynamoDB table {table!r} lacks {len(state.required)} migration step(s) this code needs: {names}.",
             hint=MIGRATE, id="catalog.E001",
+        ))
+    online = [s.name for s in state.pending if s.online]
+    if online and not state.required:
+        problems.append(checks.Warning(
+            f"DynamoDB table {table!r} has {len(online)} migration step(s) to apply that this code serves without "
+            f"meanwhile: {', '.join(online)}.", hint=MIGRATE, id="catalog.W004",
         ))
     contract = [r["name"] for r in state.unknown if r.get("contract")]
     if contract:

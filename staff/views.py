@@ -118,6 +118,7 @@ def _stock_table(request, choice, *, after):
         page = gateway.products_by_brand(brand_id=brand_id, category_id=category_id, after=after)
     else:
         page = gateway.products_by_category(category_id=category_id, after=after)
+    page = gateway.with_stock_levels(page)  # the lists carry the stock band; staff see the exact level
     brand_names, category_names = names.brand_names(), names.category_names()
     heading = " · ".join(n for n in (brand_names.get(brand_id), category_names.get(category_id)) if n)
     return {

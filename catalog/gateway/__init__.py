@@ -79,6 +79,7 @@ from .products import (
     products_get_many,
     products_search,
     search_words,
+    with_stock_levels,
 )
 from .schema import create_table_request, table_delete, table_ensure
 from .stock import (
@@ -112,7 +113,7 @@ __all__ = [
     "check_day_range", "order_cancel", "order_ship", "orders_open", "product_set_reorder_point",
     "products_to_reorder", "stock_count", "stock_history_all", "stock_ledger", "stock_moves_since",
     "SORTS", "Drift", "check_sort", "counts_recount",
-    "products_search", "search_words",
+    "products_search", "search_words", "with_stock_levels",
     "Brand", "PurchaseLine", "Category", "Order", "OrderLine", "Page", "Product", "StockAdjustment", "StockChange",
     "CatalogError", "CatalogUnavailable", "InsufficientStock", "InvalidCursor", "InvalidId", "InvalidInput",
     "InvalidQuantity", "LineProblem", "NotFound", "OrderRejected", "StockBusy",

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from . import keys
 from .client import client, deserialize, serialize, table_name, translate_errors
-from .pages import KeyRange, query_all
+from .pages import KeyRange, query_all, read_query
 
 
 @dataclass(frozen=True)
@@ -27,8 +27,7 @@ def _brand_products_by_category(brand_id, on_request):
     params = KeyRange(index=keys.GSI1, partition=keys.brand_gsi_pk(brand_id)).params()
     params["ProjectionExpression"] = "categoryId"
     while True:
-        with translate_errors():
-            response = client().query(**params)
+        response = read_query(params, send=lambda p: client().query(**p))
         on_request()
         for item in response["Items"]:
             cid = deserialize(item).get("categoryId")

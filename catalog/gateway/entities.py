@@ -105,8 +105,9 @@ class Category:
 @dataclass(frozen=True)
 class Product:
     """A product. From a list (GSI1/GSI2, the sort indexes) `attributes` is empty: the indexes
-    project only what a list shows; `product_get` returns them all. From a search (term items)
-    `stock_level` is None: term items do not carry it, so a sale never writes them."""
+    project only what a list shows, the stock band (`band`, `stock_band`) but not the exact level
+    (`stock_level` None); `product_get` returns them all. From a search (term items) `stock_level`
+    is None until the page's levels are read: term items do not carry it, so a sale never writes them."""
 
     product_id: str
     name: str
@@ -118,10 +119,12 @@ class Product:
     attributes: Mapping[str, object] = field(default_factory=dict, hash=False)
     reorder_point: int | None = None  # None: LOW_STOCK_THRESHOLD
     image: str = ""
+    band: int | None = field(default=None, compare=False)  # `stockBand` as stored (the v2 list indexes project it)
 
     @classmethod
     def from_item(cls, item):
         return cls(
+            band=_int(item["stockBand"]) if item.get("stockBand") is not None else None,
             reorder_point=_int(item["reorderPoint"]) if item.get("reorderPoint") is not None else None,
             product_id=item["productId"],
             name=item.get("name", ""),
@@ -155,6 +158,7 @@ class Product:
             "categoryId": self.category_id,
             "price": self.price,
             "stockLevel": self.stock_level,
+            **({"stockBand": availability.stock_band(self.stock_level)} if self.stock_level is not None else {}),
             "description": self.description,
             "attributes": dict(self.attributes),
             **({"reorderPoint": self.reorder_point} if self.reorder_point is not None else {}),
@@ -183,6 +187,15 @@ class Product:
             }
             for term in sorted(text.terms(self.name))
         ]
+
+    @property
+    def stock_band(self):
+        """What a list shows of the stock (availability.stock_band): from the exact level when it was
+        read (a product page, a search's levels, an index of before issue 32), else from the stored
+        band (the v2 list indexes); None when neither was read."""
+        if self.stock_level is not None:
+            return availability.stock_band(self.stock_level)
+        return availability.band_as_read(self.band) if self.band is not None else None
 
     @property
     def in_stock(self):

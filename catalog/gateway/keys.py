@@ -89,6 +89,24 @@ MIGRATION_PROGRESS_PREFIX = "PROGRESS#"
 BY_NAME = {"brand": "ByName1", "category": "ByName2", "pair": "ByName3"}
 BY_PRICE = {"brand": "ByPrice1", "category": "ByPrice2", "pair": "ByPrice3"}
 SORT_INDEXES = [*BY_NAME.values(), *BY_PRICE.values()]
+# The eight list indexes (the seed's two and the six sort indexes), by the prefix of their key
+# attributes (<prefix>PK / <prefix>SK), which readers and cursors name. Issue 32: each is read under
+# a new name, `<prefix>v2`, projecting the stock band instead of the exact level (schema.py); a table
+# part way through the upgrade may still have only the old one (pages.py falls back to it).
+LIST_INDEXES = [GSI1, GSI2, *SORT_INDEXES]
+LIST_INDEX_SUFFIX = "v2"
+
+
+def list_index(prefix):
+    """The index a list of `prefix`'s key attributes is read from (its v2 name), or `prefix` itself
+    for an index that is not a list index (the warehouse's)."""
+    return f"{prefix}{LIST_INDEX_SUFFIX}" if prefix in LIST_INDEXES else prefix
+
+
+def index_key_prefix(index):
+    """The prefix of an index's key attribute names: "GSI1" for GSI1 and GSI1v2."""
+    base = index.removesuffix(LIST_INDEX_SUFFIX)
+    return base if base in LIST_INDEXES else index
 
 NAME_KEY_WIDTH = 64
 PRICE_KEY_DIGITS = 11  # PRICE allows 9 digits before the point: 999,999,999.99 is 11 digits of cents

@@ -81,6 +81,7 @@ class AddIndex:
     contract: bool = False
     key_attributes: tuple | None = None  # (partition, sort) attribute names; default <index>PK, <index>SK
     projected: tuple | None = ()  # with key_attributes: the INCLUDE attributes, None for ALL
+    online: bool = False  # the code serves with the step pending (see STEPS)
     rewrites_items = False
 
     def definitions(self):
@@ -112,6 +113,7 @@ class DeleteIndex:
     index: str
     description: str = ""
     contract: bool = True  # older code may still read it
+    online: bool = False
     rewrites_items = False
 
     def apply(self, run):
@@ -132,6 +134,7 @@ class Backfill:
     make_apply: Callable
     description: str = ""
     contract: bool = False
+    online: bool = False
     rewrites_items = True
 
     def apply(self, run):
@@ -162,6 +165,7 @@ class Recount:
     function: Callable
     description: str = ""
     contract: bool = False
+    online: bool = False
     rewrites_items = True
 
     def apply(self, run):
@@ -174,6 +178,7 @@ class EnableTTL:
     attribute: str
     description: str = ""
     contract: bool = False
+    online: bool = False
     rewrites_items = False
 
     def apply(self, run):
@@ -415,6 +420,34 @@ def _order_numbers(run, capacity):
     return apply
 
 
+def _stock_bands(run, capacity):
+    """A product's stock band (`stockBand`, availability.stock_band) from its level, which the v2
+    list indexes project; rewritten on condition that the level is unchanged (a sale meanwhile: read
+    again and redone)."""
+    from catalog.availability import stock_band
+
+    def derive(item):
+        wanted = {"stockBand": stock_band(item["stockLevel"])} if item.get("stockLevel") is not None else {}
+        return rewrite_of(item, wanted, ("stockBand",))
+
+    return lambda item: int(rewrite_item(item, derive=derive, depends_on=("stockLevel",), capacity=capacity))
+
+
+def _list_index_steps(first):
+    """Issue 32: each of the eight list indexes replaced, one at a time, by its v2 (same key
+    attributes, the band projected instead of the level): AddIndex of the new, then DeleteIndex of
+    the old (a contract step: code of before reads it), so the table never holds more than one list
+    index beyond the eight (DynamoDB's budget of projected attributes, schema.py)."""
+    steps = []
+    for n, prefix in enumerate(keys.LIST_INDEXES):
+        new = keys.list_index(prefix)
+        steps.append(AddIndex(f"{first + 2 * n:04d}_index_{new}", new, f"index {new} (stock band, not level)",
+                              online=True))
+        steps.append(DeleteIndex(f"{first + 2 * n + 1:04d}_drop_{prefix}", prefix,
+                                 f"index {prefix} (replaced by {new})", online=True))
+    return steps
+
+
 def _recount_brands_and_categories():
     from .counts import counts_recount
 
@@ -439,6 +472,11 @@ STEPS = [
     EnableTTL("0015_idempotency_ttl", "expiresAt", "expiry (TTL) of idempotency marks"),
     Backfill("0016_order_numbers", ("ORDER",), _order_numbers,
              "orders placed before order numbers: a number each (claimed), the customer's name and email"),
+    # Issue 32 (lists show a stock band): online steps, run after the code is deployed; the code reads
+    # the list indexes it finds (pages.read_query) and derives a missing band from the level.
+    Backfill("0018_stock_bands", ("PRODUCT",), _stock_bands, "products: the stock band lists show (stockBand)",
+             online=True),
+    *_list_index_steps(19),
 ]
 
 
@@ -480,6 +518,11 @@ class TableState:
     unknown: list  # records of steps the table has and the code does not know (a newer release's)
 
     @property
+    def required(self):
+        """Pending steps without which this code cannot serve (the others are `online`)."""
+        return [s for s in self.pending if not s.online]
+
+    @property
     def version(self):
         """The name of the last step applied that this code knows, or "" (the seed's layout)."""
         known = [name for name in self.applied if name not in {r["name"] for r in self.unknown}]
@@ -497,10 +540,11 @@ def table_state(*, table=None, steps=None):
     )
 
 
-def migrations_pending(*, table_name=None, steps=None):
-    """Names of the steps this code needs that the table has not applied (CatalogUnavailable when
-    DynamoDB does not answer)."""
-    return [s.name for s in table_state(table=table_name, steps=steps).pending]
+def migrations_pending(*, table_name=None, steps=None, required=False):
+    """Names of the steps this code has that the table has not applied (`required`: only those it
+    cannot serve without); CatalogUnavailable when DynamoDB does not answer."""
+    state = table_state(table=table_name, steps=steps)
+    return [s.name for s in (state.required if required else state.pending)]
 
 
 def _record(step, table, summary=""):
@@ -522,10 +566,11 @@ def migrations_mark_applied(*, table=None, steps=None):
         _record(step, table, "created with this layout")
 
 
-def migrate(*, steps=None, run, backup=True, plan_only=False):
+def migrate(*, steps=None, run, backup=True, plan_only=False, before_deploy=False):
     """Apply the pending steps in order; returns the TableState before. Refuses (MigrationRefused)
     a table that has steps this code does not know. Before the first step that rewrites items a
-    backup is taken (table_backup) unless `backup` is false."""
+    backup is taken (table_backup) unless `backup` is false. `before_deploy`: stop at the first
+    `online` step (those run once the code is deployed: they may take away what older code reads)."""
     steps = STEPS if steps is None else steps
     state = table_state(table=run.table, steps=steps)
     if state.unknown:
@@ -538,6 +583,9 @@ def migrate(*, steps=None, run, backup=True, plan_only=False):
         return state
     backed_up = not backup
     for step in state.pending:
+        if before_deploy and step.online:
+            run.say(f"Stopping before {step.name}: it and the steps after it run once this code is deployed.")
+            break
         if step.rewrites_items and not backed_up:
             run.say(table_backup(table=run.table, reason=step.name))
             backed_up = True

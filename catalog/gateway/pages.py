@@ -2,19 +2,79 @@
 
 Every list of the gateway (product lists, stock history, a customer's orders, brands and
 categories) is a `KeyRange` read through `query_page`, `query_items` or `query_all`.
+
+A list index is read under its v2 name (keys.list_index: the one projecting the stock band). On a
+table part way through migrate_table's replacement of the list indexes (steps 0019-0034, run after
+the code is deployed) one may not exist yet, or still be building: DynamoDB refuses the Query, and
+it is sent again to the old index of the same key attributes, which this process then reads for
+OLD_INDEX_SECONDS before it tries the new one again (read_query; and back to the new one at once
+should the old one be gone meanwhile). Cursors name key attributes, not indexes, so a page's "Load
+more" works across the switch.
 """
+import threading
+import time
 from dataclasses import dataclass
 
-from . import cursor
-from .client import deserialize, read, serialize, table_name, translate_errors
+from botocore.exceptions import ClientError
+
+from . import cursor, keys
+from .client import deserialize, error_code, read, serialize, table_name, translate_errors
 from .entities import Page
 from .errors import InvalidCursor
+
+OLD_INDEX_SECONDS = 60
+# {v2 index name: monotonic time until which its old index is read instead}: one flag per list index
+# and process, not a cache of anything DynamoDB said about items.
+_old_index_until = {}
+_old_index_lock = threading.Lock()
+# What DynamoDB (and DynamoDB Local) say of a Query on an index the table does not have, or has not
+# finished building (ValidationException both); moto says ResourceNotFoundException "Invalid index".
+_NO_INDEX = ("does not have the specified index", "backfilling global secondary index", "Invalid index")
+
+
+def index_to_read(prefix):
+    """The name of the index to Query for key attributes `prefix` (keys.index_key_prefix)."""
+    name = keys.list_index(prefix)
+    if name != prefix and _old_index_until.get(name, 0) > time.monotonic():
+        return prefix
+    return name
+
+
+def _index_missing(exc):
+    return error_code(exc) in ("ValidationException", "ResourceNotFoundException") and any(
+        text in exc.response.get("Error", {}).get("Message", "") for text in _NO_INDEX
+    )
+
+
+def read_query(params, send=None):
+    """One Query (`send(params)`, by default client.read's) inside translate_errors. If it names a
+    list index the table does not have (a v2 one not made yet, or an old one dropped since this
+    process last fell back to it), the same Query of the other one, and that one is read for
+    OLD_INDEX_SECONDS (the old) or from now on (the new)."""
+    send = send or (lambda p: read("Query", p))
+    with translate_errors():
+        try:
+            return send(params)
+        except ClientError as exc:
+            index = params.get("IndexName", "")
+            prefix = keys.index_key_prefix(index)
+            new = keys.list_index(prefix)
+            if new == prefix or not _index_missing(exc):
+                raise
+            with _old_index_lock:
+                if index == new:
+                    _old_index_until[new] = time.monotonic() + OLD_INDEX_SECONDS
+                else:
+                    _old_index_until.pop(new, None)
+            return send({**params, "IndexName": prefix if index == new else new})
 
 
 @dataclass(frozen=True)
 class KeyRange:
     """The items of one partition of the table or of an index, optionally only those whose
-    sort key starts with `prefix`, in sort-key order (`forward=False`: newest/highest first)."""
+    sort key starts with `prefix`, in sort-key order (`forward=False`: newest/highest first).
+    `index` names the index by its key attributes' prefix (keys.GSI1, ...): params() names the one
+    to read (index_to_read)."""
 
     partition: str
     prefix: str | None = None
@@ -60,7 +120,7 @@ class KeyRange:
             values.update({f":f{i}": value for i, (_, value) in enumerate(self.filters)})
             params["ExpressionAttributeValues"] = serialize(values)
         if self.index:
-            params["IndexName"] = self.index
+            params["IndexName"] = index_to_read(self.index)
         elif self.consistent:
             params["ConsistentRead"] = True
         if limit is not None:
@@ -86,8 +146,7 @@ def query_items(key_range, *, limit, after=None):
     params = key_range.params(limit=limit)
     if after is not None:
         params["ExclusiveStartKey"] = serialize(key_range.start_key(after))
-    with translate_errors():
-        response = read("Query", params)
+    response = read_query(params)
     last = response.get("LastEvaluatedKey")
     return [deserialize(i) for i in response["Items"]], deserialize(last) if last else None
 
@@ -109,10 +168,9 @@ def query_page(key_range, *, size, after=None, build):
 def query_all(key_range):
     """Every item of a range (a short one: brands, categories), following LastEvaluatedKey."""
     items, params = [], key_range.params()
-    with translate_errors():
-        while True:
-            response = read("Query", params)
-            items.extend(deserialize(i) for i in response["Items"])
-            if "LastEvaluatedKey" not in response:
-                return items
-            params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    while True:
+        response = read_query(params)
+        items.extend(deserialize(i) for i in response["Items"])
+        if "LastEvaluatedKey" not in response:
+            return items
+        params["ExclusiveStartKey"] = response["LastEvaluatedKey"]

@@ -20,7 +20,7 @@ from . import keys, text
 from .client import BATCH_GET_SIZE, batch_get, deserialize, read, serialize, table_name, translate_errors
 from .entities import Brand, Category, Page, Product
 from .errors import InvalidInput, NotFound
-from .pages import KeyRange, query_all, query_page
+from .pages import KeyRange, query_all, query_page, read_query
 from .validate import check_id, page_size
 
 # The orders a list can be read in: None is the seed's (a brand's products by category, a
@@ -76,6 +76,16 @@ def products_stock_levels(*, product_ids):
         return {}
     items = batch_get([keys.product_key(pid) for pid in ids], projection="productId, stockLevel")
     return {i["productId"]: int(i["stockLevel"]) for i in items if "stockLevel" in i}
+
+
+def with_stock_levels(page):
+    """`page` (of Products) with each product's exact stock level: one BatchGetItem of the levels
+    (products_stock_levels). For the lists that show the level, not the band the list indexes and
+    search terms carry: the staff stock table; a search (its terms carry no stock at all)."""
+    levels = products_stock_levels(product_ids=[p.product_id for p in page.items])
+    return dataclasses.replace(
+        page, items=[dataclasses.replace(p, stock_level=levels.get(p.product_id)) for p in page.items],
+    )
 
 
 def products_get_many(*, product_ids, consistent=False):
@@ -173,8 +183,7 @@ def products_search(*, query, sort=None, after=None, limit=None):
         params = key_range.params(limit=(size + 1) * FILTER_READ_FACTOR if filtering else size + 2)
         if start is not None:
             params["ExclusiveStartKey"] = serialize(start)
-        with translate_errors():
-            response = read("Query", params)
+        response = read_query(params)
         for item in (deserialize(i) for i in response["Items"]):
             if item.get("type") == "TERM_COUNT":
                 if request == 0 and after is None and not found and total is None:
@@ -197,12 +206,8 @@ def products_search(*, query, sort=None, after=None, limit=None):
     next_key = found[-1] if more else (None if exhausted else resume)
     if filtering or total is None:  # several words, or a term no product has (no count item)
         total = len(found) if exhausted and after is None else None
-    levels = products_stock_levels(product_ids=[i["productId"] for i in found])
-    return Page(
-        items=[
-            dataclasses.replace(product, stock_level=levels.get(product.product_id))
-            for product in (Product.from_item(i) for i in found)
-        ],
+    return with_stock_levels(Page(
+        items=[Product.from_item(i) for i in found],
         next_cursor=key_range.encode(next_key) if next_key else None,
         total=total,
-    )
+    ))

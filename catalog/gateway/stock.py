@@ -10,6 +10,8 @@ from datetime import date, timedelta
 
 from botocore.exceptions import ClientError
 
+from catalog.availability import stock_band
+
 from . import keys
 from .client import client, contended_attempts, deserialize, error_code, serialize, table_name, translate_errors
 from .entities import (
@@ -227,8 +229,9 @@ def stock_level_update(*, product_id, current, new, reorder_point, extra_conditi
     """The Update action that moves a product's stock from `current` to `new`, only if it still
     is `current` and its stored reorder point is still `reorder_point` (None: none stored, the
     default applies), and `extra_condition` holds. In the same Update the product joins or
-    leaves the sparse Reorder index, so the reorder list is exact after every stock write. On
-    refusal DynamoDB returns the product as it is."""
+    leaves the sparse Reorder index, so the reorder list is exact after every stock write, and its
+    stock band (`stockBand`, what the list indexes show) follows the new level. On refusal DynamoDB
+    returns the product as it is."""
     return update(
         keys.product_key(product_id),
         *_level_and_reorder_expression(product_id, new, reorder_point),
@@ -244,7 +247,9 @@ def _reorder_condition(reorder_point):
 
 
 def _reorder_values(product_id, level, reorder_point):
-    values = {} if reorder_point is None else {":rp": reorder_point}
+    values = {":band": stock_band(level)}
+    if reorder_point is not None:
+        values[":rp"] = reorder_point
     index_keys = reorder_index_keys(product_id, level, reorder_point)
     if index_keys:
         values.update({":rpk": index_keys[keys.REORDER_ATTRIBUTES[0]], ":rsk": index_keys[keys.REORDER_ATTRIBUTES[1]]})
@@ -252,11 +257,13 @@ def _reorder_values(product_id, level, reorder_point):
 
 
 def _level_and_reorder_expression(product_id, level, reorder_point):
-    """(UpdateExpression,) SETting stockLevel = :new and the Reorder keys, or REMOVing them."""
+    """(UpdateExpression,) SETting stockLevel = :new, its band (stockBand = :band, which the list
+    indexes project: DynamoDB writes their entries only when the band changes) and the Reorder keys,
+    or REMOVing them."""
     pk, sk = keys.REORDER_ATTRIBUTES
     if reorder_index_keys(product_id, level, reorder_point):
-        return (f"SET stockLevel = :new, {pk} = :rpk, {sk} = :rsk",)
-    return (f"SET stockLevel = :new REMOVE {pk}, {sk}",)
+        return (f"SET stockLevel = :new, stockBand = :band, {pk} = :rpk, {sk} = :rsk",)
+    return (f"SET stockLevel = :new, stockBand = :band REMOVE {pk}, {sk}",)
 
 
 def _replay_of_used_token(*, product_id, token, request):

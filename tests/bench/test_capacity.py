@@ -28,25 +28,42 @@ def _wire(item):
     return dynamo.serialize(item)
 
 
-def _expected_writes(items):
+def _expected_writes(items, before=()):
     """What DynamoDB's documented rules charge for writing `items` in one transaction: each item
     twice its 1 KB units in its table partition, and each index entry it has (in any index of the
-    table's definition) twice in the index's."""
+    table's definition) twice in the index's, unless the item as it was (`before`) had the same entry
+    (an update that changes nothing an index holds writes nothing there)."""
     out = {}
+    was = {(i["PK"], i["SK"]): _wire(i) for i in before}
     for item in items:
         wire = _wire(item)
         key = ("table", item["PK"], "W")
         out[key] = out.get(key, 0) + write_units(item_size(wire), transactional=True)
         for index in schema_indexes("x"):
             size = index_entry_size(wire, index)
+            old = was.get((item["PK"], item["SK"]))
+            if old is not None and _entry(old, index) == _entry(wire, index):
+                continue
             if size is not None:
-                key = (index, item[f"{index}PK"], "W")
+                key = (index, item[schema_indexes("x")[index][0]], "W")
                 out[key] = out.get(key, 0) + write_units(size, transactional=True)
     return out
 
 
+def _entry(wire, index):
+    """The attributes of an item's entry in `index` (None: not in it)."""
+    hash_key, range_key, projection = schema_indexes("x")[index]
+    if hash_key not in wire or (range_key and range_key not in wire):
+        return None
+    if projection["ProjectionType"] == "ALL":
+        return wire
+    names = {"PK", "SK", hash_key, range_key, *projection.get("NonKeyAttributes", [])}
+    return {k: v for k, v in wire.items() if k in names}
+
+
 def test_a_staff_adjustment_costs_what_its_three_items_and_two_index_entries_cost(local_catalog):
     product = gateway.product_get(product_id="1")
+    before = items_in_partition(keys.product_pk("1"))
     token = gateway.new_token()
     with CapacityMeter() as meter:
         gateway.stock_increase(product_id="1", quantity=5, token=token, reason="received", who="ann",
@@ -56,18 +73,28 @@ def test_a_staff_adjustment_costs_what_its_three_items_and_two_index_entries_cos
     assert set(by_kind) == {"METADATA", "STOCK", "TOKEN"} and by_kind["METADATA"]["stockLevel"] == 75
 
     measured = {k: v for k, v in _charged(meter).items() if k[2] == "W"}
-    assert measured == _expected_writes(written)
-    # Small items: 2 units each (transactional), the product's brand and category entries too.
-    # and the adjustment's entries in the warehouse indexes: its day's Ledger shard, its product's ByReason.
+    assert measured == _expected_writes(written, before)
+    # Small items: 2 units each (transactional), and the adjustment's entries in the warehouse indexes: its
+    # day's Ledger shard, its product's ByReason. None of the product's eight list index entries: 70 -> 75
+    # stays in the band "In stock", which is all they hold of the stock (issue 32; 26 units before).
     change = by_kind["STOCK"]
-    # The product's six sort index entries (by name and by price, under its brand, category and pair) too.
-    product = by_kind["METADATA"]
-    sorted_entries = {(index, product[f"{index}PK"], "W"): 2 for index in keys.SORT_INDEXES}
-    assert measured == {("table", "P#1", "W"): 6, ("GSI1", "B#3", "W"): 2, ("GSI2", "C#1", "W"): 2,
-                        ("Ledger", change["LedgerPK"], "W"): 2, ("ByReason", "P#1#R#received", "W"): 2,
-                        **sorted_entries}
-    assert {pk for _index, pk, _rw in sorted_entries} == {"B#3", "C#1", "B#3#C#1"}
+    assert measured == {("table", "P#1", "W"): 6, ("Ledger", change["LedgerPK"], "W"): 2,
+                        ("ByReason", "P#1#R#received", "W"): 2}
+    assert sum(measured.values()) == 10
     assert meter.operations() == {"TransactWriteItems": 1}
+
+
+def test_a_stock_write_that_moves_the_band_rewrites_the_products_list_index_entries(local_catalog):
+    before = items_in_partition(keys.product_pk("1"))
+    with CapacityMeter() as meter:  # 70 -> 5: "In stock" -> "Only 5 left"
+        gateway.stock_decrease(product_id="1", quantity=65, token=gateway.new_token(), reason="damaged")
+    written = items_in_partition(keys.product_pk("1"))
+    product = next(i for i in written if i["SK"] == "METADATA")
+    measured = {k: v for k, v in _charged(meter).items() if k[2] == "W"}
+    assert measured == _expected_writes([i for i in written if i not in before], before)
+    lists = {(keys.list_index(prefix), product[f"{prefix}PK"], "W"): 2 for prefix in keys.LIST_INDEXES}
+    assert {k: v for k, v in measured.items() if k[0] in {i for i, _pk, _rw in lists}} == lists
+    assert {pk for _index, pk, _rw in lists} == {"B#3", "C#1", "B#3#C#1"}
 
 
 def test_a_checkout_line_costs_its_product_update_history_item_and_order_line(local_catalog):
@@ -79,6 +106,7 @@ def test_a_checkout_line_costs_its_product_update_history_item_and_order_line(lo
                                 lines=cart)
         return meter, order_id
 
+    before_one = items_in_partition(keys.product_pk("1"))
     one, order_id = place(["1"])
     customer = [i for i in items_in_partition(keys.customer_pk("42")) if order_id in i["SK"] or i["SK"] == "METADATA"]
     product_items = [i for i in items_in_partition(keys.product_pk("1"))
@@ -88,7 +116,7 @@ def test_a_checkout_line_costs_its_product_update_history_item_and_order_line(lo
     assert len(customer) == 3 and len(product_items) == 2  # order, its line, the customer; product, history
     assert len(claim) == 1
     writes = {k: v for k, v in _charged(one).items() if k[2] == "W"}
-    assert writes == _expected_writes(customer + product_items + claim)
+    assert writes == _expected_writes(customer + product_items + claim, before_one)
     # The consistent read of the line's product before the transaction: one 4 KB unit.
     assert _charged(one)[("table", "P#1", "R")] == 1
 
@@ -99,34 +127,44 @@ def test_a_checkout_line_costs_its_product_update_history_item_and_order_line(lo
     line = {k: two_units - writes.get(k, 0) for k, two_units in _charged(two).items()
             if k[2] == "W" and k not in claims}
     line = {k: v for k, v in line.items() if v}
-    # Line 2 (Pixel 9, brand 2, category 3): its product and history item, its order line, its index entries
-    # (the product's in GSI1 and GSI2, its sale's in its day's Ledger shard and in ByReason).
+    # Line 2 (Pixel 9, 12 in stock -> 11: the band stays "In stock"): its product and history item, its order
+    # line, its sale's entries in its day's Ledger shard and in ByReason; no list index entry (issue 32).
     sale = next(i for i in items_in_partition(keys.product_pk("4")) if i.get("orderId") == second)
-    pixel = next(i for i in items_in_partition(keys.product_pk("4")) if i["SK"] == "METADATA")
-    assert line == {("table", "P#4", "W"): 4, ("table", "CUSTOMER#42", "W"): 2, ("GSI1", "B#2", "W"): 2,
-                    ("GSI2", "C#3", "W"): 2, ("Ledger", sale["LedgerPK"], "W"): 2, ("ByReason", "P#4#R#sold", "W"): 2,
-                    **{(index, pixel[f"{index}PK"], "W"): 2 for index in keys.SORT_INDEXES}}
+    assert line == {("table", "P#4", "W"): 4, ("table", "CUSTOMER#42", "W"): 2,
+                    ("Ledger", sale["LedgerPK"], "W"): 2, ("ByReason", "P#4#R#sold", "W"): 2}
+    assert sum(line.values()) == 10
 
 
 def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, tmp_path):
     costs = measure_all(log=lambda message: None)
     args = capacity.parse_args(["--out", str(tmp_path), "--no-chart"])
     mixes, sales, linearity = capacity.run_model(costs, args)
-    results = {"meta": {"date": "today", "indexes": ["GSI1", "GSI2"], "prices": {"read_per_million_usd": 0.125,
-               "write_per_million_usd": 0.625}, "limits": {"read_units_per_s": 3000, "write_units_per_s": 1000}},
-               "costs": costs, "linearity": linearity, "max_sales": sales, "mixes": mixes}
-    capacity_report.write(results, tmp_path, with_chart=False)
+    meta = {"date": "today", "indexes": ["GSI1v2", "GSI2v2"], "prices": {"read_per_million_usd": 0.125,
+            "write_per_million_usd": 0.625}, "limits": {"read_units_per_s": 3000, "write_units_per_s": 1000}}
+    capacity_report.write(capacity.assemble(meta, costs, args, mixes, sales, linearity), tmp_path, with_chart=False)
 
     saved = json.loads((tmp_path / "capacity.json").read_text())
     assert set(saved["mixes"]) == {"ordinary_day", "brand_sale", "flash_sale"}
     assert costs["product"]["requests"] == {"GetItem": 1} and costs["brand"]["requests"] == {"Query": 1}
     assert all(error == 0 for errors in linearity.values() for error in errors.values())
-    # A sale writes 4 units under the product's key (its level and its history item, transactional)
-    # and 2 under its brand's GSI1 key: 250 sales/s of one product, 500 of one brand.
-    assert sales["seed design"]["product"]["sales_per_s"] == 250
-    assert sales["seed design"]["brand"]["sales_per_s"] == 500
-    limit = sales["seed design"]["brand"]["limited_by"]  # an index partition of the brand (GSI1, ByName1, ...)
+    # A sale writes 4 units under the product's key (its level and its history item, transactional):
+    # 250 sales/s of one product. Its brand's and category's list index entries only when it moves the stock
+    # band: 6 of a product's 1,000 units (the mix's stock), 2 units each time: 83,333 sales/s of one brand.
+    # Every order writes 2 units in the one OPEN_ORDERS partition: 500 orders/s of the shop.
+    design = sales[capacity.DESIGN]
+    assert design["product"]["sales_per_s"] == 250 and design["shop"]["sales_per_s"] == 500
+    assert design["brand"]["sales_per_s"] == design["category"]["sales_per_s"] == 83_333.3
+    limit = design["brand"]["limited_by"]  # an index partition of the brand (GSI1v2, ByName1v2, ...)
     assert not limit.startswith("table") and " B#<brand 1> " in limit
+    assert design["shop"]["limited_by"].startswith("OpenOrders OPEN_ORDERS")
+    assert saved["limits"] == {"product_units_per_s": 250, "brand_units_per_s": 83_333.3,
+                               "category_units_per_s": 83_333.3, "shop_orders_per_s": 500}
+    # A checkout line: its product, history item and order line, its sale's Ledger and ByReason entries (26 before
+    # the stock band); a staff adjustment: the product, history item and idempotency mark, Ledger and ByReason.
+    assert saved["write_units"] == {"checkout_line": 10, "staff_adjustment": 10}
+    # A line shaped as a relative sale writes (no band, no resulting level) costs the same: the product update
+    # is one unit's worth either way, and it writes no list index entry either.
+    assert sum(costs["relative_sale_line"]["charges"].values()) == 10
     flash = saved["mixes"]["flash_sale"]
     assert [p["key"] for p in flash["over_limit"]] == ["P#<rank 1>"]
     assert not saved["mixes"]["ordinary_day"]["over_limit"]

@@ -58,3 +58,24 @@ def test_the_reorder_page_colours_rows_with_the_staff_states(catalog, client, dj
 def test_a_product_at_the_threshold_is_low_on_its_page_and_card(catalog, client, settings):
     settings.LOW_STOCK_THRESHOLD = 5
     assert ">Only 5 left<" in client.get("/products/5/").content.decode()  # Surface Duo: 5 in stock
+
+
+@pytest.mark.parametrize("threshold", [0, 5, 12])
+def test_a_list_shows_from_the_stock_band_what_the_level_would_show(settings, threshold):
+    settings.LOW_STOCK_THRESHOLD = threshold
+    for level in range(0, threshold + 40):
+        band = availability.stock_band(level)
+        assert availability.shopper_state(band) == availability.shopper_state(level), level
+        # a list item carries only the stored band (the v2 list indexes); a product page the level
+        from_list = Product.from_item({"productId": "1", "stockBand": band})
+        assert from_list.stock_level is None and from_list.stock_band == band
+    # Every level above the threshold is one band: a sale among them changes nothing a list index holds.
+    assert {availability.stock_band(level) for level in range(threshold + 1, threshold + 1000)} == {threshold + 1}
+
+
+def test_a_lowered_threshold_caps_the_stored_bands_again(settings):
+    settings.LOW_STOCK_THRESHOLD = 5
+    stored = Product.from_item({"productId": "1", "stockLevel": 4}).to_item()["stockBand"]
+    assert stored == 4
+    settings.LOW_STOCK_THRESHOLD = 3
+    assert availability.stock_label(Product.from_item({"productId": "1", "stockBand": stored}).stock_band) == "In stock"

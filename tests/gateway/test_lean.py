@@ -15,7 +15,7 @@ from botocore.credentials import Credentials, RefreshableCredentials
 from botocore.exceptions import ClientError, EndpointConnectionError, ReadTimeoutError
 from moto.server import ThreadedMotoServer
 
-from catalog.gateway import budget, products
+from catalog.gateway import budget, keys, products
 from catalog.gateway import client as dynamo
 from catalog.gateway.errors import CatalogUnavailable
 from catalog.gateway.lean import LeanClient, Signer
@@ -167,7 +167,7 @@ def test_lean_answers_are_boto3s(served_catalog):
     table = dynamo.table_name()
     gets = [{"TableName": table, "Key": {"PK": {"S": f"P#{pid}"}, "SK": {"S": "METADATA"}}} for pid in ("1", "404")]
     queries = [
-        {"TableName": table, "IndexName": "GSI1", "KeyConditionExpression": "GSI1PK = :pk",
+        {"TableName": table, "IndexName": keys.list_index(keys.GSI1), "KeyConditionExpression": "GSI1PK = :pk",
          "ExpressionAttributeValues": {":pk": {"S": "B#10"}}, "Limit": 1},
         {"TableName": table, "KeyConditionExpression": "PK = :pk",
          "ExpressionAttributeValues": {":pk": {"S": "BRANDS"}}, "ScanIndexForward": False},

@@ -1,5 +1,6 @@
 """Table migrations on DynamoDB Local: a table of the seed's layout, with orders, customers and
 stock history in it, brought to today's layout in place, with nothing lost (migrate_table)."""
+import re
 import threading
 import uuid
 from datetime import UTC, date, datetime
@@ -12,8 +13,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from catalog.checks import refuse_outdated_table, table_problems
-from catalog.gateway import backfill_scan, keys, migrations, schema
+from catalog.gateway import backfill_scan, keys, migrations, pages, schema
 from catalog.gateway import client as dynamo
+from catalog.gateway.client import count_requests
 from catalog.gateway.entities import PurchaseLine
 from catalog.gateway.migrations import STEPS, AddIndex, DeleteIndex, Run, migrate, migrations_pending
 from catalog.gateway.orders import order_cancel, order_place, order_ship, orders_open
@@ -365,3 +367,131 @@ def test_gunicorn_refuses_to_serve_a_table_that_lacks_a_step_and_names_the_comma
     assert server.returncode != 0
     assert "lacks 1 migration step(s) this code needs: 0001_products" in server.stderr
     assert "python manage.py migrate_table" in server.stderr
+
+
+# --- issue 32: list indexes that project the stock band ------------------------------------------
+
+PRE_BAND_STEPS = [step for step in STEPS if not step.online]
+BAND_STEPS = [step for step in STEPS if step.online]
+# List pages of every kind of list index (brand, category, pair; seed order, by name, by price, a
+# search by price); the small catalog's levels 70, 12, 40 ("In stock"), 5, 3, 2, 1 ("Only N left") and 0.
+LIST_PAGES = ["/brands/3/", "/brands/2/?sort=name", "/brands/10/?sort=-price", "/categories/1/",
+              "/categories/3/?sort=price", "/categories/1/?brand=10", "/brands/3/?category=1&sort=name",
+              "/search/?q=acme&sort=price"]
+
+
+def badges(html):
+    """[(name, badge)] of a list page's cards, in order."""
+    cards = re.findall(r'<li class="card">.*?</li>', html, re.S)
+    return [(re.search(r'class="card-title">(.*?)<', c).group(1), re.search(r'class="badge [^"]*">(.*?)<', c).group(1))
+            for c in cards]
+
+
+def shown(client):
+    return {url: badges(client.get(url).content.decode()) for url in LIST_PAGES}
+
+
+@pytest.fixture
+def pre_band_table(today, settings):
+    """The same shop on a table of the layout before issue 32 (the eight list indexes under their old
+    names, projecting the exact level; no stock bands; every earlier step recorded)."""
+    source, items = today
+    target = f"preband-{uuid.uuid4().hex[:10]}"
+    indexes = [*keys.LIST_INDEXES, *schema.WAREHOUSE_INDEXES]
+    dynamo.client().create_table(**schema.create_table_request(target, indexes=indexes))
+    dynamo.client().get_waiter("table_exists").wait(TableName=target)
+    for item in all_items(source).values():
+        item.pop("stockBand", None)
+        dynamo.client().put_item(TableName=target, Item=dynamo.serialize(item))
+    migrations.migrations_mark_applied(table=target, steps=PRE_BAND_STEPS)
+    pages._old_index_until.clear()  # this process has not met the table before
+    settings.DYNAMODB_TABLE = target
+    yield target, items
+    pages._old_index_until.clear()
+    dynamo.client().update_table(TableName=target, DeletionProtectionEnabled=False)
+    dynamo.client().delete_table(TableName=target)
+
+
+def test_a_shop_of_before_the_stock_bands_serves_the_same_badges_at_every_step_of_its_upgrade(
+    pre_band_table, today, settings, client,
+):
+    table, before = pre_band_table
+    settings.DYNAMODB_TABLE = today[0]
+    expected = shown(client)
+    assert ("Model 3", "In stock") in expected["/brands/3/"] and ("Model Y", "Only 3 left") in expected["/brands/3/"]
+    assert any(badge == "Sold out" for page in expected.values() for _name, badge in page)
+    settings.DYNAMODB_TABLE = table
+
+    # The new code starts on it (the steps left are online ones) and serves it as it is.
+    assert [p.id for p in table_problems()] == ["catalog.W004"]
+    refuse_outdated_table()
+    assert shown(client) == expected
+    for n in range(1, len(BAND_STEPS) + 1):  # then one step at a time, as migrate_table goes
+        migrate(steps=PRE_BAND_STEPS + BAND_STEPS[:n], run=Run(table=table, say=lambda line: None), backup=False)
+        assert shown(client) == expected, f"after {BAND_STEPS[n - 1].name}"
+        if BAND_STEPS[n - 1].name == "0018_stock_bands":
+            assert all(all_items(table)[("P#2", "METADATA")].get(a) == 3 for a in ("stockLevel", "stockBand"))
+
+    # Orders, history and levels kept: every item as today's code wrote it, and today's indexes.
+    assert all_items(table) == before
+    described = dynamo.client().describe_table(TableName=table)["Table"]
+    assert sorted(i["IndexName"] for i in described["GlobalSecondaryIndexes"]) == sorted(schema.INDEXES)
+    assert migrations_pending(table_name=table) == [] and table_problems() == []
+    assert [o.order_id for o in orders_open().items] == [o.order_id for o in orders_open_on(today[0])]
+
+    client.get("/")  # the names, cached as on a busy site
+    for url in LIST_PAGES[:-1]:  # a search adds its BatchGetItem of levels
+        with count_requests() as counter:
+            assert client.get(url).status_code == 200
+        assert counter.operations == ["Query"], url
+
+
+def orders_open_on(table):
+    from django.conf import settings
+
+    here = settings.DYNAMODB_TABLE
+    settings.DYNAMODB_TABLE = table
+    try:
+        return orders_open().items
+    finally:
+        settings.DYNAMODB_TABLE = here
+
+
+def test_a_list_page_reads_the_old_index_while_the_new_one_is_missing_and_asks_once_a_while(pre_band_table, client):
+    client.get("/")
+    with count_requests() as counter:
+        first = client.get("/brands/3/").content.decode()
+    assert counter.operations == ["Query", "Query"]  # GSI1v2 refused, then GSI1
+    with count_requests() as counter:
+        again = client.get("/brands/3/").content.decode()
+    assert counter.operations == ["Query"] and badges(again) == badges(first)
+    assert ("Model Y", "Only 3 left") in badges(first)
+
+
+def test_no_step_takes_the_table_past_dynamodbs_limits_on_projected_attributes():
+    """From the seed's layout (GSI1, GSI2) through every step: AWS's 100 INCLUDE attributes summed over
+    the indexes, DynamoDB Local's 20 distinct names, at every point; at the end, today's indexes."""
+    indexes = {name: schema.index_definition(name)["Projection"] for name in (keys.GSI1, keys.GSI2)}
+    for step in STEPS:
+        if isinstance(step, AddIndex):
+            indexes[step.index] = step.definitions()[1]["Projection"]
+        elif isinstance(step, DeleteIndex):
+            indexes.pop(step.index)
+        included = [a for p in indexes.values() if p["ProjectionType"] == "INCLUDE" for a in p["NonKeyAttributes"]]
+        assert len(included) <= schema.PROJECTED_ATTRIBUTE_LIMIT, step.name
+        assert len(set(included)) <= schema.LOCAL_DISTINCT_PROJECTED_LIMIT, step.name
+    assert indexes == {name: schema.index_definition(name)["Projection"] for name in schema.INDEXES}
+
+
+def test_before_deploy_applies_what_the_new_code_needs_to_start_and_stops_at_the_online_steps(pre_band_table):
+    table, _before = pre_band_table
+    dynamo.client().delete_item(TableName=table, Key=dynamo.serialize(keys.migration_key("0016_order_numbers")))
+    assert [p.id for p in table_problems()] == ["catalog.E001"]  # a new server would not start
+    out = StringIO()
+    call_command("migrate_table", "--before-deploy", stdout=out)
+    said = out.getvalue()
+    assert "Applying 0016_order_numbers" in said and "Stopping before 0018_stock_bands" in said
+    assert migrations_pending(table_name=table) == [step.name for step in BAND_STEPS]
+    assert [p.id for p in table_problems()] == ["catalog.W004"]  # it starts now; the old indexes are still there
+    names = {i["IndexName"] for i in dynamo.client().describe_table(TableName=table)["Table"]["GlobalSecondaryIndexes"]}
+    assert set(keys.LIST_INDEXES) <= names

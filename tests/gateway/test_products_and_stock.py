@@ -96,9 +96,26 @@ def test_products_by_category_and_brand_keeps_brand_1_apart_from_10(catalog):
 
 def test_list_items_show_what_a_list_needs(catalog):
     (product,) = gateway.products_by_category(category_id="3", brand_id="2").items
-    assert (product.name, product.price, product.stock_level, product.brand_id) == (
-        "Pixel 9", Decimal("899.00"), 12, "2",
+    # The stock band (12 in stock: above the low-stock threshold of 5), not the exact level.
+    assert (product.name, product.price, product.stock_band, product.brand_id) == (
+        "Pixel 9", Decimal("899.00"), 6, "2",
     )
+    assert product.stock_level is None
+
+
+def test_a_list_shows_the_band_a_stock_write_leaves(catalog):
+    def band(product_id):
+        return {p.product_id: p.stock_band for p in gateway.products_by_brand(brand_id="3").items}[product_id]
+
+    level = gateway.product_get(product_id="1").stock_level  # 70
+    gateway.stock_decrease(product_id="1", quantity=level - 6, token=gateway.new_token(), reason="damaged")
+    assert band("1") == 6  # 6 left: still "In stock"
+    gateway.stock_decrease(product_id="1", quantity=1, token=gateway.new_token(), reason="damaged")
+    assert band("1") == 5  # "Only 5 left"
+    gateway.stock_decrease(product_id="1", quantity=5, token=gateway.new_token(), reason="damaged")
+    assert band("1") == 0  # sold out
+    gateway.stock_increase(product_id="1", quantity=40, token=gateway.new_token())
+    assert band("1") == 6
 
 
 def test_unknown_brand_has_no_products(catalog):

@@ -3,6 +3,7 @@ import pytest
 from botocore.parsers import JSONParser
 
 from catalog.gateway import client as dynamo
+from catalog.gateway import keys
 from catalog.gateway.wire import FastReadParser
 
 
@@ -28,7 +29,7 @@ def _answers(operation, **params):
     "operation, params",
     [
         ("GetItem", {"Key": {"PK": {"S": "P#1"}, "SK": {"S": "METADATA"}}}),
-        ("Query", {"IndexName": "GSI1", "KeyConditionExpression": "GSI1PK = :pk",
+        ("Query", {"IndexName": keys.list_index(keys.GSI1), "KeyConditionExpression": "GSI1PK = :pk",
                    "ExpressionAttributeValues": {":pk": {"S": "B#3"}}, "Limit": 2}),
         ("BatchGetItem", None),
     ],

@@ -18,6 +18,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--plan", action="store_true", help="list the pending steps; write nothing")
+        parser.add_argument("--before-deploy", action="store_true",
+                            help="apply only the steps the new code needs to start; stop at the first online step "
+                            "(run without it once every server runs the new code)")
         parser.add_argument("--no-backup", action="store_true",
                             help="skip the on-demand backup taken before the first step that rewrites items")
         parser.add_argument("--capacity-share", type=float, default=settings.DYNAMODB_MIGRATION_CAPACITY_SHARE,
@@ -28,7 +31,7 @@ class Command(BaseCommand):
                             help="parallel Scan segments (threads) of a backfill (default %(default)s)")
 
     def handle(self, *args, plan=False, no_backup=False, capacity_share=None, units_per_second=None,
-               segments=None, **options):
+               segments=None, before_deploy=False, **options):
         table = settings.DYNAMODB_TABLE
         if not 0 < capacity_share <= 1:
             raise CommandError("--capacity-share must be more than 0 and at most 1.")
@@ -49,7 +52,7 @@ class Command(BaseCommand):
                                    "with today's layout.")
             if plan:
                 return self._plan(table)
-            state = migrate(run=run, backup=not no_backup)
+            state = migrate(run=run, backup=not no_backup, before_deploy=before_deploy)
             for line in self._protect(table):
                 self.stdout.write(line)
             after = table_state(table=table)
@@ -72,7 +75,8 @@ class Command(BaseCommand):
             self.stdout.write("No migrations to apply.")
         for step in state.pending:
             rewrites = " (rewrites items: backup first)" if step.rewrites_items else ""
-            self.stdout.write(f"  {step.name}: {step.description}{rewrites}")
+            online = " (online: after the deploy)" if step.online else ""
+            self.stdout.write(f"  {step.name}: {step.description}{rewrites}{online}")
         self.stdout.write(f"Table {table!r} is at version {state.version or '(seed layout)'}.")
 
     def _protect(self, table):
