@@ -226,12 +226,12 @@ def _same_order(order, *, token, lines):
 
 def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at, number,
                     customer_email=None, address=None):
-    """One TransactWriteItems: each line's stock decrease (if level and price are as read) and its
-    stock adjustment, the order, its lines, the claim of its number and the customer. Returns the
-    Order; REPLAY when the order exists already; NUMBER_TAKEN when another order has `number`;
-    CONFLICT when another transaction was in the way; THROTTLED when DynamoDB had no capacity; or,
-    when a line's condition was refused (a sale took the product to the edge, its price or reorder
-    point changed), the products as DynamoDB returned them.
+    """One TransactWriteItems: each line's stock decrease (relative or exact, below; if the price is
+    still the one seen) and its stock adjustment, the order, its lines, the claim of its number and
+    the customer. Returns the Order; REPLAY when the order exists already; NUMBER_TAKEN when
+    another order has `number`; CONFLICT when another transaction was in the way; THROTTLED when
+    DynamoDB had no capacity; or, when a line's condition was refused (a sale took the product to
+    the edge, its price or reorder point changed), the products as DynamoDB returned them.
 
     A line takes its units relatively (stock_level_take) while the level read leaves the product
     above take_floor, so buyers of one product do not invalidate each other; near the edge it takes

@@ -130,17 +130,16 @@ def test_a_triple_click_in_a_crowd_is_still_one_order(local_ddb):
 
 # --- the retries themselves (moto, with conflicts injected) ------------------------------------
 
-def _conflicting(monkeypatch, times):
+def _conflicting(monkeypatch, times, code="TransactionConflict"):
     """The next `times` transactions are cancelled for a TransactionConflict (nothing written),
-    as DynamoDB does when another buyer's transaction has the item at that moment."""
+    as DynamoDB does when another buyer's transaction has the item at that moment (or for `code`)."""
     real = transact.transact_write
     left = [times]
 
     def transact_write(actions, *, request_token):
         if left[0] > 0:
             left[0] -= 1
-            return transact.Refusal(codes=("TransactionConflict",) * len(actions), items=(None,) * len(actions),
-                                    conflict=True)
+            return transact.Refusal(codes=(code,) * len(actions), items=(None,) * len(actions), conflict=True)
         return real(actions, request_token=request_token)
 
     monkeypatch.setattr(orders, "transact_write", transact_write)
@@ -152,11 +151,23 @@ def test_a_buyer_who_conflicts_fifty_times_in_a_row_still_gets_the_order(catalog
     row (with the old backoff, over ten seconds: "busy") are no reason to give up."""
     pauses = []
     monkeypatch.setattr(dynamo.time, "sleep", pauses.append)
+    monkeypatch.setattr(dynamo.random, "uniform", lambda low, high: high)  # each pause at its longest
     left = _conflicting(monkeypatch, 50)
     order = buy("7", 1)
     assert left == [0] and stock("7") == 39
-    assert len(pauses) == 50 and max(pauses) <= dynamo.CONFLICT_JITTER_SECONDS
+    assert pauses == [dynamo.CONFLICT_JITTER_SECONDS] * 50  # 0.25 s in all; the old backoff: over 10 s
     assert orders.order_get(customer_id="7", order_id=order.order_id).total == Decimal("29.90")
+
+
+def test_a_throttled_order_waits_a_growing_pause_and_goes_through(catalog, monkeypatch):
+    """Throttling is DynamoDB short of capacity, not another buyer: it gets the growing backoff."""
+    pauses = []
+    monkeypatch.setattr(dynamo.time, "sleep", pauses.append)
+    monkeypatch.setattr(dynamo.random, "uniform", lambda low, high: high)  # each pause at its longest
+    _conflicting(monkeypatch, 6, code="ThrottlingError")
+    buy("7", 1)
+    assert stock("7") == 39
+    assert pauses == [0.004, 0.008, 0.016, 0.032, 0.064, 0.128]
 
 
 def test_busy_only_when_the_write_budget_is_spent(catalog, monkeypatch):

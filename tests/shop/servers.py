@@ -10,6 +10,7 @@ import requests
 
 from bench.load import gunicorn_flags
 from tests.helpers import REPO
+from tools import dynamodb_local
 from tools.dynamodb_local import free_port
 
 TIMEOUT = 30  # seconds for any one HTTP request (a loaded 2-core machine is slow, never stuck this long)
@@ -43,13 +44,7 @@ class AppServer:
         raise RuntimeError(f"gunicorn did not answer within 60 s: {self.log_path.read_text()[-2000:]}")
 
     def __exit__(self, *exc):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        dynamodb_local.stop(self.process)  # terminate, then kill if it has not stopped within 10 s
         self.log.close()
         return False
 
