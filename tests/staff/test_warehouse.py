@@ -227,12 +227,12 @@ def test_a_sale_during_a_rush_says_its_level_after_was_not_recorded(catalog, sta
                      r"rush\)</td>", html)
     assert rush.number in html  # the order it belongs to
     assert re.search(r'data-label="Level">4</td>', staff_client.get("/staff/products/5/stock/").content.decode())
-    rows = csv_rows(staff_client.get("/staff/products/7/stock/history.csv"))
+    rows = csv_rows(staff_client.get("/staff/products/7/stock/history.csv?reason=sold"))
     assert [(r[2], r[4], r[5], r[9]) for r in rows[1:]] == [
         ("sold", "3", "not recorded (sale during a rush)", rush.order_id)]
     today = datetime.now(UTC).date().isoformat()
     ledger = csv_rows(staff_client.get(f"/staff/ledger/?start={today}&end={today}"))
-    assert sorted((r[1], r[5], r[9]) for r in ledger[1:]) == [
+    assert sorted((r[1], r[5], r[9]) for r in ledger[1:] if r[2] == "sold") == [
         ("5", "4", edge.order_id), ("7", "not recorded (sale during a rush)", rush.order_id)]
 
 
