@@ -51,5 +51,5 @@ ADJUSTMENT_HEADER = (
 def adjustment_row(a):
     return (
         a.at.strftime("%Y-%m-%d %H:%M:%S"), a.product_id, a.reason, max(a.delta, 0), max(-a.delta, 0),
-        a.resulting_level, a.reference, a.note, a.who, a.order_id or "",
+        a.resulting_level_shown, a.reference, a.note, a.who, a.order_id or "",
     )

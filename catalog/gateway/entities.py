@@ -26,6 +26,10 @@ REASON_LABELS = {
     CANCELLED: "Order cancelled",
 }
 
+# What staff see instead of the level after a sale that took its units relatively (stock.py's
+# stock_level_take: many buyers at once, none of them reads the level it leaves).
+LEVEL_NOT_RECORDED = "not recorded (sale during a rush)"
+
 # Order statuses.
 PLACED, SHIPPED = "placed", "shipped"
 
@@ -219,13 +223,14 @@ def reorder_index_keys(product_id, level, reorder_point):
 
 @dataclass(frozen=True)
 class StockAdjustment:
-    """One change of a product's stock, kept in the product's own partition."""
+    """One change of a product's stock, kept in the product's own partition. `resulting_level` is
+    None for a sale that took its units relatively (a rush: the level after was never read)."""
 
     product_id: str
     adjustment_id: str
     at: datetime
     delta: int
-    resulting_level: int
+    resulting_level: int | None
     reason: str = ""  # a code of REASONS; "" for a change recorded before codes (its text is the note)
     who: str = ""
     order_id: str | None = None
@@ -246,7 +251,7 @@ class StockAdjustment:
             adjustment_id=item["adjustmentId"],
             at=datetime.fromisoformat(item["at"]),
             delta=_int(item["delta"]),
-            resulting_level=_int(item["resultingLevel"]),
+            resulting_level=_int(item["resultingLevel"]) if item.get("resultingLevel") is not None else None,
             reason=reason,
             who=item.get("who", ""),
             order_id=item.get("orderId"),
@@ -261,6 +266,12 @@ class StockAdjustment:
         return REASON_LABELS.get(self.reason, "")
 
     @property
+    def resulting_level_shown(self):
+        """The level after the change as staff pages and downloads show it: the number, or words
+        saying it was not recorded (a relative sale) rather than a guess."""
+        return LEVEL_NOT_RECORDED if self.resulting_level is None else self.resulting_level
+
+    @property
     def stamp(self):
         return self.at.isoformat(timespec="microseconds")
 
@@ -272,10 +283,11 @@ class StockAdjustment:
             "adjustmentId": self.adjustment_id,
             "at": self.stamp,
             "delta": self.delta,
-            "resultingLevel": self.resulting_level,
             "reason": self.reason,
             "who": self.who,
         }
+        if self.resulting_level is not None:
+            item["resultingLevel"] = self.resulting_level
         if self.order_id:
             item["orderId"] = self.order_id
         if self.reference:

@@ -6,9 +6,12 @@
     ORDERNO#<number> / CLAIM                  its short number, claimed for it (customer and order IDs)
 
 Order IDs sort by time, so a customer's orders newest first are one Query, ScanIndexForward=False.
-Placing an order is one TransactWriteItems: every line's stock decrease (only if the level and the
-price are still what was read), a stock adjustment for each, the order, its lines, the claim of its
-number and the customer.
+Placing an order is one TransactWriteItems: every line's stock decrease (relative while plenty is
+left, exact near the edge: _transact_order; only if the price is still the one seen), a stock
+adjustment for each, the order, its lines, the claim of its number and the customer. A transaction
+that conflicted with another is sent again at once (after a few ms of jitter); a refused condition
+is decided again from the product DynamoDB returns; the shopper hears "busy" only when the write
+budget is spent.
 
 An order has two names: its ID (sorts by time, unguessable, what URLs and keys use) and its number,
 8 characters people can read out on the phone (ORDER_NUMBER_ALPHABET has no 0/O, 1/I/L or U). The
@@ -28,7 +31,10 @@ from storefront.numbers import euro
 
 from . import keys
 from .client import (
+    attempts_until_deadline,
+    backoff_pause,
     client,
+    conflict_pause,
     contended_attempts,
     deserialize,
     error_code,
@@ -48,7 +54,7 @@ from .errors import (
 )
 from .pages import KeyRange, query_items, query_page
 from .products import products_get_many
-from .stock import stock_level_update
+from .stock import can_take_relatively, stock_level_take, stock_level_update
 from .transact import put, transact_write, update
 from .validate import check_id, check_quantity, client_request_token, page_size, utc_now
 
@@ -159,7 +165,9 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     check_id("Idempotency key", token)
     _check_lines(lines)
     products, number_attempt = None, 0
-    for _attempt in contended_attempts():
+    # Until the request's write budget runs out (attempts_until_deadline): a crowd is no reason to
+    # give up, only the time the shopper can wait is.
+    for attempt in attempts_until_deadline():
         if products is None:
             products = products_get_many(product_ids=[line.product_id for line in lines], consistent=True)
         problems = line_problems(lines, products)
@@ -180,13 +188,25 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
         if outcome is NUMBER_TAKEN:
             number_attempt += 1  # another order has that number: the next one (nothing was written)
             continue
-        # Another buyer got there first; `outcome` holds what changed (or None: read again).
+        if outcome is CONFLICT:
+            # Another transaction had one of the items at that moment: nothing was decided, so the
+            # same request again at once (a relative take does not depend on the level read; an
+            # exact one that is stale is refused next time with the level now).
+            conflict_pause()
+            continue
+        if outcome is THROTTLED:
+            backoff_pause(attempt + 1)  # DynamoDB had no capacity: give it a growing pause
+            continue
+        # A condition was refused: `outcome` holds the products as DynamoDB returned them; decide
+        # again from those (the exact path near the edge, or sold out / only N left).
         products = outcome
     raise StockBusy("So many people are buying these right now that your order did not go through; please try again.")
 
 
 REPLAY = object()  # the order was placed before: answer it
 NUMBER_TAKEN = object()  # another order holds the number asked for
+CONFLICT = object()  # a TransactionConflict: nothing decided, try the same again
+THROTTLED = object()  # DynamoDB throttled an item: nothing decided, try again after a pause
 
 
 def _same_order(order, *, token, lines):
@@ -206,11 +226,17 @@ def _same_order(order, *, token, lines):
 
 def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at, number,
                     customer_email=None, address=None):
-    """One TransactWriteItems: each line's stock decrease (if level and price are as read) and its
-    stock adjustment, the order, its lines, the claim of its number and the customer. Returns the
-    Order; REPLAY when the order exists already; NUMBER_TAKEN when another order has `number`; or,
-    when another buyer got there first, the products as DynamoDB returned them (None: read them
-    again)."""
+    """One TransactWriteItems: each line's stock decrease (relative or exact, below; if the price is
+    still the one seen) and its stock adjustment, the order, its lines, the claim of its number and
+    the customer. Returns the Order; REPLAY when the order exists already; NUMBER_TAKEN when
+    another order has `number`; CONFLICT when another transaction was in the way; THROTTLED when
+    DynamoDB had no capacity; or, when a line's condition was refused (a sale took the product to
+    the edge, its price or reorder point changed), the products as DynamoDB returned them.
+
+    A line takes its units relatively (stock_level_take) while the level read leaves the product
+    above take_floor, so buyers of one product do not invalidate each other; near the edge it takes
+    the exact path (stock_level_update), which keeps the band and the Reorder index exact. The sale's
+    history item of a relative take has no resulting level."""
     order = Order(
         order_id=order_id, customer_id=customer_id, placed_at=at, token=token,
         total=sum((line.price * line.quantity for line in lines), Decimal("0.00")),
@@ -224,17 +250,29 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         customer_name=customer_name,
         customer_email=customer_email or "",
     )
-    actions = []
+    actions, paths = [], []
     for line in lines:
-        current = products[line.product_id].stock_level
-        actions.append(stock_level_update(
-            product_id=line.product_id, current=current, new=current - line.quantity,
-            reorder_point=products[line.product_id].reorder_point,
-            extra_condition=" AND price = :price", extra_values={":price": line.price},
-        ))
+        product = products[line.product_id]
+        current, reorder_point = product.stock_level, product.reorder_point
+        if can_take_relatively(current, line.quantity, reorder_point):
+            # Plenty left: take the units relatively; the level after is not known here.
+            paths.append("take")
+            actions.append(stock_level_take(
+                product_id=line.product_id, quantity=line.quantity, reorder_point=reorder_point, price=line.price,
+            ))
+            resulting_level = None
+        else:
+            # Near the reorder point, the low-stock band or zero: the exact compare-and-set.
+            paths.append(current)
+            actions.append(stock_level_update(
+                product_id=line.product_id, current=current, new=current - line.quantity,
+                reorder_point=reorder_point,
+                extra_condition=" AND price = :price", extra_values={":price": line.price},
+            ))
+            resulting_level = current - line.quantity
         sale = StockAdjustment(
             product_id=line.product_id, adjustment_id=order_id, at=at, delta=-line.quantity,
-            resulting_level=current - line.quantity, reason=SOLD, reference=order_id, who=customer_name,
+            resulting_level=resulting_level, reason=SOLD, reference=order_id, who=customer_name,
             order_id=order_id, customer_id=customer_id, order_number=number,
         )
         actions.append(put(sale.to_item(), if_absent=True))
@@ -244,7 +282,7 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     number_index = len(actions)
     actions.append(put(order.number_claim_item(), if_absent=True))
     actions.append(_customer_update(customer_id=customer_id, name=customer_name, email=customer_email, at=at))
-    levels = tuple((products[line.product_id].stock_level, products[line.product_id].reorder_point) for line in lines)
+    levels = tuple((path, products[line.product_id].reorder_point) for path, line in zip(paths, lines, strict=True))
     stamp = at.isoformat(timespec="microseconds")
     refusal = transact_write(actions, request_token=client_request_token(token, order_id, stamp, levels, number))
     if refusal is None:
@@ -253,8 +291,10 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         return REPLAY
     if refusal.failed(number_index):
         return NUMBER_TAKEN
+    if refusal.throttled and not refusal.any_failed:
+        return THROTTLED
     if not refusal.any_failed:
-        return None  # a conflict with another transaction: read again
+        return CONFLICT  # another transaction was in the way: nothing to read
     fresh = dict(products)
     for i, line in enumerate(lines):
         if refusal.failed(2 * i):

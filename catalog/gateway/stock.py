@@ -9,6 +9,9 @@ import time
 from datetime import date, timedelta
 
 from botocore.exceptions import ClientError
+from django.conf import settings
+
+from catalog import availability
 
 from catalog.availability import stock_band
 
@@ -238,6 +241,40 @@ def stock_level_update(*, product_id, current, new, reorder_point, extra_conditi
         {":new": new, ":current": current, **_reorder_values(product_id, new, reorder_point), **(extra_values or {})},
         condition="attribute_exists(PK) AND stockLevel = :current AND " + _reorder_condition(reorder_point)
         + extra_condition,
+        return_old=True,
+    )
+
+
+def take_floor(reorder_point):
+    """The lowest level a relative take (stock_level_take) may leave: above the reorder point
+    (`reorder_point` as stored; None: LOW_STOCK_THRESHOLD), so the product cannot join the Reorder
+    index, and above LOW_STOCK_THRESHOLD, so it stays "In stock" (the band a list shows)."""
+    return max(settings.LOW_STOCK_THRESHOLD, availability.reorder_point(reorder_point)) + 1
+
+
+def can_take_relatively(level, quantity, reorder_point):
+    """Whether taking `quantity` from `level` (as read) leaves the product at or above take_floor:
+    then a sale may use stock_level_take; otherwise (near the edge) the exact stock_level_update."""
+    return level is not None and level - quantity >= take_floor(reorder_point)
+
+
+def stock_level_take(*, product_id, quantity, reorder_point, price):
+    """The Update action of a sale while there is plenty: takes `quantity` relatively
+    (`stockLevel = stockLevel - :q`), on a condition that another sale leaves true unless it takes
+    the product down to the edge: the level is at least `quantity` + take_floor, the price is still
+    `price` and the stored reorder point still `reorder_point`. So concurrent buyers do not undo
+    each other's work (no exact level to compare), and neither the availability band nor the
+    Reorder index membership can change on this path: it writes `stockLevel` alone. The level
+    after is not known to the writer. On refusal DynamoDB returns the product as it is."""
+    values = {":q": quantity, ":min": quantity + take_floor(reorder_point), ":price": price}
+    if reorder_point is not None:
+        values[":rp"] = reorder_point
+    return update(
+        keys.product_key(product_id),
+        "SET stockLevel = stockLevel - :q",
+        values,
+        condition="attribute_exists(PK) AND stockLevel >= :min AND price = :price AND "
+        + _reorder_condition(reorder_point),
         return_old=True,
     )
 

@@ -7,6 +7,7 @@ from botocore.exceptions import ClientError
 from .client import client, deserialize, error_code, serialize, table_name, write_outcome
 
 CHECK_FAILED = "ConditionalCheckFailed"
+THROTTLED = {"ThrottlingError", "ProvisionedThroughputExceeded"}
 # Cancellation reasons that say "not now" rather than "no": the caller may simply try again.
 TRY_AGAIN = {None, "None", "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
 
@@ -56,6 +57,11 @@ class Refusal:
     @property
     def any_failed(self):
         return CHECK_FAILED in self.codes
+
+    @property
+    def throttled(self):
+        """DynamoDB had no capacity for an item: worth trying again after a pause, not at once."""
+        return bool(THROTTLED.intersection(self.codes))
 
 
 def transact_write(actions, *, request_token):

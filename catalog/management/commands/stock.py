@@ -69,5 +69,5 @@ class Command(BaseCommand):
         for a in adjustments:
             reason = "".join(f"  {part}" for part in (a.reason, a.reference, a.note) if part)
             self.stdout.write(
-                f"{a.at:%Y-%m-%d %H:%M:%S} UTC  {a.delta:+d} -> {a.resulting_level}  {a.who or '-'}{reason}"
+                f"{a.at:%Y-%m-%d %H:%M:%S} UTC  {a.delta:+d} -> {a.resulting_level_shown}  {a.who or '-'}{reason}"
             )
