@@ -37,7 +37,8 @@ def test_an_order_takes_stock_records_sales_and_keeps_lines(catalog):
     assert [(x.name, x.quantity, x.unit_price) for x in saved.lines] == [
         ("Model 3", 2, Decimal("39990.00")), ("Pixel 9", 3, Decimal("899.00")),
     ]
-    (sale,) = gateway.stock_history(product_id="1").items
+    sale, opening = gateway.stock_history(product_id="1").items
+    assert (opening.reason, opening.delta) == ("opening", 70)
     assert (sale.delta, sale.resulting_level, sale.order_id, sale.who) == (-2, 68, order.order_id, "user7")
 
 
@@ -48,7 +49,7 @@ def test_a_short_line_changes_nothing_at_all(catalog):
     assert (problem.product_id, problem.kind, problem.available) == ("2", LineProblem.SHORT, 3)
     assert (stock("1"), stock("4"), stock("2")) == (70, 12, 3)
     assert items_in_partition("CUSTOMER#7") == []
-    assert gateway.stock_history(product_id="1").items == []
+    assert [h.reason for h in gateway.stock_history(product_id="1").items] == ["opening"]
 
 
 def test_a_changed_price_changes_nothing(catalog):
@@ -175,7 +176,7 @@ def test_a_three_line_order_whose_third_line_is_short_changes_nothing(local_cata
         place([line("1", 1), line("4", 1), line("8", 2)])
     assert (stock("1"), stock("4"), stock("8")) == (70, 12, 1)
     assert items_in_partition("CUSTOMER#7") == []
-    assert all(gateway.stock_history(product_id=p).items == [] for p in ("1", "4", "8"))
+    assert all([h.reason for h in gateway.stock_history(product_id=p).items] == ["opening"] for p in ("1", "4", "8"))
 
 
 @pytest.mark.dynamodb_local
