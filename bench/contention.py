@@ -1,25 +1,51 @@
+#!/usr/bin/env python
 """Many buyers at once on one product: each takes 1 until the stock runs out.
 
 A buyer is a function (product_id, price, buyer_no) -> True when it took one, False when there
 is nothing left. BUYERS names them: "checkout" places an order (the purchase: one transaction
 that takes the stock and writes the order, its line and the sale's stock adjustment), and
-"stock_decrease" is the gateway's stock write alone.
+"stock_decrease" is the gateway's stock write alone. Each buyer's time to an order (from pressing
+"buy" until it has one, "busy" answers and their retries included) gives p50_ms and p99_ms.
+
+`make bench` runs it on its largest catalog (bench/run.py). Alone, on its own DynamoDB Local:
+
+    python bench/contention.py --quick          # buyers 1, 8, 32, 128; 60 units each run
+    python bench/contention.py --buyers 8,32 --start-stock 200 --buyer checkout
+
+which writes var/bench/contention.json (results.json is `make bench`'s and is left alone).
 """
 
+import argparse
+import json
+import os
+import sys
 import threading
 import time
 import uuid
 from decimal import Decimal
+from pathlib import Path
 
-from catalog import gateway
-from catalog.gateway import LineProblem, importer, orders
-from catalog.gateway.client import count_requests
-from catalog.gateway.entities import Product
-from catalog.gateway.errors import InsufficientStock, OrderRejected, StockBusy
+ROOT = Path(__file__).resolve().parent.parent
+if __package__ in (None, ""):
+    # Run as a script: import from the repository root, never bench/'s modules as top-level ones.
+    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+    sys.path.insert(0, str(ROOT))
 
-from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
+from django.test import override_settings  # noqa: E402
+
+from bench.catalog_data import FEATURED_BRAND, FEATURED_CATEGORY  # noqa: E402
+from bench.meter import percentile  # noqa: E402
+from catalog import gateway  # noqa: E402
+from catalog.gateway import SOLD, LineProblem, importer, orders  # noqa: E402
+from catalog.gateway.client import count_requests  # noqa: E402
+from catalog.gateway.entities import Product  # noqa: E402
+from catalog.gateway.errors import InsufficientStock, OrderRejected, StockBusy  # noqa: E402
 
 PRICE = Decimal("1.00")
+# The buyer counts of `make bench` (quick runs too) and their stock: full 200 units, quick 60.
+BUYER_COUNTS = [1, 8, 32, 128]
+START_STOCK = 200
+QUICK_START_STOCK = 60
 
 
 def buy_one_checkout(product_id, price, buyer_no):
@@ -68,14 +94,16 @@ def orders_count(buyers, product_id):
     return total
 
 
-def history_count(product_id):
-    total, after = 0, None
-    while True:
-        page = gateway.stock_history(product_id=product_id, after=after, limit=1000)
-        total += len(page.items)
-        after = page.next_cursor
-        if after is None:
-            return total
+def history_counts(product_id):
+    """(sale changes, other changes) in the product's stock history, read consistently: the other is
+    the opening change the import wrote with the product's level."""
+    sales = others = 0
+    for change in gateway.stock_history_all(product_id=product_id):
+        if change.reason == SOLD:
+            sales += 1
+        else:
+            others += 1
+    return sales, others
 
 
 def run(buyers, *, start_stock, buyer="checkout"):
@@ -96,30 +124,36 @@ def run(buyers, *, start_stock, buyer="checkout"):
             )
         ],
     )
-    successes, busy, failures = [0], [0], []
+    successes, busy, failures, waits = [0], [0], [], []
     lock = threading.Lock()
     gate = threading.Barrier(buyers)
 
     def worker(buyer_no):
         gate.wait()
+        pressed = time.perf_counter()  # when this buyer began trying for the next unit
         while True:
             try:
                 took = buy(product_id, PRICE, buyer_no)
             except StockBusy:
                 with lock:
                     busy[0] += 1
-                continue
+                continue  # the buyer presses again: the wait goes on
             except Exception as exc:  # recorded, never hidden
                 with lock:
                     failures.append(repr(exc))
                 return
             if not took:
                 return
+            now = time.perf_counter()
             with lock:
                 successes[0] += 1
+                waits.append(now - pressed)
+            pressed = now
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(buyers)]
-    with count_requests() as counter:
+    # One connection a buyer (the settings' pool is sized for a server's threads, not 128 buyers).
+    pool = max(buyers, gateway_pool_size())
+    with override_settings(DYNAMODB_MAX_POOL_CONNECTIONS=pool), count_requests() as counter:
         started = time.perf_counter()
         for t in threads:
             t.start()
@@ -130,10 +164,12 @@ def run(buyers, *, start_stock, buyer="checkout"):
     for op in counter.operations:
         ops[op] = ops.get(op, 0) + 1
     final = gateway.product_get(product_id=product_id, consistent=True).stock_level
-    history = history_count(product_id)
+    history, other_history = history_counts(product_id)
     placed = orders_count(buyers, product_id) if buyer == "checkout" else None
     transactions = ops.get("TransactWriteItems", 0)
+    # Exact: sold out, one sale in the history a unit sold (the opening change aside) and one order.
     exact = final == start_stock - successes[0] and history == successes[0] and final == 0
+    waits_ms = sorted(w * 1000 for w in waits)
     return {
         "buyer": buyer,
         "buyers": buyers,
@@ -141,6 +177,8 @@ def run(buyers, *, start_stock, buyer="checkout"):
         "successes": successes[0],
         "seconds": round(elapsed, 3),
         "successes_per_s": round(successes[0] / elapsed, 1) if elapsed else 0.0,
+        "p50_ms": round(percentile(waits_ms, 50), 1) if waits_ms else None,
+        "p99_ms": round(percentile(waits_ms, 99), 1) if waits_ms else None,
         "transactions": transactions,
         "retries": transactions - successes[0],
         "stock_busy": busy[0],
@@ -148,6 +186,77 @@ def run(buyers, *, start_stock, buyer="checkout"):
         "requests": ops,
         "final_stock": final,
         "history_items": history,
+        "other_history_items": other_history,
         "orders": placed,
         "consistent": exact and placed in (None, successes[0]) and not failures,
     }
+
+
+def gateway_pool_size():
+    from django.conf import settings
+
+    return settings.DYNAMODB_MAX_POOL_CONNECTIONS
+
+
+def run_all(buyer_counts, *, start_stock, buyers=tuple(BUYERS), log=print):
+    """{buyer: {str(buyers): run(...)}} for each kind of buyer and each buyer count, on the current table."""
+    results = {}
+    for buyer in buyers:
+        results[buyer] = {}
+        for count in buyer_counts:
+            log(f"contention, {buyer}: {count} buyers, stock {start_stock}")
+            c = results[buyer][str(count)] = run(count, start_stock=start_stock, buyer=buyer)
+            log(f"  {c['successes_per_s']} successes/s, p50 {c['p50_ms']} ms, p99 {c['p99_ms']} ms, "
+                f"{c['retries']} retries, {c['stock_busy']} busy, exact: {c['consistent']}")
+    return results
+
+
+def _ints(text):
+    return [int(x) for x in text.split(",") if x.strip()]
+
+
+def main(argv=None):
+    """The contention runs alone, on their own DynamoDB Local (in memory) and a small catalog."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help=f"{QUICK_START_STOCK} units a run (default {START_STOCK})")
+    parser.add_argument("--buyers", type=_ints, default=BUYER_COUNTS, help="buyer counts (default 1,8,32,128)")
+    parser.add_argument("--start-stock", type=int, help="units at the start of each run")
+    parser.add_argument("--buyer", choices=sorted(BUYERS), action="append", help="kind of buyer (default: each)")
+    parser.add_argument("--products", type=int, default=300, help="catalog products beside the contended one")
+    parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench" / "contention.json")
+    args = parser.parse_args(argv)
+    start_stock = args.start_stock or (QUICK_START_STOCK if args.quick else START_STOCK)
+
+    from tools import dynamodb_local
+
+    process, url = dynamodb_local.start()
+    try:
+        os.environ.update(DYNAMODB_ENDPOINT_URL=url, DYNAMODB_TABLE=f"bench-contention-{uuid.uuid4().hex[:6]}",
+                          DJANGO_SECRET_KEY=os.environ.get("DJANGO_SECRET_KEY") or uuid.uuid4().hex)
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "storefront.settings")
+        os.environ.pop("DJANGO_DEBUG", None)
+        import django
+
+        django.setup()
+        from bench.catalog_data import make_catalog
+        from catalog.gateway.schema import table_ensure, table_set_ttl
+
+        table_ensure(os.environ["DYNAMODB_TABLE"])
+        table_set_ttl(os.environ["DYNAMODB_TABLE"], enabled=False)  # as make bench: no TTL sweeps
+        importer.import_catalog(make_catalog(args.products))
+        started = time.perf_counter()
+        results = run_all(args.buyers, start_stock=start_stock, buyers=args.buyer or tuple(BUYERS))
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps({
+            "meta": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "start_stock": start_stock,
+                     "seconds": round(time.perf_counter() - started, 1), "dynamodb_local": "in memory"},
+            "contention": results,
+        }, indent=2))
+        print(f"Results: {args.out}")
+    finally:
+        dynamodb_local.stop(process)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -86,7 +86,9 @@ def parse_args(argv=None):
     )
     parser.add_argument("--raw-iterations", type=int, help="raw requests timed per page type (default 1000; quick 120)")
     parser.add_argument("--baseline", type=int, default=2000, help="products imported one PutItem at a time")
-    parser.add_argument("--buyers", type=_ints, default=[8, 32], help="contention: concurrent buyers (default 8,32)")
+    parser.add_argument(
+        "--buyers", type=_ints, help="contention: concurrent buyers on one product (default 1,8,32,128, quick too)"
+    )
     parser.add_argument("--start-stock", type=int, help="contention: stock at the start (default 200; quick 60)")
     parser.add_argument(
         "--no-load", action="store_true", help="skip gunicorn and wrk (page figures from in-process renders)"
@@ -114,6 +116,10 @@ def parse_args(argv=None):
     )
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench", help="where results go (default var/bench)")
     args = parser.parse_args(argv)
+    if args.buyers is None:
+        from .contention import BUYER_COUNTS
+
+        args.buyers = BUYER_COUNTS
     defaults = QUICK if args.quick else FULL
     for name, value in defaults.items():
         if getattr(args, name) is None:
@@ -604,14 +610,7 @@ def bench(args, *, server_env=None):
             discover_ids(log=log), rounds=args.observability_rounds, renders=args.observability_renders, log=log
         )
         results["observability"]["meta"]["products"] = largest
-        results["contention"] = {}
-        for buyer in contention.BUYERS:
-            results["contention"][buyer] = {}
-            for buyers in args.buyers:
-                log(f"contention, {buyer}: {buyers} buyers, stock {args.start_stock}")
-                c = contention.run(buyers, start_stock=args.start_stock, buyer=buyer)
-                results["contention"][buyer][str(buyers)] = c
-                log(f"  {c['successes_per_s']} successes/s, {c['retries']} retries, exact: {c['consistent']}")
+        results["contention"] = contention.run_all(args.buyers, start_stock=args.start_stock, log=log)
         log(f"bulk receiving: {args.receive_lines} lines")
         results["receive"] = receive.run(lines=args.receive_lines, products=max(1, min(500, args.receive_lines // 10)))
         log(f"  {results['receive']['first']['lines_per_s']} lines/s, "

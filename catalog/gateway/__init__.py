@@ -16,6 +16,7 @@ from .entities import (
     COUNTED,
     DAMAGED,
     MANUAL_REASONS,
+    OPENING,
     PLACED,
     REASON_LABELS,
     REASONS,
@@ -108,7 +109,7 @@ from .validate import (
 
 __all__ = [
     "ADDRESS_FIELDS", "MAX_LINES", "MAX_QUANTITY", "MAX_NOTE", "MAX_REFERENCE", "MAX_REORDER", "MAX_LEDGER_DAYS",
-    "CANCELLED", "COUNTED", "DAMAGED", "MANUAL_REASONS", "PLACED", "REASON_LABELS", "REASONS",
+    "CANCELLED", "COUNTED", "DAMAGED", "MANUAL_REASONS", "OPENING", "PLACED", "REASON_LABELS", "REASONS",
     "RECEIVED", "RETURNED", "SHIPPED", "SOLD", "OrderStatusRefused", "StockMoved",
     "check_day_range", "order_cancel", "order_ship", "orders_open", "product_set_reorder_point",
     "products_to_reorder", "stock_count", "stock_history_all", "stock_ledger", "stock_moves_since",

@@ -12,10 +12,12 @@ from . import keys, text
 CENT = Decimal("0.01")
 
 # Why stock changed: the codes as stored. Staff record the manual ones (with the direction each
-# allows: +1 in, -1 out, 0 either); `sold` and `cancelled` only come from orders.
+# allows: +1 in, -1 out, 0 either); `sold` and `cancelled` only come from orders; `opening` only
+# from an import that sets a level (or the migration that gave older products theirs), so every
+# level is the sum of its product's changes.
 RECEIVED, RETURNED, DAMAGED, COUNTED = "received", "returned", "damaged", "counted"
-SOLD, CANCELLED = "sold", "cancelled"
-REASONS = (RECEIVED, RETURNED, DAMAGED, COUNTED, SOLD, CANCELLED)
+SOLD, CANCELLED, OPENING = "sold", "cancelled", "opening"
+REASONS = (RECEIVED, RETURNED, DAMAGED, COUNTED, SOLD, CANCELLED, OPENING)
 MANUAL_REASONS = {RECEIVED: 1, RETURNED: 1, DAMAGED: -1, COUNTED: 0}
 REASON_LABELS = {
     RECEIVED: "Received (shipment)",
@@ -24,6 +26,7 @@ REASON_LABELS = {
     COUNTED: "Counted (stocktake correction)",
     SOLD: "Sold",
     CANCELLED: "Order cancelled",
+    OPENING: "Opening stock (set by import)",
 }
 
 # What staff see instead of the level after a sale that took its units relatively (stock.py's
@@ -230,7 +233,7 @@ class StockAdjustment:
     adjustment_id: str
     at: datetime
     delta: int
-    resulting_level: int | None
+    resulting_level: int | None  # None: not recorded (a sale that did not read the exact level)
     reason: str = ""  # a code of REASONS; "" for a change recorded before codes (its text is the note)
     who: str = ""
     order_id: str | None = None
@@ -251,7 +254,7 @@ class StockAdjustment:
             adjustment_id=item["adjustmentId"],
             at=datetime.fromisoformat(item["at"]),
             delta=_int(item["delta"]),
-            resulting_level=_int(item["resultingLevel"]) if item.get("resultingLevel") is not None else None,
+            resulting_level=_int(item.get("resultingLevel"), None),
             reason=reason,
             who=item.get("who", ""),
             order_id=item.get("orderId"),

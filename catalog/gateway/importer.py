@@ -2,7 +2,9 @@
 
 Importing again updates a product's names, price, description, attributes, brand and category
 (and its index keys) but keeps its stock level: stock only changes through stock writes,
-unless `reset_stock` says otherwise.
+unless `reset_stock` says otherwise. Where an import sets a level (a new product's, or a reset
+one) it writes an `opening` stock change in the same transaction, so the level is the sum of the
+product's changes from the start (reconcile_stock checks exactly that).
 """
 import dataclasses
 import json
@@ -19,6 +21,7 @@ from . import keys, text
 from .client import _backoff, batch_get, batch_write, client, in_parallel, serialize, table_name, translate_errors
 from .entities import Brand, Category, Product
 from .errors import CatalogUnavailable
+from .stock import opening_adjustment
 from .transact import put, transact_write, update
 from .validate import MAX_REORDER, new_token, valid_id
 
@@ -44,6 +47,7 @@ class ImportResult:
     categories: int = 0
     products_created: int = 0
     products_updated: int = 0
+    stock_entries: int = 0  # opening stock changes written (levels set by the import)
     terms_written: int = 0
     requests: dict = field(default_factory=dict)
 
@@ -278,6 +282,7 @@ def referenced_ids(data, entity, id_key):
 
 TRANSACTION_ACTIONS = 100
 TRANSACTION_BYTES = 3_000_000  # of DynamoDB's 4 MB a transaction
+OPENING_BYTES = 1_000  # at most, an opening stock change with its index keys
 GROUP_ATTEMPTS = 10
 # What an existing product is read for: its place (counts), its name (search terms), what its
 # term items show (price, image, brand and category), and its stock level and reorder point (an
@@ -326,14 +331,18 @@ def _put_names(brands, categories, also_brand_ids, also_category_ids, result):
              condition="attribute_exists(PK)")
 
 
+def _stored_level(old):
+    return int(old["stockLevel"]) if old.get("stockLevel") is not None else 0
+
+
 def _product_action(product, old, reset_stock):
     """The conditional Put or Update of one product: it must still be as it was read (place, name,
-    and unless the stock is reset its level and reorder point). A product without a reorder point
+    level, and unless the stock is reset its reorder point). A product without a reorder point
     in the file keeps the one stored; an update keeps the stock level, and the Reorder index keys
     follow from that level."""
     if old is None:
         return put(product.to_item(), if_absent=True)
-    stored_level = int(old["stockLevel"]) if old.get("stockLevel") is not None else 0
+    stored_level = _stored_level(old)
     stored_reorder = int(old["reorderPoint"]) if old.get("reorderPoint") is not None else None
     product = dataclasses.replace(
         product,
@@ -343,11 +352,16 @@ def _product_action(product, old, reset_stock):
     item = product.to_item()
     condition = "attribute_exists(PK) AND brandId = :ob AND categoryId = :oc AND #n = :on"
     values = {":ob": old["brandId"], ":oc": old["categoryId"], ":on": old.get("name", "")}
+    # The level read: a reset's opening change is the difference to it, so it must still hold.
+    if old.get("stockLevel") is None:
+        condition += " AND attribute_not_exists(stockLevel)"
+    else:
+        condition += " AND stockLevel = :ol"
+        values[":ol"] = stored_level
     if not reset_stock:
-        condition += " AND stockLevel = :ol AND " + (
+        condition += " AND " + (
             "attribute_not_exists(reorderPoint)" if stored_reorder is None else "reorderPoint = :orp"
         )
-        values[":ol"] = stored_level
         if stored_reorder is not None:
             values[":orp"] = stored_reorder
     if reset_stock:
@@ -370,6 +384,22 @@ def _product_action(product, old, reset_stock):
     return update(
         key, expression, {**{f":v{i}": v for i, v in enumerate(item.values())}, **values},
         condition=condition, names=names,
+    )
+
+
+def _opening(product, old, reset_stock):
+    """The opening stock change written with a product whose level the import sets (a new product's
+    level; with `reset_stock`, the difference to the level stored), or None when no level moves."""
+    if old is None:
+        delta, note = product.stock_level, ""
+    elif reset_stock:
+        delta, note = product.stock_level - _stored_level(old), "Level reset by import_catalog --reset-stock"
+    else:
+        return None
+    if not delta:
+        return None
+    return opening_adjustment(
+        product_id=product.product_id, delta=delta, resulting_level=product.stock_level, note=note,
     )
 
 
@@ -413,17 +443,18 @@ def _moves(product, old):
 
 
 def _groups(products, existing):
-    """Products in transactions: at most TRANSACTION_ACTIONS actions (one a product, one a brand
-    or category whose counts move) and TRANSACTION_BYTES. Sorted by brand and category, so a
-    group touches few count items."""
+    """Products in transactions: at most TRANSACTION_ACTIONS actions (two a product: its write and
+    room for its opening stock change, which a re-read may bring; one a brand or category whose
+    counts move) and TRANSACTION_BYTES. Sorted by brand and category, so a group touches few
+    count items."""
     group, pairs, size = [], set(), 0
     for product in sorted(products, key=lambda p: (p.brand_id, p.category_id, p.product_id)):
         old = existing.get(product.product_id)
         touched = {(m[0][0], m[0][1]) for m in _moves(product, old)}
         new_pairs = pairs | touched
         counters = len({b for b, _ in new_pairs}) + len({c for _, c in new_pairs})
-        item_size = len(repr(product.to_item()))
-        if group and (len(group) + 1 + counters > TRANSACTION_ACTIONS or size + item_size > TRANSACTION_BYTES):
+        item_size = len(repr(product.to_item())) + OPENING_BYTES
+        if group and (2 * (len(group) + 1) + counters > TRANSACTION_ACTIONS or size + item_size > TRANSACTION_BYTES):
             yield group
             group, new_pairs, size = [], touched, 0
         group.append(product)
@@ -437,11 +468,15 @@ def _write_group(group, existing, reset_stock, result):
     meanwhile are read again and the transaction rebuilt. Updates `existing` with what was read."""
     for attempt in range(GROUP_ATTEMPTS):
         moves = [m for p in group for m in _moves(p, existing.get(p.product_id))]
+        # Product actions first: a refusal's index i is group[i].
         actions = [_product_action(p, existing.get(p.product_id), reset_stock) for p in group]
+        openings = [o for p in group if (o := _opening(p, existing.get(p.product_id), reset_stock))]
+        actions += [put(o.to_item(), if_absent=True) for o in openings]
         actions += _count_actions(_membership_deltas(moves))
         refusal = transact_write(actions, request_token=new_token()[:36])
         result.count("TransactWriteItems")
         if refusal is None:
+            result.stock_entries += len(openings)
             return
         if refusal.any_failed:
             stale = [group[i].product_id for i in range(len(group)) if refusal.failed(i)]

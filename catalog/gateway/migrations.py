@@ -22,13 +22,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from botocore.exceptions import ClientError
 from django.conf import settings
 
 from . import keys
 from .backfill_scan import (
+    REWRITE_ATTEMPTS,
     Rewrite,
     capacity_for,
     item_get,
@@ -40,7 +41,8 @@ from .backfill_scan import (
 from .client import batch_get, batch_write, client, deserialize, error_code, serialize, translate_errors
 from .entities import PLACED, Product, StockAdjustment
 from .errors import CatalogError, CatalogUnavailable
-from .transact import transact_write
+from .stock import opening_adjustment, stock_history_all
+from .transact import put, transact_write
 from .validate import new_token
 
 TABLE_WAIT_SECONDS = 3600  # an index on a large table takes a while to build (AWS: minutes to hours)
@@ -448,6 +450,57 @@ def _list_index_steps(first):
     return steps
 
 
+def implied_opening(level, changes):
+    """The level a product had before its first recorded change (`changes` oldest first): the first
+    change that records its resulting level, minus the deltas up to it; when none does (sales during
+    a rush record none), the level now minus every delta. No changes: the level itself."""
+    total = 0
+    for change in changes:
+        total += change.delta
+        if change.resulting_level is not None:
+            return change.resulting_level - total
+    return level - total
+
+
+def _opening_stock_entries(run, capacity):
+    """A product whose history does not start at 0 gets an `opening` stock change for the level it
+    had before the ledger began (implied_opening: its level if it has no history), dated just before
+    its first change (or now, if it has none), so its changes add up to its level as an import's do
+    today. Written in one transaction with a check that the level is still the one read (a sale
+    meanwhile: read again and redo); a product that has its opening change needs none, so running
+    again writes nothing. A negative implied opening is a broken history: left for reconcile_stock."""
+    def apply(item):
+        for _attempt in range(REWRITE_ATTEMPTS):
+            product_id, level = item["productId"], item.get("stockLevel")
+            changes = list(stock_history_all(product_id=product_id))[::-1]  # consistent, oldest first
+            capacity.reads.spend(1 + len(changes) // 8)  # about 0.5 KB a change, 4 KB a read unit
+            opening = implied_opening(int(level or 0), changes)
+            if opening <= 0:
+                return 0
+            entry = opening_adjustment(
+                product_id=product_id, delta=opening, resulting_level=opening, who="migrate_table",
+                at=changes[0].at - timedelta(microseconds=1) if changes else None,
+                note="The level before the stock ledger began (table migration 0017)",
+            )
+            check = {
+                "TableName": run.table, "Key": serialize({"PK": item["PK"], "SK": item["SK"]}),
+                "ConditionExpression": "attribute_not_exists(stockLevel)" if level is None else "stockLevel = :l",
+            }
+            if level is not None:
+                check["ExpressionAttributeValues"] = serialize({":l": level})
+            refused = transact_write([{"ConditionCheck": check}, put(entry.to_item(), if_absent=True)],
+                                     request_token=new_token()[:36])
+            capacity.writes.spend(6)  # the check, the change (2 each, transactional) and its two index entries
+            if refused is None:
+                return 1
+            item = item_get({"PK": item["PK"], "SK": item["SK"]}, capacity)
+            if item is None:  # deleted meanwhile
+                return 0
+        raise CatalogUnavailable(f"Product {item['productId']} kept changing during the backfill; run it again")
+
+    return apply
+
+
 def _recount_brands_and_categories():
     from .counts import counts_recount
 
@@ -472,6 +525,8 @@ STEPS = [
     EnableTTL("0015_idempotency_ttl", "expiresAt", "expiry (TTL) of idempotency marks"),
     Backfill("0016_order_numbers", ("ORDER",), _order_numbers,
              "orders placed before order numbers: a number each (claimed), the customer's name and email"),
+    Backfill("0017_opening_stock_entries", ("PRODUCT",), _opening_stock_entries,
+             "products: an opening stock change for the level they had before the ledger, so changes add up"),
     # Issue 32 (lists show a stock band): online steps, run after the code is deployed; the code reads
     # the list indexes it finds (pages.read_query) and derives a missing band from the level.
     Backfill("0018_stock_bands", ("PRODUCT",), _stock_bands, "products: the stock band lists show (stockBand)",

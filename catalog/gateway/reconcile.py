@@ -1,12 +1,16 @@
 """Does every product's stock history add up to its level?
 
-A product's history (newest first) must chain: each change's resulting level is the level the
-newer change started from (its resulting level minus its delta), and the newest resulting level is
-the stock level now. The opening level is the oldest change's resulting level minus its delta (an
-import sets levels without history: that is the opening level). A product without history has
-nothing to check. Products are walked brand by brand on GSI1 (one Query a page, never a Scan);
-a product that seems to drift is checked again from consistent reads, so a sale landing between
-the two reads is not reported.
+Every level is the sum of its product's changes: an import that sets a level writes an `opening`
+change (migration 0017 gave the products of before theirs), and every stock write records its
+delta. So the check is: the deltas of the whole history add up to the stock level now. That holds
+for changes that do not record the level they left (a sale during a rush: `resulting_level` None),
+and it catches a level changed behind the shop's back on a product that was never adjusted.
+
+Where drift is found, the history is read newest first to say where: a change that records its
+resulting level must have left the level now minus the deltas of every newer change; the newest
+one that does not is named. Products are walked brand by brand on GSI1 (one Query a page, never a
+Scan); a product that seems to drift is checked again from consistent reads, so a sale landing
+between the two reads is not reported.
 """
 from dataclasses import dataclass
 
@@ -24,29 +28,38 @@ class Drift:
         return f"product {self.product_id}: {self.problem}"
 
 
+def _describe(change):
+    return (f"the change of {change.at:%Y-%m-%d %H:%M:%S} ({change.delta:+d}, "
+            f"{change.reason or change.note or 'no reason'})")
+
+
 def _check(product_id, level, *, consistent):
-    expected = level
-    newer = None
+    total, changes = 0, 0
+    expected = level  # the level after this change: the level now minus every newer change's delta
+    newer = None  # the newest change whose resulting level is recorded and disagrees
     after = None
     while True:
         page = stock_history(product_id=product_id, after=after, limit=500, consistent=consistent)
         for change in page.items:
-            if change.resulting_level != expected:
-                if newer is None:
-                    what = f"the stock level is {expected}"
-                else:
-                    what = f"the next change ({newer.at:%Y-%m-%d %H:%M:%S}) started from {expected}"
-                return Drift(product_id, level, (
-                    f"{what}, but the change of {change.at:%Y-%m-%d %H:%M:%S} ({change.delta:+d}, "
-                    f"{change.reason or change.note or 'no reason'}) left {change.resulting_level}"))
-            expected = change.resulting_level - change.delta
-            newer = change
+            if newer is None and change.resulting_level is not None and change.resulting_level != expected:
+                newer = (change, expected)
+            expected -= change.delta
+            total += change.delta
+            changes += 1
         if not page.next_cursor:
             break
         after = page.next_cursor
-    if expected < 0:
-        return Drift(product_id, level, f"the history implies an opening level of {expected}")
-    return None
+    if total == level:
+        return None
+    if changes == 0:
+        problem = f"the stock level is {level}, but the product has no stock changes (they add up to 0)"
+    else:
+        problem = f"the stock level is {level}, but its {changes} stock change(s) add up to {total}"
+    if newer is not None:
+        change, should_be = newer
+        problem += (f"; {_describe(change)} left {change.resulting_level}, "
+                    f"where the level now and the changes after it say {should_be}")
+    return Drift(product_id, level, problem)
 
 
 def reconcile_product(*, product_id, level=None):

@@ -12,7 +12,6 @@ from botocore.exceptions import ClientError
 from django.conf import settings
 
 from catalog import availability
-
 from catalog.availability import stock_band
 
 from . import keys
@@ -21,6 +20,7 @@ from .entities import (
     COUNTED,
     DAMAGED,
     MANUAL_REASONS,
+    OPENING,
     REASONS,
     RECEIVED,
     IdempotencyMark,
@@ -42,6 +42,7 @@ from .validate import (
     check_quantity,
     check_text,
     client_request_token,
+    new_token,
     page_size,
     utc_now,
 )
@@ -221,6 +222,16 @@ class _UsedToken:
         if self.item is not None:
             return _replay_of(product_id=product_id, item=self.item, request=request)
         return _replay_of_used_token(product_id=product_id, token=token, request=request)
+
+
+def opening_adjustment(*, product_id, delta, resulting_level, at=None, who="import", note=""):
+    """The `opening` stock change that an import (or migration 0017) writes beside a level it sets,
+    so that every level is the sum of its product's changes: a new product's level, the difference
+    a re-import with reset stock makes, or the level a product had before the ledger began."""
+    return StockAdjustment(
+        product_id=product_id, adjustment_id=new_token(), at=at or utc_now(), delta=delta,
+        resulting_level=resulting_level, reason=OPENING, who=who, note=note,
+    )
 
 
 def _request(*, delta, reason, who, reference, note):

@@ -51,11 +51,13 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
         for buyers in ("2", "4"):
             c = by_count[buyers]
             assert c["successes"] == 6 and c["final_stock"] == 0 and c["history_items"] == 6 and c["consistent"]
+            assert c["other_history_items"] == 1  # the import's opening change, not a sale
             assert c["orders"] == (6 if buyer == "checkout" else None)
+            assert 0 < c["p50_ms"] <= c["p99_ms"]
     assert {t["target"].split(" ")[0] for t in results["targets"]} >= {
         "in-process", "HTTP", "flatness", "one", "metrics"}
     markdown = (tmp_path / "results.md").read_text()
-    assert "## Contention" in markdown
+    assert "## Contention" in markdown and "| p50 ms | p99 ms |" in markdown
     # what metrics cost each page, on the largest catalog, in the results and the report
     assert results["observability"]["meta"]["products"] == 90 and results["observability"]["brand"]["renders"] == 4
     assert "## What metrics cost a page" in markdown
@@ -69,6 +71,24 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
     assert 0 < results["render"]["90"]["brand"]["cpu_mean_ms"]
     assert results["overhead"]["brand"]["http_cpu_ms"] is None and results["overhead"]["brand"]["cpu_ratio"] is None
     assert "### CPU a page" not in markdown
+
+
+def test_the_buyer_counts_are_one_eight_32_and_128_in_quick_runs_too():
+    assert bench_run.parse_args(["--quick"]).buyers == bench_run.parse_args([]).buyers == [1, 8, 32, 128]
+    assert (bench_run.parse_args(["--quick"]).start_stock, bench_run.parse_args([]).start_stock) == (60, 200)
+
+
+def test_the_crowd_targets_compare_orders_a_second_with_one_buyer_and_count_busy_buyers():
+    from bench import report
+
+    def run(rate, busy=0, consistent=True):
+        return {"successes_per_s": rate, "stock_busy": busy, "consistent": consistent}
+
+    met = report.targets({"contention": {"checkout": {"1": run(10.0), "32": run(9.0), "128": run(8.0)}}})
+    assert [t["met"] for t in met] == [True, True]
+    assert "32 buyers 9.0/s (0.90 x), 128 buyers 8.0/s (0.80 x)" in met[1]["measured"]
+    missed = report.targets({"contention": {"checkout": {"1": run(5.7), "32": run(0.6, busy=955), "128": run(0.2)}}})
+    assert [t["met"] for t in missed] == [False, False] and "32 buyers: exact, 955 busy" in missed[0]["measured"]
 
 
 def test_raw_requests_and_renders_alternate_in_short_runs_that_keep_the_totals():

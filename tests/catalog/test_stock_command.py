@@ -46,17 +46,21 @@ def test_history_adds_the_recent_adjustments_with_one_query(catalog):
     assert lines[0] == "Pixel 9 (product 4): 20 in stock"
     assert lines[1].endswith("UTC  -2 -> 20  bob  damaged")
     assert lines[2].endswith("UTC  +10 -> 22  ann  received  PO-17")
+    assert lines[3].endswith("UTC  +12 -> 12  import  opening")  # the level the import set
 
 
 def test_history_of_a_product_never_adjusted(catalog):
-    assert stock("5", "--history").splitlines()[1] == "No adjustments yet."
+    lines = stock("5", "--history").splitlines()
+    assert len(lines) == 2 and lines[1].endswith("UTC  +5 -> 5  import  opening")
+    assert stock("3", "--history").splitlines()[1] == "No adjustments yet."  # imported sold out
 
 
 def test_add_records_the_operators_os_user_name(catalog):
     out = stock("1", "--add", "5", "--reason", "returned", "--reference", "RMA-42", "--note", "box dented")
     assert "Added 5." in out and "Model 3 (product 1): 75 in stock" in out
     assert level("1") == 75
-    [adjustment] = history("1")
+    adjustment, opening = history("1")
+    assert (opening.reason, opening.delta) == ("opening", 70)
     assert (adjustment.delta, adjustment.reason, adjustment.who) == (5, "returned", getpass.getuser())
     assert (adjustment.reference, adjustment.note) == ("RMA-42", "box dented")
 
@@ -69,14 +73,15 @@ def test_add_without_a_reason_is_received(catalog):
 def test_remove_takes_stock_away(catalog):
     out = stock("4", "--remove", "2", "--reason", "damaged", "--history")
     assert "Removed 2." in out and "Pixel 9 (product 4): 10 in stock" in out
-    assert out.splitlines()[-1].endswith(f"-2 -> 10  {getpass.getuser()}  damaged")
+    assert out.splitlines()[-2].endswith(f"-2 -> 10  {getpass.getuser()}  damaged")
+    assert out.splitlines()[-1].endswith("+12 -> 12  import  opening")
     assert level("4") == 10
 
 
 def test_each_run_is_its_own_adjustment(catalog):
     stock("1", "--add", "1")
     stock("1", "--add", "1")
-    assert level("1") == 72 and len(history("1")) == 2
+    assert level("1") == 72 and [h.reason for h in history("1")] == ["received", "received", "opening"]
 
 
 @pytest.mark.parametrize(
@@ -106,7 +111,7 @@ def test_errors_are_a_command_error_and_change_nothing(catalog, args, message):
     with pytest.raises(CommandError, match=message.replace(".", r"\.").replace("(", r"\(")):
         stock(*args)
     assert level("1") == 70 and level("2") == 3
-    assert history("1") == [] and history("2") == []
+    assert [h.reason for h in history("1") + history("2")] == ["opening", "opening"]
 
 
 def test_dynamodb_unavailable_is_a_command_error(catalog):

@@ -99,6 +99,20 @@ def test_importing_again_updates_everything_but_stock(ddb):
     assert "1" in [p.product_id for p in gateway.products_by_brand(brand_id="3", category_id="10").items]
     assert "1" not in [p.product_id for p in gateway.products_by_category(category_id="1").items]
     assert (result.products_created, result.products_updated) == (0, 8)
+    # the level is kept, so no stock change: the import's opening one and the sale
+    changes = gateway.stock_history(product_id="1").items
+    assert [(h.reason, h.delta) for h in changes] == [("sold", -20), ("opening", 70)]
+    assert result.stock_entries == 0
+
+
+def test_an_import_opens_each_new_products_history_with_its_level(ddb):
+    result = seed()
+    assert result.stock_entries == 7  # product 3 comes in sold out: nothing to open with
+    [opening] = gateway.stock_history(product_id="1").items
+    assert (opening.reason, opening.delta, opening.resulting_level, opening.who) == ("opening", 70, 70, "import")
+    assert opening.reason_label == "Opening stock (set by import)"
+    assert [h.reason for h in gateway.stock_history(product_id="1", reason="opening").items] == ["opening"]
+    assert gateway.stock_history(product_id="3").items == []
 
 
 def test_reset_stock_overwrites_stock_on_purpose(ddb, tmp_path):
@@ -108,6 +122,12 @@ def test_reset_stock_overwrites_stock_on_purpose(ddb, tmp_path):
     call_command("import_catalog", str(write_json(tmp_path, small_catalog())), "--reset-stock", stdout=out)
     assert gateway.product_get(product_id="1").stock_level == 70
     assert "stock levels reset" in out.getvalue()
+    # the reset is in the history as an opening change of the difference; unchanged levels have none
+    reset, sale, opening = gateway.stock_history(product_id="1").items
+    assert [(h.reason, h.delta, h.resulting_level) for h in (reset, sale, opening)] == [
+        ("opening", 20, 70), ("sold", -20, 50), ("opening", 70, 70)]
+    assert "reset" in reset.note and "1 opening stock change(s)" in out.getvalue()
+    assert len(gateway.stock_history(product_id="4").items) == 1
 
 
 def test_writes_go_in_transactions_of_100_and_batches_of_25(ddb):
@@ -120,10 +140,11 @@ def test_writes_go_in_transactions_of_100_and_batches_of_25(ddb):
     with count_requests() as counter:
         result = importer.import_catalog(data)
     # 8 brands and categories one UpdateItem each (their counts kept); one BatchGetItem to find
-    # existing products; 60 products and the two counts they move in one transaction; their search
-    # terms ("th", "thi", "thin", "thing" and the two-digit numbers) 25 a BatchWriteItem
+    # existing products; 60 products, each with its opening stock change, and the two counts they
+    # move in two transactions (at most 100 actions each); their search terms ("th", "thi", "thin",
+    # "thing" and the two-digit numbers) 25 a BatchWriteItem
     terms = sum(len(p.term_items()) for p in importer.validate(data)[2])
-    assert counter.operations.count("TransactWriteItems") == 1
+    assert counter.operations.count("TransactWriteItems") == 2 and result.stock_entries == 60
     assert counter.operations.count("BatchWriteItem") == -(-terms // 25)
     assert counter.operations.count("BatchGetItem") == 1
     assert "Scan" not in counter.operations

@@ -16,7 +16,7 @@ from catalog.checks import refuse_outdated_table, table_problems
 from catalog.gateway import backfill_scan, keys, migrations, pages, schema
 from catalog.gateway import client as dynamo
 from catalog.gateway.client import count_requests
-from catalog.gateway.entities import PurchaseLine
+from catalog.gateway.entities import PurchaseLine, StockAdjustment
 from catalog.gateway.migrations import STEPS, AddIndex, DeleteIndex, Run, migrate, migrations_pending
 from catalog.gateway.orders import order_cancel, order_place, order_ship, orders_open
 from catalog.gateway.products import brands_all, product_get, products_by_brand, products_by_category, products_search
@@ -28,7 +28,7 @@ from catalog.gateway.stock import (
     stock_increase,
     stock_ledger,
 )
-from tests.helpers import seed
+from tests.helpers import seed, small_catalog
 
 pytestmark = pytest.mark.django_db
 
@@ -48,6 +48,26 @@ def all_items(table):
         if "LastEvaluatedKey" not in response:
             return items
         params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+
+def is_opening(item):
+    return item.get("type") == "STOCK_ADJUSTMENT" and item.get("reason") == "opening"
+
+
+def without_openings(items):
+    return {k: v for k, v in items.items() if not is_opening(v)}
+
+
+def openings(items):
+    """{product: [(delta, resulting level, the change after it or None)]} of the opening stock changes:
+    what a staff member reads at the start of each product's history."""
+    found = {}
+    for (pk, sk), item in sorted(items.items()):
+        if is_opening(item):
+            later = [s for p, s in items if p == pk and s.startswith("STOCK#") and s > sk]
+            found.setdefault(item["productId"], []).append(
+                (int(item["delta"]), int(item["resultingLevel"]), bool(later)))
+    return found
 
 
 def shop_history():
@@ -74,8 +94,8 @@ def make_seed_layout_copy(source, target):
     dynamo.client().create_table(**schema.create_table_request(target, indexes=[keys.GSI1, keys.GSI2]))
     dynamo.client().get_waiter("table_exists").wait(TableName=target)
     for item in all_items(source).values():
-        if item.get("type") in ("TERM", "TERM_COUNT", "ORDER_NUMBER"):
-            continue
+        if item.get("type") in ("TERM", "TERM_COUNT", "ORDER_NUMBER") or is_opening(item):
+            continue  # (imports wrote no opening stock changes before 0017)
         old = {k: v for k, v in item.items() if k not in DERIVED and k not in DERIVED_MAPS}
         if item.get("type") == "ORDER":  # before order numbers (and names on orders)
             old = {k: v for k, v in old.items() if k not in ("orderNumber", "customerName", "customerEmail")}
@@ -116,9 +136,16 @@ def test_a_seed_layout_shop_is_brought_to_todays_layout_with_nothing_lost(seed_t
     assert "takes no backups" in said  # DynamoDB Local has none; AWS names the backup here
     assert f"Table {table!r} is at version {STEPS[-1].name}." in said
 
-    # Every item as today's code would have written it: orders, customers, history, levels, counts, terms.
+    # Every item as today's code would have written it: orders, customers, history, levels, counts, terms,
+    # and each product's opening stock change (its level at the import, first in its history), so its
+    # history adds up to its level.
     after = all_items(table)
-    assert after == before
+    assert without_openings(after) == without_openings(before)
+    assert openings(after) == openings(before) and len(openings(after)) == 7  # product 3 is at 0
+    assert "0017_opening_stock_entries" in said
+    reconciled = StringIO()
+    call_command("reconcile_stock", stdout=reconciled)
+    assert "8 product(s) checked: every history adds up." in reconciled.getvalue()
     described = dynamo.client().describe_table(TableName=table)["Table"]
     assert sorted(i["IndexName"] for i in described["GlobalSecondaryIndexes"]) == sorted(schema.INDEXES)
     assert described["DeletionProtectionEnabled"] is True
@@ -137,7 +164,8 @@ def test_a_seed_layout_shop_is_brought_to_todays_layout_with_nothing_lost(seed_t
             [(b.brand_id, dict(b.category_counts)) for b in brands_all()],
             [p.product_id for p in products_to_reorder().items],
             [o.order_id for o in orders_open().items],
-            [c.adjustment_id for c in stock_ledger(start=today_utc, end=today_utc)],
+            # (the opening changes are compared above: 0017 wrote its own)
+            [c.adjustment_id for c in stock_ledger(start=today_utc, end=today_utc) if c.reason != "opening"],
             [c.adjustment_id for c in stock_history_all(product_id="6", reason="damaged")],
         )
 
@@ -160,7 +188,7 @@ def test_a_seed_layout_shop_is_brought_to_todays_layout_with_nothing_lost(seed_t
     out = StringIO()
     call_command("migrate_table", stdout=out)
     assert "No migrations to apply." in out.getvalue()
-    assert all_items(table) == before
+    assert all_items(table) == after
 
 
 def test_plan_lists_the_pending_steps_and_writes_nothing(seed_table):
@@ -178,7 +206,8 @@ def test_plan_lists_the_pending_steps_and_writes_nothing(seed_table):
     assert migrations.migrations_applied(table=table) == {}
     assert len(migrations_pending(table_name=table)) == len(STEPS)
     assert not dynamo.client().describe_table(TableName=table)["Table"].get("DeletionProtectionEnabled")
-    assert set(after) == {k for k, v in before.items() if v.get("type") not in ("TERM", "TERM_COUNT", "ORDER_NUMBER")}
+    assert set(after) == {k for k, v in without_openings(before).items()
+                          if v.get("type") not in ("TERM", "TERM_COUNT", "ORDER_NUMBER")}
     assert sorted(i["IndexName"] for i in dynamo.client().describe_table(TableName=table)["Table"][
         "GlobalSecondaryIndexes"]) == ["GSI1", "GSI2"]
 
@@ -230,7 +259,8 @@ def test_an_interrupted_backfill_continues_where_it_stopped_and_gives_the_same_r
     monkeypatch.setattr(migrations, "scan_all", counting)
     migrate(run=Run(table=table, segments=4, say=lambda line: None), backup=False)
     assert migrations_pending(table_name=table) == []
-    assert all_items(table) == before
+    assert without_openings(all_items(table)) == without_openings(before)
+    assert openings(all_items(table)) == openings(before)
     # The first backfill went on from the pages it had saved, not from the start (nor with 4 segments).
     first = dict(scanned_again)["0001_products"]
     total = dict(scanned_again)["0009_stock_change_and_order_keys"]  # a full read of the same table
@@ -495,3 +525,86 @@ def test_before_deploy_applies_what_the_new_code_needs_to_start_and_stops_at_the
     assert [p.id for p in table_problems()] == ["catalog.W004"]  # it starts now; the old indexes are still there
     names = {i["IndexName"] for i in dynamo.client().describe_table(TableName=table)["Table"]["GlobalSecondaryIndexes"]}
     assert set(keys.LIST_INDEXES) <= names
+
+
+def test_opening_stock_entries_make_every_history_add_up_and_survive_an_interruption(local_ddb, monkeypatch):
+    """0017 on a shop imported before opening stock changes: each product gets the level it had before
+    its first change (its level, if it has none; nothing for one at 0), first in its history; a sale
+    during a rush (no resulting level) is counted; an interrupted run goes on and writes none twice."""
+    seed()
+    shop_history()  # a sale of 2 of product 1, a shipped sale of 4, a cancelled order of 7, staff on 5 and 6
+    rush = StockAdjustment(product_id="8", adjustment_id="rush", at=datetime.now(UTC), delta=-1,
+                           resulting_level=None, reason="sold", order_id="20260101T000000000000-rush")
+    dynamo.client().put_item(TableName=local_ddb, Item=dynamo.serialize(rush.to_item()))
+    dynamo.client().update_item(  # the rush sale's own decrement: 1 -> 0
+        TableName=local_ddb, Key=dynamo.serialize(keys.product_key("8")), UpdateExpression="SET stockLevel = :l",
+        ExpressionAttributeValues=dynamo.serialize({":l": 0}))
+    for key, item in all_items(local_ddb).items():
+        if is_opening(item):
+            dynamo.client().delete_item(TableName=local_ddb, Key=dynamo.serialize({"PK": key[0], "SK": key[1]}))
+    dynamo.client().delete_item(TableName=local_ddb,
+                                Key=dynamo.serialize(keys.migration_key("0017_opening_stock_entries")))
+    out = StringIO()
+    with pytest.raises(CommandError, match="7 of 8 product"):  # all but product 3, imported sold out
+        call_command("reconcile_stock", stdout=out)
+    assert "DRIFT product 2: the stock level is 3, but the product has no stock changes" in out.getvalue()
+
+    monkeypatch.setattr(backfill_scan, "PAGE_SIZE", 2)
+    real, written = migrations.transact_write, []
+
+    def crashing(actions, **kwargs):
+        if len(written) == 3:
+            raise Crash("the machine went away")
+        written.append(actions)
+        return real(actions, **kwargs)
+
+    monkeypatch.setattr(migrations, "transact_write", crashing)
+    with pytest.raises(Crash):
+        migrate(run=Run(table=local_ddb, segments=2, say=lambda line: None), backup=False)
+    assert migrations_pending(table_name=local_ddb) == ["0017_opening_stock_entries"]
+    monkeypatch.setattr(migrations, "transact_write", real)
+    migrate(run=Run(table=local_ddb, say=lambda line: None), backup=False)
+    assert migrations_pending(table_name=local_ddb) == []
+
+    # What staff read at the start of each history: the level imported (small catalog), before every change.
+    imported = {p["productId"]: p["stockLevel"] for p in small_catalog()["products"]}
+    for product_id, stock in imported.items():
+        changes = list(stock_history_all(product_id=product_id))
+        if stock == 0:
+            assert not any(c.reason == "opening" for c in changes), product_id
+            continue
+        assert [(c.reason, c.delta, c.resulting_level) for c in changes[-1:]] == [("opening", stock, stock)], product_id
+        assert [c.reason for c in changes].count("opening") == 1 and changes[-1].who == "migrate_table"
+        assert sum(c.delta for c in changes) == product_get(product_id=product_id, consistent=True).stock_level
+    out = StringIO()
+    call_command("reconcile_stock", stdout=out)
+    assert "8 product(s) checked: every history adds up." in out.getvalue()
+
+    # Run again (as a table made before steps were recorded would): nothing more to write.
+    items = all_items(local_ddb)
+    dynamo.client().delete_item(TableName=local_ddb,
+                                Key=dynamo.serialize(keys.migration_key("0017_opening_stock_entries")))
+    migrate(run=Run(table=local_ddb, say=lambda line: None), backup=False)
+    assert all_items(local_ddb) == items
+
+
+def test_a_sale_while_the_opening_entry_is_written_is_kept_and_counted(local_ddb, monkeypatch):
+    seed()
+    for key, item in all_items(local_ddb).items():
+        if is_opening(item):
+            dynamo.client().delete_item(TableName=local_ddb, Key=dynamo.serialize({"PK": key[0], "SK": key[1]}))
+    real, sold = migrations.transact_write, []
+
+    def sale_first(actions, **kwargs):
+        if not sold and '"P#4"' in repr(actions[0]).replace("'", '"'):
+            sold.append(stock_decrease(product_id="4", quantity=1, token=uuid.uuid4().hex, reason="sold"))
+        return real(actions, **kwargs)
+
+    dynamo.client().delete_item(TableName=local_ddb,
+                                Key=dynamo.serialize(keys.migration_key("0017_opening_stock_entries")))
+    monkeypatch.setattr(migrations, "transact_write", sale_first)
+    migrate(run=Run(table=local_ddb, say=lambda line: None), backup=False)  # 0017 alone is pending
+    assert sold
+    changes = list(stock_history_all(product_id="4"))
+    assert [(c.reason, c.delta, c.resulting_level) for c in changes] == [("sold", -1, 11), ("opening", 12, 12)]
+    call_command("reconcile_stock", stdout=StringIO())

@@ -83,7 +83,7 @@ def test_a_number_another_order_holds_is_not_taken_the_next_one_is(catalog):
 
 def test_a_sale_in_the_history_names_its_customer_and_number(catalog):
     order = place()
-    (sale,) = gateway.stock_history(product_id="4").items
+    sale, _opening = gateway.stock_history(product_id="4").items
     assert (sale.customer_id, sale.order_number, sale.order_id) == ("7", order.number, order.order_id)
 
 

@@ -47,6 +47,9 @@ def test_an_order_takes_stock_records_sales_and_keeps_lines(catalog):
     assert (sale.delta, sale.resulting_level, sale.order_id, sale.who) == (-2, None, order.order_id, "user7")
     assert sale.reason == "sold" and sale.reference == order.order_id
 
+    opening = gateway.stock_history(product_id="1").items[-1]  # the import's, oldest
+    assert (opening.reason, opening.delta) == ("opening", 70)
+
 
 def test_near_the_reorder_point_a_sale_takes_the_exact_path(catalog):
     """Pixel 9 (12, reorder point the default 5): 6 leaves it above, relative; 1 more takes it to
@@ -75,7 +78,7 @@ def test_a_short_line_changes_nothing_at_all(catalog):
     assert (problem.product_id, problem.kind, problem.available) == ("2", LineProblem.SHORT, 3)
     assert (stock("1"), stock("4"), stock("2")) == (70, 12, 3)
     assert items_in_partition("CUSTOMER#7") == []
-    assert gateway.stock_history(product_id="1").items == []
+    assert [h.reason for h in gateway.stock_history(product_id="1").items] == ["opening"]
 
 
 def test_a_changed_price_changes_nothing(catalog):
@@ -202,7 +205,7 @@ def test_a_three_line_order_whose_third_line_is_short_changes_nothing(local_cata
         place([line("1", 1), line("4", 1), line("8", 2)])
     assert (stock("1"), stock("4"), stock("8")) == (70, 12, 1)
     assert items_in_partition("CUSTOMER#7") == []
-    assert all(gateway.stock_history(product_id=p).items == [] for p in ("1", "4", "8"))
+    assert all([h.reason for h in gateway.stock_history(product_id=p).items] == ["opening"] for p in ("1", "4", "8"))
 
 
 @pytest.mark.dynamodb_local

@@ -201,7 +201,9 @@ def test_decrease_below_zero_is_refused_and_changes_nothing(catalog):
         gateway.stock_decrease(product_id="2", quantity=4, token="tok", reason="sold")
     assert raised.value.available == 3
     assert gateway.product_get(product_id="2").stock_level == 3
-    assert [i["SK"] for i in items_in_partition("P#2")] == ["METADATA"]
+    # the product and the import's opening change: no adjustment, no idempotency mark
+    assert [(i["type"], i.get("reason")) for i in items_in_partition("P#2")] == [
+        ("PRODUCT", None), ("STOCK_ADJUSTMENT", "opening")]
 
 
 def test_decrease_to_exactly_zero_is_allowed(catalog):
@@ -229,7 +231,7 @@ def test_the_same_idempotency_key_applies_once(catalog):
     assert again.replayed and again.level == first.level == 65
     assert again.adjustment == first.adjustment
     assert gateway.product_get(product_id="1").stock_level == 65
-    assert len(gateway.stock_history(product_id="1").items) == 1
+    assert [h.reason for h in gateway.stock_history(product_id="1").items] == ["sold", "opening"]
 
 
 
@@ -239,7 +241,7 @@ def test_a_used_key_replays_even_after_the_stock_ran_out(catalog):
     again = gateway.stock_decrease(product_id="2", quantity=3, token="last-ones", reason="sold", who="ann")
     assert (first.level, again.level, again.replayed) == (0, 0, True)
     assert again.adjustment == first.adjustment
-    assert len(gateway.stock_history(product_id="2").items) == 1
+    assert [h.reason for h in gateway.stock_history(product_id="2").items] == ["sold", "opening"]
     with pytest.raises(InsufficientStock):  # a new key is still refused
         gateway.stock_decrease(product_id="2", quantity=3, token="new-key", reason="sold")
 
@@ -255,7 +257,7 @@ def test_a_stale_expected_level_costs_a_retry_never_a_wrong_level(catalog):
         change = gateway.stock_decrease(product_id="4", quantity=2, token="stale", expected_level=40)
     assert counter.operations == ["TransactWriteItems", "TransactWriteItems"]
     assert change.level == 10 == gateway.product_get(product_id="4").stock_level
-    assert [(h.delta, h.resulting_level) for h in gateway.stock_history(product_id="4").items] == [(-2, 10)]
+    assert [(h.delta, h.resulting_level) for h in gateway.stock_history(product_id="4").items] == [(-2, 10), (12, 12)]
 
 
 def test_a_decrease_is_never_refused_on_a_stale_expected_level(catalog):
@@ -301,7 +303,8 @@ def test_a_write_that_loses_a_race_retries_from_the_level_the_rival_left(catalog
     change = gateway.stock_decrease(product_id="4", quantity=2, token="after-rivals", reason="sold")
     assert change.level == 12 + 3 - 2
     assert gateway.product_get(product_id="4").stock_level == 13
-    assert [(h.delta, h.resulting_level) for h in gateway.stock_history(product_id="4").items] == [(-2, 13)]
+    # (the rival's writes went behind the ledger's back: the import's opening 12 and this sale)
+    assert [(h.delta, h.resulting_level) for h in gateway.stock_history(product_id="4").items] == [(-2, 13), (12, 12)]
 
 
 def test_a_write_that_keeps_losing_gives_up_as_busy_and_writes_nothing_of_its_own(catalog, monkeypatch):
@@ -309,7 +312,7 @@ def test_a_write_that_keeps_losing_gives_up_as_busy_and_writes_nothing_of_its_ow
     _a_rival_writes_first(monkeypatch, times=10_000)
     with pytest.raises(StockBusy):
         gateway.stock_decrease(product_id="4", quantity=2, token="never-lands", reason="sold")
-    assert gateway.stock_history(product_id="4").items == []
+    assert [h.reason for h in gateway.stock_history(product_id="4").items] == ["opening"]
     monkeypatch.undo()
     rivals = gateway.product_get(product_id="4").stock_level - 12
     assert rivals >= 1  # only the rival's writes landed; the same key may be sent again
@@ -323,8 +326,9 @@ def test_each_write_records_an_adjustment_in_the_products_partition(catalog):
     assert [(h.delta, h.resulting_level, h.reason, h.who) for h in history] == [
         (-2, 20, "damaged", "bob"),
         (10, 22, "received", "ann"),
+        (12, 12, "opening", "import"),
     ]
-    assert history[0].at >= history[1].at
+    assert history[0].at >= history[1].at >= history[2].at
 
 
 def test_history_pages_newest_first(catalog):
@@ -332,7 +336,7 @@ def test_history_pages_newest_first(catalog):
         gateway.stock_increase(product_id="7", quantity=i + 1, token=f"h{i}")
     first = gateway.stock_history(product_id="7", limit=2)
     rest = gateway.stock_history(product_id="7", limit=10, after=first.next_cursor)
-    assert [h.delta for h in first.items + list(rest.items)] == [5, 4, 3, 2, 1]
+    assert [h.delta for h in first.items + list(rest.items)] == [5, 4, 3, 2, 1, 40]  # 40: the import's opening
     assert rest.next_cursor is None
     with pytest.raises(InvalidCursor):
         gateway.stock_history(product_id="4", after=first.next_cursor)

@@ -16,7 +16,8 @@ ODD_DIGITS = ["²", "①", "¹²³"]
 
 def unchanged(product_id, level):
     product = gateway.product_get(product_id=product_id, consistent=True)
-    return product.stock_level == level and gateway.stock_history(product_id=product_id, consistent=True).items == []
+    changes = gateway.stock_history(product_id=product_id, consistent=True).items
+    return product.stock_level == level and [h.reason for h in changes] == ["opening"]  # the import's only
 
 
 def adjustment(**fields):

@@ -38,6 +38,11 @@ def shown_level(response):
     return int(re.search(r'<div id="stock-level" class="stock-level">(\d+)</div>', response.content.decode()).group(1))
 
 
+def reasons(product_id):
+    """The reason codes of a product's history, newest first ("opening": the level the import set)."""
+    return [h.reason for h in history(product_id)]
+
+
 def history_rows(response):
     """(who, change, level, reason) of each history row, as shown (when, change, level, reason,
     reference, who: the key columns first)."""
@@ -62,7 +67,7 @@ def test_anonymous_visitors_are_sent_to_the_login_page(catalog, client, url):
 def test_an_anonymous_post_changes_nothing(catalog, client):
     response = adjust(client, "1", quantity="5")
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
-    assert level("1") == 70 and history("1") == []
+    assert level("1") == 70 and reasons("1") == ["opening"]
 
 
 def test_an_htmx_post_after_the_session_ended_loads_the_login_page(catalog, client):
@@ -70,7 +75,7 @@ def test_an_htmx_post_after_the_session_ended_loads_the_login_page(catalog, clie
     response = adjust(client, "1", quantity="5", headers=headers)
     assert response.status_code == 200
     assert response["HX-Redirect"] == "/accounts/login/?next=/staff/products/1/stock/"
-    assert level("1") == 70 and history("1") == []
+    assert level("1") == 70 and reasons("1") == ["opening"]
 
 
 @pytest.mark.parametrize("url", ["/staff/", "/staff/stock/", STOCK_URL.format("1")])
@@ -84,7 +89,7 @@ def test_signed_in_non_staff_get_a_styled_403(catalog, client, django_user_model
 def test_a_non_staff_post_changes_nothing(catalog, client, django_user_model):
     client.force_login(django_user_model.objects.create_user(username="bob", password="pw-bob-shopper"))
     assert adjust(client, "1", quantity="5").status_code == 403
-    assert level("1") == 70 and history("1") == []
+    assert level("1") == 70 and reasons("1") == ["opening"]
 
 
 def test_a_post_without_the_csrf_token_is_refused(catalog, staff):
@@ -92,7 +97,7 @@ def test_a_post_without_the_csrf_token_is_refused(catalog, staff):
     client.force_login(staff)
     assert adjust(client, "1", quantity="5").status_code == 403
     assert adjust(client, "1", quantity="5", headers=HX).status_code == 403
-    assert level("1") == 70 and history("1") == []
+    assert level("1") == 70 and reasons("1") == ["opening"]
 
 
 def test_a_post_with_the_csrf_header_is_accepted(catalog, staff):
@@ -135,7 +140,8 @@ def test_the_stock_page_shows_the_level_a_fresh_token_and_the_form(catalog, staf
     assert "<h1>Model Y</h1>" in html and shown_level(first) == 3
     assert 'name="action" value="increase"' in html and 'name="action" value="decrease"' in html
     assert 'name="quantity"' in html and 'name="reason"' in html
-    assert "No adjustments yet." in html
+    assert history_rows(first) == [("import", "+3", 3, "opening")]  # the level the import set
+    assert "No adjustments yet." in staff_client.get(STOCK_URL.format("3")).content.decode()  # imported sold out
     assert token_in(first) != token_in(staff_client.get(STOCK_URL.format("2")))  # new on each render
 
 
@@ -157,7 +163,7 @@ def test_a_shipment_without_htmx_redirects_back_with_a_message(catalog, staff_cl
     page = staff_client.get(response["Location"])
     assert "Received 5: stock is now 75." in page.content.decode()
     assert shown_level(page) == 75
-    assert history_rows(page) == [("ann", "+5", 75, "received")]
+    assert history_rows(page) == [("ann", "+5", 75, "received"), ("import", "+70", 70, "opening")]
 
 
 def test_an_adjustment_with_htmx_answers_with_level_history_and_a_fresh_form(catalog, staff_client):
@@ -169,7 +175,7 @@ def test_an_adjustment_with_htmx_answers_with_level_history_and_a_fresh_form(cat
     assert html.lstrip().startswith('<div id="stock-panel"') and "<html" not in html
     assert "Removed 2: stock is now 10." in html
     assert shown_level(response) == 10
-    assert history_rows(response) == [("ann", "-2", 10, "damaged")]
+    assert history_rows(response) == [("ann", "-2", 10, "damaged"), ("import", "+12", 12, "opening")]
     assert token_in(response) != token_in(page)
     assert 'value="damaged" selected' not in html  # the form is fresh
     assert "HX-Request" in response["Vary"]
@@ -187,8 +193,9 @@ def test_history_is_newest_first_with_who_change_level_and_reason(catalog, staff
         ("cy", "-20", 0, "counted"),
         ("ann", "-2", 20, "damaged"),
         ("ann", "+10", 22, "received"),
+        ("import", "+12", 12, "opening"),
     ]
-    assert [h.who for h in history("4")] == ["cy", "ann", "ann"]
+    assert [h.who for h in history("4")] == ["cy", "ann", "ann", "import"]
 
 
 def test_history_is_paged(catalog, staff_client, settings):
@@ -245,7 +252,7 @@ def test_invalid_input_shows_the_error_and_changes_nothing(catalog, staff_client
     assert response.status_code == 400
     assert error in response.content.decode()
     assert shown_level(response) == 12
-    assert level("4") == 12 and history("4") == []
+    assert level("4") == 12 and reasons("4") == ["opening"]
 
 
 @pytest.mark.parametrize(
@@ -262,7 +269,7 @@ def test_a_missing_field_shows_the_error_and_changes_nothing(catalog, staff_clie
     response = staff_client.post(STOCK_URL.format("4"), data)
     assert response.status_code == 400
     assert error in response.content.decode()
-    assert level("4") == 12 and history("4") == []
+    assert level("4") == 12 and reasons("4") == ["opening"]
 
 
 def test_a_form_with_errors_keeps_the_entered_values_and_its_token(catalog, staff_client):
@@ -285,7 +292,7 @@ def test_a_decrease_below_zero_is_refused_naming_the_current_level(catalog, staf
     assert response.status_code == 409
     assert "Only 3 in stock: cannot remove 4. Nothing was changed." in response.content.decode()
     assert shown_level(response) == 3
-    assert level("2") == 3 and history("2") == []
+    assert level("2") == 3 and reasons("2") == ["opening"]
 
 
 def test_a_decrease_to_exactly_zero_is_allowed(catalog, staff_client):
@@ -303,7 +310,7 @@ def test_the_same_token_twice_applies_once_and_answers_the_same(catalog, staff_c
     if headers:
         assert "Received 5: stock is now 75." in again.content.decode()
         assert shown_level(again) == 75
-    assert level("1") == 75 and len(history("1")) == 1
+    assert level("1") == 75 and reasons("1") == ["received", "opening"]
 
 
 def test_resubmitting_the_decrease_that_emptied_the_stock_is_not_an_error(catalog, staff_client):
@@ -312,7 +319,7 @@ def test_resubmitting_the_decrease_that_emptied_the_stock_is_not_an_error(catalo
         response = adjust(staff_client, "8", token=token, headers=HX, action="decrease", quantity="1", reason="damaged")
         assert response.status_code == 200
         assert "Removed 1: stock is now 0." in response.content.decode()
-    assert level("8") == 0 and len(history("8")) == 1
+    assert level("8") == 0 and reasons("8") == ["damaged", "opening"]
 
 
 def test_a_replay_shows_the_level_of_now(catalog, staff_client):
@@ -379,7 +386,7 @@ def test_an_unreadable_seen_level_is_a_form_error_and_changes_nothing(catalog, s
         return
     assert response.status_code == 400
     assert "This form has expired; check it and submit it again." in response.content.decode()
-    assert level("1") == 70 and history("1") == []
+    assert level("1") == 70 and reasons("1") == ["opening"]
 
 
 def test_a_form_with_errors_costs_no_write(catalog, staff_client):
@@ -488,7 +495,7 @@ def test_the_same_token_posted_twice_changes_stock_once_on_dynamodb_local(local_
     ]
     assert [a.status_code for a in answers] == [200, 200]
     assert all("Removed 2: stock is now 10." in a.content.decode() for a in answers)
-    assert level("4") == 10 and len(history("4")) == 1
+    assert level("4") == 10 and reasons("4") == ["damaged", "opening"]
 
 
 @pytest.mark.dynamodb_local
@@ -512,7 +519,7 @@ def test_twenty_staff_decrements_in_parallel_on_a_stock_of_ten(local_ddb, django
         statuses = list(pool.map(decrement, clients))
     assert sorted(statuses) == [200] * 10 + [409] * 10
     assert level("7") == 0
-    adjustments = history("7")
-    assert len(adjustments) == 10
+    adjustments, opening = history("7")[:-1], history("7")[-1]
+    assert (opening.reason, opening.delta, len(adjustments)) == ("opening", 10, 10)
     assert sorted(a.resulting_level for a in adjustments) == list(range(10))  # no update lost
     assert len({a.who for a in adjustments}) == 10

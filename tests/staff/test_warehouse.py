@@ -80,7 +80,7 @@ def test_every_warehouse_page_and_download_needs_staff(catalog, client, django_u
 def test_a_shopper_cannot_post_to_the_warehouse(catalog, client, django_user_model, url):
     client.force_login(django_user_model.objects.create_user(username="bo", password="pw-bo-shopper"))
     assert client.post(url, {"counted": "0", "reorder_point": "1", "action": "cancel"}).status_code == 403
-    assert level("1") == 70 and history("1") == []
+    assert level("1") == 70 and [h.reason for h in history("1")] == ["opening"]
 
 
 # --- reorder list -------------------------------------------------------------------------
@@ -141,7 +141,8 @@ def test_an_adjustment_records_code_reference_and_note(catalog, staff_client):
     staff_client.post("/staff/products/4/stock/", {"action": "increase", "quantity": "5", "reason": "returned",
                                                   "reference": "RMA-7", "note": "box dented",
                                                   "token": gateway.new_token()})
-    [change] = history("4")
+    change, opening = history("4")
+    assert (opening.reason, opening.delta, opening.resulting_level) == ("opening", 12, 12)
     assert (change.delta, change.reason, change.reference, change.note, change.who) == (
         5, "returned", "RMA-7", "box dented", "ann")
 
@@ -159,7 +160,7 @@ def test_a_stocktake_records_the_difference_as_counted(catalog, staff_client):
         "counted": "9", "seen_level": "12", "token": gateway.new_token(), "opened_at": "", "note": "aisle 3"})
     assert response.status_code == 302
     assert level("4") == 9
-    [change] = history("4")
+    change, _opening = history("4")
     assert (change.delta, change.reason, change.note) == (-3, "counted", "aisle 3")
 
 
@@ -176,11 +177,11 @@ def test_a_stocktake_that_lost_to_a_sale_writes_nothing_and_shows_the_moves(cata
     # the move since: a sale with plenty left took its units relatively, without reading the level after
     assert re.search(r'<td class="num">-2</td><td class="num">not recorded \(sale during a rush\)</td><td>sold', html)
     assert re.search(r'name="seen_level" value="10"', html)
-    assert level("4") == 10 and [h.reason for h in history("4")] == ["sold"]
+    assert level("4") == 10 and [h.reason for h in history("4")] == ["sold", "opening"]
     # confirming sends the form again against 10
     again = staff_client.post("/staff/products/4/stocktake/", {**form, "seen_level": "10"}, headers=HX)
     assert again.status_code == 200 and level("4") == 9
-    assert [(h.reason, h.delta) for h in history("4")] == [("counted", -1), ("sold", -2)]
+    assert [(h.reason, h.delta) for h in history("4")] == [("counted", -1), ("sold", -2), ("opening", 12)]
 
 
 def test_history_by_reason_is_one_query_and_downloads_as_safe_csv(catalog, staff_client):
@@ -197,7 +198,9 @@ def test_history_by_reason_is_one_query_and_downloads_as_safe_csv(catalog, staff
     assert [(r[2], r[3], r[6], r[7]) for r in rows[1:]] == [("received", "2", "", "'+x"),
                                                             ("received", "3", "'=HYPERLINK(1)", "")]
     every = csv_rows(staff_client.get("/staff/products/1/stock/history.csv"))
-    assert [r[7] for r in every[1:]] == ["'+x", "'-2+3 @x", ""] and [r[4] for r in every[1:]] == ["0", "1", "0"]
+    assert [r[7] for r in every[1:]] == ["'+x", "'-2+3 @x", "", ""]
+    assert [r[4] for r in every[1:]] == ["0", "1", "0", "0"]
+    assert every[-1][2:6] == ["opening", "70", "0", "70"]  # the level the import set, first of all
     assert staff_client.get("/staff/products/1/stock/history.csv?reason=nope").status_code == 400
     assert staff_client.get("/staff/products/999/stock/history.csv").status_code == 404
 
@@ -208,9 +211,13 @@ def test_the_ledger_lists_every_products_changes_of_the_days(catalog, staff_clie
     gateway.stock_decrease(product_id="7", quantity=1, token="c", reason="damaged", note="@SUM(A1)")
     today = datetime.now(UTC).date().isoformat()
     rows = csv_rows(staff_client.get(f"/staff/ledger/?start={today}&end={today}"))
-    assert [(r[1], r[2], r[3], r[4]) for r in rows[1:]] == [("1", "received", "3", "0"), ("4", "sold", "0", "2"),
+    # the import's opening changes first (the levels it set today, product 3 sold out has none), then the day's
+    opened = {r[1]: r[3] for r in rows[1:8]}
+    assert [r[2] for r in rows[1:8]] == ["opening"] * 7 and opened == {
+        p["productId"]: str(p["stockLevel"]) for p in small_catalog()["products"] if p["stockLevel"]}
+    assert [(r[1], r[2], r[3], r[4]) for r in rows[8:]] == [("1", "received", "3", "0"), ("4", "sold", "0", "2"),
                                                             ("7", "damaged", "0", "1")]
-    assert rows[3][7] == "'@SUM(A1)"
+    assert rows[10][7] == "'@SUM(A1)"
     assert csv_rows(staff_client.get("/staff/ledger/?start=2020-01-01&end=2020-01-02")) == [rows[0]]
     assert staff_client.get("/staff/ledger/?start=2020-01-01&end=2020-03-01").status_code == 400
     assert staff_client.get("/staff/ledger/?start=2020-01-02&end=2020-01-01").status_code == 400
@@ -256,7 +263,7 @@ def test_a_file_with_problems_lists_them_by_line_and_writes_nothing(catalog, sta
     problems = re.findall(r"<li>(line \d+):", html)
     assert problems == ["line 3", "line 4", "line 5", "line 6"]
     assert "line 3: no product with ID &#x27;999&#x27;" in html and "line 6: expected 3 fields" in html
-    assert level("1") == 70 and history("1") == []
+    assert level("1") == 70 and [h.reason for h in history("1")] == ["opening"]
     assert upload(staff_client, "id,qty\n1,2\n").status_code == 400
     assert level("1") == 70
 
@@ -274,7 +281,8 @@ def test_a_file_is_received_in_chunks_with_a_summary_and_never_twice(catalog, st
     last = staff_client.post("/staff/receive/continue/", headers=HX).content.decode()
     assert "5 lines: 5 received now (21 units), 0 received before." in last
     assert (level("1"), level("4"), level("3"), level("7")) == (77, 15, 10, 41)
-    assert [(h.reason, h.reference) for h in history("1")] == [("received", "PO-2"), ("received", "PO-1")]
+    assert [(h.reason, h.reference) for h in history("1")] == [
+        ("received", "PO-2"), ("received", "PO-1"), ("opening", "")]
     assert "3" not in reorder_ids()
     # the same file again: nothing twice
     upload(staff_client, text)
@@ -329,13 +337,13 @@ def test_cancel_puts_the_stock_back_once_and_the_customer_sees_it(catalog, staff
     url = f"/staff/orders/{customer}/{order.order_id}/"
     assert staff_client.post(url, {"action": "cancel"}).status_code == 302
     assert level("2") == 3
-    [back, sale] = history("2")
+    back, sale, _opening = history("2")
     assert (back.reason, back.delta, back.reference, back.who) == ("cancelled", 3, order.order_id, "ann")
     again = staff_client.post(url, {"action": "cancel"})
     assert again.status_code == 409 and "is cancelled: it cannot be cancelled" in again.content.decode()
     shipped = staff_client.post(url, {"action": "ship"})
     assert shipped.status_code == 409 and "is cancelled: it cannot be shipped" in shipped.content.decode()
-    assert level("2") == 3 and len(history("2")) == 2
+    assert level("2") == 3 and [h.reason for h in history("2")] == ["cancelled", "sold", "opening"]
     from django.test import Client
     mine = Client()
     mine.force_login(shopper)
@@ -359,10 +367,48 @@ def test_reconcile_stock_finds_a_broken_level(catalog):
     with pytest.raises(CommandError) as exc:
         call_command("reconcile_stock", stdout=out)
     assert exc.value.returncode == 1
-    assert "DRIFT product 4: the stock level is 99, but the change of" in out.getvalue()
+    # opening 12, +3, -2: the sale left 13, where a level of 99 says 99
+    said = out.getvalue()
+    assert "DRIFT product 4: the stock level is 99, but its 3 stock change(s) add up to 13; the change of" in said
+    assert "(-2, sold) left 13, where the level now and the changes after it say 99" in said
     with pytest.raises(CommandError):
         call_command("reconcile_stock", "4", stdout=io.StringIO())
     call_command("reconcile_stock", "1", stdout=io.StringIO())  # one product without drift: fine
+
+
+def test_reconcile_stock_finds_a_level_changed_on_a_product_never_adjusted(catalog):
+    """The import's opening change is the product's whole history: a level set behind the shop's back
+    no longer passes as consistent (before opening changes it did: nothing to chain)."""
+    assert [(h.reason, h.delta, h.resulting_level) for h in history("1")] == [("opening", 70, 70)]
+    call_command("reconcile_stock", "1", stdout=io.StringIO())
+    break_level("1", 75)
+    break_level("3", 2)  # imported sold out: no change at all
+    out = io.StringIO()
+    with pytest.raises(CommandError, match="2 of 8 product"):
+        call_command("reconcile_stock", stdout=out)
+    said = out.getvalue()
+    assert "DRIFT product 1: the stock level is 75, but its 1 stock change(s) add up to 70; the change of" in said
+    assert "DRIFT product 3: the stock level is 2, but the product has no stock changes (they add up to 0)" in said
+
+
+def test_reconcile_stock_adds_up_sales_that_did_not_record_the_level_they_left(catalog):
+    """A sale during a rush records its delta and order but not the level after it (issue 32's
+    relative sale): the deltas still add up to the level, so it is no drift, and a break still is."""
+    sale = gateway.StockAdjustment(
+        product_id="7", adjustment_id="rush-1", at=datetime.now(UTC), delta=-3, resulting_level=None,
+        reason="sold", order_id="20260101T000000000000-rush",
+    )
+    dynamo.client().put_item(TableName=dynamo.table_name(), Item=dynamo.serialize(sale.to_item()))
+    break_level("7", 37)  # the sale's own decrement
+    assert [h.resulting_level for h in history("7")] == [None, 40]
+    call_command("reconcile_stock", "7", stdout=io.StringIO())
+    gateway.stock_decrease(product_id="7", quantity=1, token="d", reason="damaged")  # exact again: leaves 36
+    call_command("reconcile_stock", "7", stdout=io.StringIO())
+    break_level("7", 30)
+    out = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("reconcile_stock", "7", stdout=out)
+    assert "the stock level is 30, but its 3 stock change(s) add up to 36; the change of" in out.getvalue()
 
 
 # --- on DynamoDB Local: the races ---------------------------------------------------------------
@@ -408,9 +454,9 @@ def test_a_stocktake_that_loses_a_race_to_a_sale_is_refused(local_catalog):
         sold, counted = sold.result(), counted.result()
     reasons = [h.reason for h in history("4")]
     if isinstance(counted, gateway.StockMoved):  # the sale went first: nothing counted
-        assert counted.level == 10 and reasons == ["sold"] and level("4") == 10
+        assert counted.level == 10 and reasons == ["sold", "opening"] and level("4") == 10
     else:  # the count went first (a difference of 0), then the sale
-        assert reasons == ["sold", "counted"] and level("4") == 10
+        assert reasons == ["sold", "counted", "opening"] and level("4") == 10
     with pytest.raises(gateway.StockMoved) as exc:
         gateway.stock_count(product_id="4", counted=5, expected_level=12, token="count-2")
     assert exc.value.level == 10 and level("4") == 10
@@ -428,7 +474,7 @@ def test_a_bulk_receive_interrupted_half_way_and_run_again_applies_each_line_onc
     for pid in "12345678":
         received = sum(line.quantity for line in receipt.lines if line.product_id == pid)
         assert level(pid) == before[pid] + received
-        assert sum(h.delta for h in history(pid)) == received
+        assert sum(h.delta for h in history(pid)) == before[pid] + received  # the import's opening and the lines
     with ThreadPoolExecutor(max_workers=3) as pool:  # three retries at once: still nothing twice
         results = list(pool.map(lambda _: receiving.receive_lines(receipt, who="ann"), range(3)))
     assert all(r.applied == 0 for r in results)
@@ -451,7 +497,7 @@ def test_a_cancel_racing_a_second_cancel_restocks_once(local_catalog):
         outcomes = list(pool.map(lambda _: cancel(), range(2)))
     assert sorted(type(o).__name__ for o in outcomes) == ["Order", "OrderStatusRefused"]
     assert level("7") == 40
-    assert [h.reason for h in history("7")] == ["cancelled", "sold"]
+    assert [h.reason for h in history("7")] == ["cancelled", "sold", "opening"]
     assert gateway.order_get(customer_id="c9", order_id=order.order_id).status == "cancelled"
     assert gateway.orders_open(limit=100).items == []
 

@@ -87,7 +87,8 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"Imported {result.brands} brands, {result.categories} categories, "
-                f"{result.products_created} new and {result.products_updated} updated products "
+                f"{result.products_created} new and {result.products_updated} updated products, "
+                f"{result.stock_entries} opening stock change(s) "
                 f"({'stock levels reset' if reset_stock else 'existing stock levels kept'}; requests: {requests})."
             )
         )

@@ -7,9 +7,10 @@ from catalog.gateway.errors import CatalogError
 
 class Command(BaseCommand):
     help = (
-        "Check that every product's stock history (or one product's) adds up to its stock level: each "
-        "change's resulting level is where the next one started and the newest is the level now. Products "
-        "are walked brand by brand (GSI1 Queries, no Scan). Reports any drift and exits 1 when there is some."
+        "Check that every product's stock history (or one product's) adds up to its stock level: the deltas "
+        "of all its changes, the opening one included, sum to the level now (a drifting product is named with "
+        "the newest change whose recorded level disagrees). Products are walked brand by brand (GSI1 Queries, "
+        "no Scan). Reports any drift and exits 1 when there is some."
     )
 
     def add_arguments(self, parser):
