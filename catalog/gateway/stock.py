@@ -9,7 +9,6 @@ import time
 from datetime import date, timedelta
 
 from botocore.exceptions import ClientError
-from django.conf import settings
 
 from catalog import availability
 from catalog.availability import stock_band
@@ -259,8 +258,8 @@ def stock_level_update(*, product_id, current, new, reorder_point, extra_conditi
 def take_floor(reorder_point):
     """The lowest level a relative take (stock_level_take) may leave: above the reorder point
     (`reorder_point` as stored; None: LOW_STOCK_THRESHOLD), so the product cannot join the Reorder
-    index, and above LOW_STOCK_THRESHOLD, so it stays "In stock" (the band a list shows)."""
-    return max(settings.LOW_STOCK_THRESHOLD, availability.reorder_point(reorder_point)) + 1
+    index, and in the top stock band, so it stays "In stock" (the band a list shows)."""
+    return max(availability.in_stock_band(), availability.reorder_point(reorder_point) + 1)
 
 
 def can_take_relatively(level, quantity, reorder_point):

@@ -353,9 +353,6 @@ def test_cancel_puts_the_stock_back_once_and_the_customer_sees_it(catalog, staff
 
 # --- reconcile_stock ------------------------------------------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason=(
-    "issue 32c: the sale (15 -> 13) is relative and records no level after; this reconcile chains "
-    "resulting levels and calls that drift. 32b's reconcile (sum of deltas) replaces it: drop this mark then."))
 def test_reconcile_stock_finds_a_broken_level(catalog):
     gateway.stock_increase(product_id="4", quantity=3, token="a")
     place("4", 2)
