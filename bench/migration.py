@@ -36,7 +36,7 @@ def main(argv=None):
 
     process, url = dynamodb_local.start()
     os.environ.update(DYNAMODB_ENDPOINT_URL=url, DYNAMODB_TABLE="bench-migration", AWS_ACCESS_KEY_ID="x",
-                      AWS_SECRET_ACCESS_KEY="x", DJANGO_SECRET_KEY="bench", DYNAMODB_LEAN_READS="false")
+                      AWS_SECRET_ACCESS_KEY="x", DJANGO_SECRET_KEY="bench")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "storefront.settings")
     import django
 

@@ -16,20 +16,17 @@ import boto3
 import botocore.session
 from boto3.dynamodb.types import DYNAMODB_CONTEXT, TypeDeserializer, TypeSerializer
 from botocore.config import Config
-from botocore.credentials import Credentials
 from botocore.exceptions import BotoCoreError, ClientError, EndpointConnectionError
 from django.conf import settings
 
 from . import budget, telemetry
 from .errors import CatalogUnavailable, OutcomeUnknown
-from .lean import LeanClient
 from .wire import FastReadParserFactory
 
 log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
 _client = None
-_lean = None  # the LeanClient of the hot reads, or None (DYNAMODB_LEAN_READS off)
 
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
@@ -43,7 +40,6 @@ CLIENT_SETTINGS = {
     "DYNAMODB_MAX_ATTEMPTS",
     "DYNAMODB_MAX_POOL_CONNECTIONS",
     "DYNAMODB_READ_BUDGET",
-    "DYNAMODB_LEAN_READS",
 }
 
 # Error codes that mean "DynamoDB is not able to serve us now" rather than "your request is wrong".
@@ -67,30 +63,19 @@ def table_name():
 
 def client():
     """The process's boto3 DynamoDB client (thread-safe; built on first use)."""
+    global _client
     if _client is None:
-        _build_clients()
+        with _lock:
+            if _client is None:
+                _client = _build_client()
     return _client
 
 
-def lean_client():
-    """The process's LeanClient for GetItem and Query, or None when DYNAMODB_LEAN_READS is off."""
-    if _client is None:
-        _build_clients()
-    return _lean
-
-
-def _build_clients():
-    global _client, _lean
-    with _lock:
-        if _client is None:
-            _client, _lean = _build_client()
-
-
 def reset_client():
-    """Forget the clients, so the next call builds them from the current settings."""
-    global _client, _lean
+    """Forget the client, so the next call builds it from the current settings."""
+    global _client
     with _lock:
-        _client = _lean = None
+        _client = None
 
 
 def on_setting_changed(*, setting, **kwargs):
@@ -109,6 +94,13 @@ def _build_client():
         retries={"mode": "standard", "max_attempts": settings.DYNAMODB_MAX_ATTEMPTS},
         max_pool_connections=settings.DYNAMODB_MAX_POOL_CONNECTIONS,
         tcp_keepalive=True,
+        # boto3's own lighter settings: the gateway builds every request itself (keys.py, validate.py),
+        # so botocore's parameter check only costs time; the regional endpoint, no account lookup; and
+        # checksums only where an operation requires them (DynamoDB's answers keep their CRC32 check).
+        parameter_validation=False,
+        account_id_endpoint_mode="disabled",
+        request_checksum_calculation="when_required",
+        response_checksum_validation="when_required",
     )
     kwargs = {}
     if endpoint and not (os.environ.get("AWS_ACCESS_KEY_ID") or os.environ.get("AWS_PROFILE")):
@@ -117,69 +109,17 @@ def _build_client():
     log.debug("building DynamoDB client for %s", endpoint or f"AWS {settings.AWS_REGION}")
     core = botocore.session.get_session()
     core.register_component("response_parser_factory", FastReadParserFactory())
-    boto = telemetry.install(budget.install(
+    return telemetry.install(budget.install(
         boto3.session.Session(botocore_session=core).client("dynamodb", endpoint_url=endpoint, config=config, **kwargs)
     ))
-    if not settings.DYNAMODB_LEAN_READS:
-        return boto, None
-    # The boto3 client's own endpoint (botocore's endpoint rules) and credentials (the session's
-    # provider chain, refreshed when they are a role's), timeouts, retries and pool size.
-    credentials = Credentials(kwargs["aws_access_key_id"], kwargs["aws_secret_access_key"]) if kwargs \
-        else core.get_credentials()
-    lean = LeanClient(
-        endpoint_url=boto.meta.endpoint_url,
-        region=boto.meta.region_name,
-        credentials=credentials,
-        connect_timeout=config.connect_timeout,
-        read_timeout=config.read_timeout,
-        max_attempts=settings.DYNAMODB_MAX_ATTEMPTS,
-        max_pool_connections=settings.DYNAMODB_MAX_POOL_CONNECTIONS,
-    )
-    return boto, lean
 
 
 _READ_METHODS = {"GetItem": "get_item", "Query": "query"}
-_observers = []  # objects with before(operation, params) and after(operation, parsed): see observe()
 
 
 def read(operation, params):
-    """One GetItem or Query (`operation`) with `params` as boto3 takes them: through the lean
-    client (catalog/gateway/lean.py) when it is on, else boto3's. The answer is the same dict."""
-    lean = lean_client()
-    if lean is None:
-        return getattr(client(), _READ_METHODS[operation])(**params)
-    observers = tuple(_observers)
-    for observer in observers:
-        observer.before(operation, params)
-    # Metrics and the log line's figures (telemetry.finished), and a span while tracing is on:
-    # botocore's events and instrumentation do not see this request.
-    span = telemetry.lean_span(operation, params) if telemetry.tracer is not None else None
-    started = time.perf_counter()
-    try:
-        parsed = lean.call(operation, params)
-    except Exception as exc:
-        telemetry.finished(operation, started, error=exc)
-        if span is not None:
-            telemetry.end_span(span, exc)
-        raise
-    telemetry.finished(operation, started, response=parsed)
-    if span is not None:
-        telemetry.end_span(span)
-    for observer in observers:
-        observer.after(operation, parsed)
-    return parsed
-
-
-@contextlib.contextmanager
-def observe(observer):
-    """Let `observer` see every request of the lean client while inside: `before(operation,
-    params)` (it may add parameters) and `after(operation, parsed answer)`. boto3's requests are
-    seen through the client's events (client().meta.events)."""
-    _observers.append(observer)
-    try:
-        yield observer
-    finally:
-        _observers.remove(observer)
+    """One GetItem or Query (`operation`) with `params` as boto3 takes them."""
+    return getattr(client(), _READ_METHODS[operation])(**params)
 
 
 def error_code(exc):
@@ -392,8 +332,8 @@ def _value(value):
 class RequestCounter:
     """Counts the DynamoDB requests made while it is active, by operation name.
 
-    Counting hooks the boto3 client's own event system and observes the lean client (`observe`),
-    so it sees each API call once (retries of a call are not counted again).
+    Counting hooks the boto3 client's own event system, so it sees each API call once (retries of
+    a call are not counted again).
     """
 
     def __init__(self):
@@ -404,25 +344,16 @@ class RequestCounter:
         with self._lock:
             self.operations.append(model.name)
 
-    def before(self, operation, params):  # the lean client's requests (observe())
-        with self._lock:
-            self.operations.append(operation)
-
-    def after(self, operation, parsed):
-        pass
-
     @property
     def total(self):
         return len(self.operations)
 
     def __enter__(self):
         client().meta.events.register("before-call.dynamodb", self._count)
-        _observers.append(self)
         return self
 
     def __exit__(self, *exc):
         client().meta.events.unregister("before-call.dynamodb", self._count)
-        _observers.remove(self)
         return False
 
 
