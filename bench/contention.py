@@ -13,9 +13,9 @@ from decimal import Decimal
 
 from catalog import gateway
 from catalog.gateway import LineProblem, importer, orders
-from catalog.gateway.client import count_requests
 from catalog.gateway.entities import Product
 from catalog.gateway.errors import InsufficientStock, OrderRejected, StockBusy
+from catalog.gateway.testing import count_requests
 
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
 

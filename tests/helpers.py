@@ -9,7 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from catalog.gateway import client as dynamo
-from catalog.gateway import importer
+from catalog.gateway import codec, importer
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -62,10 +62,10 @@ def items_in_partition(pk):
     response = dynamo.client().query(
         TableName=dynamo.table_name(),
         KeyConditionExpression="PK = :pk",
-        ExpressionAttributeValues=dynamo.serialize({":pk": pk}),
+        ExpressionAttributeValues=codec.serialize({":pk": pk}),
         ConsistentRead=True,
     )
-    return [dynamo.deserialize(i) for i in response["Items"]]
+    return [codec.deserialize(i) for i in response["Items"]]
 
 
 REPO = Path(__file__).resolve().parent.parent

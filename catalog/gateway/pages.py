@@ -6,7 +6,9 @@ categories) is a `KeyRange` read through `query_page`, `query_items` or `query_a
 from dataclasses import dataclass
 
 from . import cursor
-from .client import deserialize, read, serialize, table_name, translate_errors
+from .boundary import translate_errors
+from .client import read, table_name
+from .codec import deserialize, serialize
 from .entities import Page
 from .errors import InvalidCursor
 

@@ -11,7 +11,10 @@ from datetime import date, timedelta
 from botocore.exceptions import ClientError
 
 from . import keys
-from .client import client, contended_attempts, deserialize, error_code, serialize, table_name, translate_errors
+from .backoff import contended_attempts
+from .boundary import error_code, translate_errors
+from .client import client, table_name
+from .codec import deserialize, serialize
 from .entities import (
     COUNTED,
     DAMAGED,

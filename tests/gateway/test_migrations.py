@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from catalog.checks import refuse_outdated_table, table_problems
-from catalog.gateway import backfill_scan, keys, migrations, schema
+from catalog.gateway import backfill_scan, codec, keys, migrations, schema
 from catalog.gateway import client as dynamo
 from catalog.gateway.entities import PurchaseLine
 from catalog.gateway.migrations import STEPS, AddIndex, DeleteIndex, Run, migrate, migrations_pending
@@ -40,7 +40,7 @@ def all_items(table):
     items, params = {}, {"TableName": table, "ConsistentRead": True}
     while True:
         response = dynamo.client().scan(**params)
-        for item in map(dynamo.deserialize, response["Items"]):
+        for item in map(codec.deserialize, response["Items"]):
             if item["PK"] != keys.MIGRATIONS_PK:
                 items[(item["PK"], item["SK"])] = item
         if "LastEvaluatedKey" not in response:
@@ -77,7 +77,7 @@ def make_seed_layout_copy(source, target):
         old = {k: v for k, v in item.items() if k not in DERIVED and k not in DERIVED_MAPS}
         if item.get("type") == "ORDER":  # before order numbers (and names on orders)
             old = {k: v for k, v in old.items() if k not in ("orderNumber", "customerName", "customerEmail")}
-        dynamo.client().put_item(TableName=target, Item=dynamo.serialize(old))
+        dynamo.client().put_item(TableName=target, Item=codec.serialize(old))
 
 
 @pytest.fixture
@@ -281,7 +281,7 @@ def test_a_table_behind_the_code_stops_a_server_from_starting(seed_table):
 
 def test_a_table_ahead_of_the_code_is_refused(local_ddb):
     put = dynamo.client().put_item
-    put(TableName=local_ddb, Item=dynamo.serialize({
+    put(TableName=local_ddb, Item=codec.serialize({
         **keys.migration_key("0099_newer_addition"), "type": "MIGRATION", "name": "0099_newer_addition",
         "contract": False,
     }))
@@ -289,7 +289,7 @@ def test_a_table_ahead_of_the_code_is_refused(local_ddb):
     refuse_outdated_table()
     with pytest.raises(CommandError, match="0099_newer_addition"):
         call_command("migrate_table", stdout=StringIO())
-    put(TableName=local_ddb, Item=dynamo.serialize({
+    put(TableName=local_ddb, Item=codec.serialize({
         **keys.migration_key("0100_drop_old_index"), "type": "MIGRATION", "name": "0100_drop_old_index",
         "contract": True,
     }))
@@ -310,9 +310,9 @@ def test_an_index_projection_changes_by_a_new_index_and_a_later_delete(local_ddb
     migrate(steps=steps[:-1], run=Run(table=local_ddb, say=lambda line: None), backup=False)
     found = dynamo.client().query(
         TableName=local_ddb, IndexName="Reorder2", KeyConditionExpression="ReorderPK = :pk",
-        ExpressionAttributeValues=dynamo.serialize({":pk": keys.REORDER_PK}),
+        ExpressionAttributeValues=codec.serialize({":pk": keys.REORDER_PK}),
     )["Items"]
-    assert "description" in dynamo.deserialize(found[0])  # ALL: what the old index did not project
+    assert "description" in codec.deserialize(found[0])  # ALL: what the old index did not project
     migrate(steps=steps, run=Run(table=local_ddb, say=lambda line: None), backup=False)
     described = dynamo.client().describe_table(TableName=local_ddb)["Table"]
     names = [i["IndexName"] for i in described["GlobalSecondaryIndexes"]]
@@ -324,7 +324,7 @@ def test_an_index_projection_changes_by_a_new_index_and_a_later_delete(local_ddb
 
 def test_a_backup_is_taken_and_named_before_the_first_step_that_rewrites_items(catalog, ddb):
     """On moto (which has on-demand backups, as AWS does): a table that lacks a backfill."""
-    dynamo.client().delete_item(TableName=ddb, Key=dynamo.serialize(keys.migration_key("0001_products")))
+    dynamo.client().delete_item(TableName=ddb, Key=codec.serialize(keys.migration_key("0001_products")))
     out = StringIO()
     call_command("migrate_table", "--plan", stdout=out)
     assert "0001_products" in out.getvalue()
@@ -340,7 +340,7 @@ def test_a_backup_is_taken_and_named_before_the_first_step_that_rewrites_items(c
     assert "Point-in-time recovery is on." in said and "Deletion protection turned on." in said
     assert migrations_pending(table_name=ddb) == []
 
-    dynamo.client().delete_item(TableName=ddb, Key=dynamo.serialize(keys.migration_key("0001_products")))
+    dynamo.client().delete_item(TableName=ddb, Key=codec.serialize(keys.migration_key("0001_products")))
     call_command("migrate_table", "--no-backup", stdout=StringIO())
     assert len(dynamo.client().list_backups(TableName=ddb)["BackupSummaries"]) == 1
 
@@ -352,7 +352,7 @@ def test_gunicorn_refuses_to_serve_a_table_that_lacks_a_step_and_names_the_comma
 
     from tests.helpers import REPO
 
-    dynamo.client().delete_item(TableName=local_ddb, Key=dynamo.serialize(keys.migration_key("0001_products")))
+    dynamo.client().delete_item(TableName=local_ddb, Key=codec.serialize(keys.migration_key("0001_products")))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DYNAMODB_"))}
     env.update(DJANGO_SETTINGS_MODULE="storefront.settings", DJANGO_SECRET_KEY="tests-only-not-a-secret",
                DYNAMODB_ENDPOINT_URL=dynamodb_local_url, DYNAMODB_TABLE=local_ddb,

@@ -14,9 +14,9 @@ from django.core.management.base import CommandError
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from catalog.gateway import keys, receiving
-from catalog.gateway.client import count_requests
+from catalog.gateway import codec, keys, receiving
 from catalog.gateway.importer import ImportInvalid
+from catalog.gateway.testing import count_requests
 from tests.helpers import seed, small_catalog
 
 HX = {"HX-Request": "true"}
@@ -55,8 +55,8 @@ def csv_rows(response):
 def break_level(product_id, new_level):
     """A level changed behind the ledger's back (what reconcile_stock must find)."""
     dynamo.client().update_item(
-        TableName=dynamo.table_name(), Key=dynamo.serialize(keys.product_key(product_id)),
-        UpdateExpression="SET stockLevel = :l", ExpressionAttributeValues=dynamo.serialize({":l": new_level}),
+        TableName=dynamo.table_name(), Key=codec.serialize(keys.product_key(product_id)),
+        UpdateExpression="SET stockLevel = :l", ExpressionAttributeValues=codec.serialize({":l": new_level}),
     )
 
 

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from catalog.gateway.client import count_requests
+from catalog.gateway.testing import count_requests
 from storefront.logcontext import RequestContextFilter
 from tests.storefront.test_deploy import PRODUCTION, run
 
