@@ -8,13 +8,12 @@ below, with every value passed through `html.escape` (what Django's `escape` and
 autoescape do: `& < > " '`), the product link reversed once a page. The markup is the card's
 whole HTML: change it here.
 
-Each card's HTML is also kept per process for the values it shows (`_card`, a bounded LRU of
-8,192 cards, about 1.8 kB each with its key: up to 15 MB): a card shown before with the same
+Each card's HTML is also kept per process for the values it shows (catalog/memo.py, at most 8,192
+cards, about 1.8 kB each with its key: up to 15 MB): a card shown before with the same
 name, label, price, stock level, picture and link is not escaped and formatted again. A change to
 any of those values is a new key, so a card never shows anything but what the product's item
 says now.
 """
-from functools import lru_cache
 from html import escape
 from urllib.parse import quote
 
@@ -24,6 +23,7 @@ from django.utils.safestring import SafeString
 
 from catalog.availability import stock_class, stock_label
 from catalog.images import image_url, placeholder_base, placeholder_url
+from catalog.memo import Memo
 from catalog.templatetags.catalog_tags import money, shop_url
 
 CARD = """<li class="card">
@@ -55,25 +55,25 @@ def product_cards(products, *, label_of, labels, group_starts=(), brand_names=No
         label = labels.get(key, key)
         if product.product_id in group_starts:
             parts.append(HEADING.format(escape(str(label))))
-        parts.append(
-            _card(
-                product.product_id, product.name, label, product.price, product.stock_level,
-                image_url(product, brand_names, base) if product.image else None,
-                brand_names.get(product.brand_id, product.brand_id), product.category_id,
-                before, after, base, autofocus_first and i == 0, low_stock,
-            )
+        values = (
+            product.product_id, product.name, label, product.price, product.stock_level,
+            image_url(product, brand_names, base) if product.image else None,
+            brand_names.get(product.brand_id, product.brand_id), product.category_id,
+            before, after, base, autofocus_first and i == 0,
         )
+        # the low-stock threshold is in the key too: stock_label reads it
+        parts.append(_cards.get((values, low_stock), (), lambda values=values: _card(*values)))
     return SafeString("\n".join(parts))
 
 
-@lru_cache(maxsize=8192)
+_cards = Memo(8192)
+
+
 def _card(product_id, name, label, price, stock_level, picture, brand_name, category_id, before, after, base,
-          autofocus, low_stock):
+          autofocus):
     """One card's HTML from every value it shows, each escaped: picture (the product's own, or
     None for its brand's and category's placeholder), link (with autofocus on the first card
-    "Load more" added), name, label (its category or brand), price and stock badge. Also from
-    what those depend on: the script prefix (in `before`, `after` and `base`) and the low-stock
-    threshold (`low_stock`, which stock_label reads)."""
+    "Load more" added), name, label (its category or brand), price and stock badge."""
     badge = ""
     if stock_level is not None:
         badge = BADGE.format(escape(stock_class(stock_level)), escape(stock_label(stock_level)))

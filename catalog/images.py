@@ -4,9 +4,10 @@ import zlib
 from functools import lru_cache
 
 from django.templatetags.static import static
-from django.urls import get_script_prefix, reverse
+from django.urls import reverse
 
 from catalog.gateway.text import fold
+from catalog.memo import Memo
 
 COLOURS = [
     "#2f6f8f", "#8f2f4f", "#3f7f3f", "#7f5f1f", "#5f3f8f", "#1f6f6f",
@@ -27,14 +28,12 @@ def placeholder_svg(initial, colour):
     return SVG.format(colour=COLOURS[colour], initial=initial.upper())
 
 
-@lru_cache(maxsize=8)
-def _placeholder_base(script_prefix):
-    return reverse("placeholder", args=["A", 0]).removesuffix("A-0.svg")
+_bases = Memo(8)
 
 
 def placeholder_base():
     """The placeholders' URL up to the initial ("/img/placeholder/"): the same for every product."""
-    return _placeholder_base(get_script_prefix())
+    return _bases.get("placeholder", (), lambda: reverse("placeholder", args=["A", 0]).removesuffix("A-0.svg"))
 
 
 def image_url(product, brand_names=None, base=None):
