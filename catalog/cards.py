@@ -24,7 +24,7 @@ from django.utils.safestring import SafeString
 from catalog.availability import stock_class, stock_label
 from catalog.images import image_url, placeholder_base, placeholder_url
 from catalog.memo import Memo
-from catalog.templatetags.catalog_tags import money, shop_url
+from catalog.templatetags.catalog_tags import cached_url, money
 
 CARD = """<li class="card">
   <img class="card-image" src="{}" width="160" height="120" loading="lazy" alt="">
@@ -47,7 +47,7 @@ def product_cards(products, *, label_of, labels, group_starts=(), brand_names=No
     """The cards of a page, in order, as one safe string: each card preceded by the heading of
     the group it begins (if any). `label_of(product)` is the key of its label in `labels` (a
     category's ID on a brand page). An empty list gives an empty (false) string."""
-    before, after = str(shop_url("product", _ID)).split(quote(_ID), 1)  # one reverse() for every card
+    before, after = str(cached_url("product", _ID)).split(quote(_ID), 1)  # one reverse() for every card
     base, parts, brand_names = placeholder_base(), [], brand_names or {}
     low_stock = settings.LOW_STOCK_THRESHOLD
     for i, product in enumerate(products):
