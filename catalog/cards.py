@@ -23,7 +23,7 @@ from django.utils.safestring import SafeString
 
 from catalog.availability import stock_class, stock_label
 from catalog.images import image_url, placeholder_base, placeholder_url
-from catalog.memo import Memo
+from catalog.memo import Memo, here
 from catalog.templatetags.catalog_tags import cached_url, money
 
 CARD = """<li class="card">
@@ -49,7 +49,7 @@ def product_cards(products, *, label_of, labels, group_starts=(), brand_names=No
     category's ID on a brand page). An empty list gives an empty (false) string."""
     before, after = str(cached_url("product", _ID)).split(quote(_ID), 1)  # one reverse() for every card
     base, parts, brand_names = placeholder_base(), [], brand_names or {}
-    low_stock = settings.LOW_STOCK_THRESHOLD
+    low_stock, where = settings.LOW_STOCK_THRESHOLD, here()
     for i, product in enumerate(products):
         key = label_of(product)
         label = labels.get(key, key)
@@ -62,7 +62,7 @@ def product_cards(products, *, label_of, labels, group_starts=(), brand_names=No
             before, after, base, autofocus_first and i == 0,
         )
         # the low-stock threshold is in the key too: stock_label reads it
-        parts.append(_cards.get((values, low_stock), (), lambda values=values: _card(*values)))
+        parts.append(_cards.get((values, low_stock), (), lambda values=values: _card(*values), where))
     return SafeString("\n".join(parts))
 
 

@@ -4,10 +4,9 @@ import zlib
 from functools import lru_cache
 
 from django.templatetags.static import static
-from django.urls import reverse
+from django.urls import get_script_prefix, reverse
 
 from catalog.gateway.text import fold
-from catalog.memo import Memo
 
 COLOURS = [
     "#2f6f8f", "#8f2f4f", "#3f7f3f", "#7f5f1f", "#5f3f8f", "#1f6f6f",
@@ -28,12 +27,14 @@ def placeholder_svg(initial, colour):
     return SVG.format(colour=COLOURS[colour], initial=initial.upper())
 
 
-_bases = Memo(8)
+@lru_cache(maxsize=8)
+def _placeholder_base(script_prefix):
+    return reverse("placeholder", args=["A", 0]).removesuffix("A-0.svg")
 
 
 def placeholder_base():
     """The placeholders' URL up to the initial ("/img/placeholder/"): the same for every product."""
-    return _bases.get("placeholder", (), lambda: reverse("placeholder", args=["A", 0]).removesuffix("A-0.svg"))
+    return _placeholder_base(get_script_prefix())
 
 
 def image_url(product, brand_names=None, base=None):

@@ -6,6 +6,11 @@ import threading
 from django.urls import get_script_prefix, get_urlconf
 
 
+def here():
+    """What every kept fragment depends on besides its own values: the request's script prefix and URL conf."""
+    return get_script_prefix(), get_urlconf()
+
+
 class Memo:
     """Values (markup) kept per key while their sources stay the very same objects. The caller's
     key holds the values a result is made from; `sources` the objects it is made from, if any: a
@@ -22,10 +27,13 @@ class Memo:
         self._held = {}
         self._lock = threading.Lock()
 
-    def get(self, key, sources, make):
-        key = (key, get_script_prefix(), get_urlconf())
+    def get(self, key, sources, make, where=None):
+        """The value kept for `key` (and `where`: here(), passed by a caller that asks for many values in
+        one request), made by `make()` if there is none or its sources are not `sources`."""
+        key = (key, where or here())
         held = self._held.get(key)
-        if held is not None and len(held[0]) == len(sources) and all(a is b for a, b in zip(held[0], sources)):
+        if held is not None and (not held[0] if not sources else len(held[0]) == len(sources) and all(
+                a is b for a, b in zip(held[0], sources))):
             return held[1]
         value = make()
         with self._lock:

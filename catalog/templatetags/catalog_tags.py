@@ -3,11 +3,10 @@ from functools import lru_cache
 from urllib.parse import quote
 
 from django import template
-from django.urls import reverse
+from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.http import RFC3986_SUBDELIMS
 
 from catalog.images import image_url
-from catalog.memo import Memo
 from storefront.numbers import euro
 
 register = template.Library()
@@ -69,19 +68,16 @@ def lookup(mapping, key):
 _MARK = "\x00"
 
 
-_urls = Memo(128)
-
-
-def _around_id(name):
+@lru_cache(maxsize=64)
+def _around_id(name, script_prefix, urlconf):
     """The URL of a one-ID page split around the ID: reversed once, reused for every link."""
-    def split():
-        before, _, after = reverse(name, args=[_MARK]).partition(quote(_MARK))
-        return before, after
-    return _urls.get((name, _MARK), (), split)
+    before, _, after = reverse(name, urlconf=urlconf, args=[_MARK]).partition(quote(_MARK))
+    return before, after
 
 
-def _reversed(name):
-    return _urls.get(name, (), lambda: reverse(name))
+@lru_cache(maxsize=64)
+def _reversed(name, script_prefix, urlconf):
+    return reverse(name, urlconf=urlconf)
 
 
 _NO_ID = object()  # not None: a missing ID still gives the ".../None/" link {% url %} would, not an error
@@ -91,11 +87,10 @@ _NO_ID = object()  # not None: a missing ID still gives the ".../None/" link {% 
 def cached_url(name, object_id=_NO_ID):
     """{% cached_url 'brand' b.brand_id %}, {% cached_url 'home' %}: what {% url %} gives, without a
     full reverse() per link (a page has a hundred: the menus, tiles and product cards, and every
-    page the header's and footer's). Reversed once per process (catalog/memo.py: per script prefix
-    and URL conf)."""
+    page the header's and footer's). Reversed once per process and script prefix."""
     if object_id is _NO_ID:
-        return _reversed(name)
-    before, after = _around_id(name)
+        return _reversed(name, get_script_prefix(), get_urlconf())
+    before, after = _around_id(name, get_script_prefix(), get_urlconf())
     return f"{before}{quote(str(object_id), safe=RFC3986_SUBDELIMS + '~:@')}{after}"
 
 
