@@ -28,7 +28,6 @@ import re
 import threading
 from dataclasses import dataclass, field
 from decimal import Decimal
-from types import SimpleNamespace
 
 from catalog.gateway import client as dynamo
 from catalog.gateway.schema import create_table_request, table_delete, table_ensure
@@ -223,29 +222,18 @@ class CapacityMeter:
     # --- lifecycle -------------------------------------------------------------------------
 
     def __enter__(self):
-        self._own = dynamo._build_client()[0]  # (boto3 client, lean client)
+        self._own = dynamo._build_client()
         self.shadow = f"{dynamo.table_name()}-shadow"
         table_ensure(self.shadow)
         events = dynamo.client().meta.events
         events.register("before-parameter-build.dynamodb", self._before)
         events.register("after-call.dynamodb", self._after)
-        self._observing = dynamo.observe(self)
-        self._observing.__enter__()
         return self
-
-    # --- the lean client's GetItem and Query (dynamo.observe) ------------------------------
-
-    def before(self, operation, params):
-        self._before(params, SimpleNamespace(name=operation))
-
-    def after(self, operation, parsed):
-        self._after(SimpleNamespace(status_code=200), parsed, SimpleNamespace(name=operation))
 
     def __exit__(self, *exc):
         events = dynamo.client().meta.events
         events.unregister("before-parameter-build.dynamodb", self._before)
         events.unregister("after-call.dynamodb", self._after)
-        self._observing.__exit__(None, None, None)
         table_delete(self.shadow)
         return False
 

@@ -36,10 +36,10 @@ from django.test import override_settings  # noqa: E402
 from bench.catalog_data import FEATURED_BRAND, FEATURED_CATEGORY  # noqa: E402
 from bench.meter import percentile  # noqa: E402
 from catalog import gateway  # noqa: E402
-from catalog.gateway import SOLD, LineProblem, importer, orders  # noqa: E402
-from catalog.gateway.client import count_requests  # noqa: E402
-from catalog.gateway.entities import Product  # noqa: E402
+from catalog.gateway import LineProblem, importer, orders  # noqa: E402
+from catalog.gateway.entities import SOLD, Product  # noqa: E402
 from catalog.gateway.errors import InsufficientStock, OrderRejected, StockBusy  # noqa: E402
+from catalog.gateway.testing import count_requests  # noqa: E402
 
 PRICE = Decimal("1.00")
 # The buyer counts of `make bench` (quick runs too) and their stock: full 200 units, quick 60.

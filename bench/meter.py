@@ -2,13 +2,11 @@
 capacity it consumed, seen through botocore's own events on the app's client.
 
 The app's gateway is not touched: `ReturnConsumedCapacity` is added to each request on its way
-out (before-parameter-build, or the lean client's observer) and `ConsumedCapacity` read from each
-parsed answer (after-call, or the observer).
+out (before-parameter-build) and `ConsumedCapacity` read from each parsed answer (after-call).
 """
 
 import copy
 import threading
-from types import SimpleNamespace
 
 from catalog.gateway import client as dynamo
 
@@ -31,12 +29,6 @@ class Meter:
             self.calls.append((model.name, copy.deepcopy(params)))
         if model.name in READS or model.name in WRITES:
             params["ReturnConsumedCapacity"] = "TOTAL"
-
-    def before(self, operation, params):  # the lean client's requests (dynamo.observe)
-        self._before(params, SimpleNamespace(name=operation))
-
-    def after(self, operation, parsed):
-        self._after(parsed, SimpleNamespace(name=operation))
 
     def _after(self, parsed, model, **kwargs):
         consumed = parsed.get("ConsumedCapacity") if isinstance(parsed, dict) else None
@@ -74,17 +66,12 @@ class Meter:
         events = (self.client or dynamo.client()).meta.events
         events.register("before-parameter-build.dynamodb", self._before)
         events.register("after-call.dynamodb", self._after)
-        if self.client is None:
-            self._observing = dynamo.observe(self)
-            self._observing.__enter__()
         return self
 
     def __exit__(self, *exc):
         events = (self.client or dynamo.client()).meta.events
         events.unregister("before-parameter-build.dynamodb", self._before)
         events.unregister("after-call.dynamodb", self._after)
-        if self.client is None:
-            self._observing.__exit__(None, None, None)
         return False
 
 

@@ -36,7 +36,7 @@ def main(argv=None):
 
     process, url = dynamodb_local.start()
     os.environ.update(DYNAMODB_ENDPOINT_URL=url, DYNAMODB_TABLE="bench-migration", AWS_ACCESS_KEY_ID="x",
-                      AWS_SECRET_ACCESS_KEY="x", DJANGO_SECRET_KEY="bench", DYNAMODB_LEAN_READS="false")
+                      AWS_SECRET_ACCESS_KEY="x", DJANGO_SECRET_KEY="bench")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "storefront.settings")
     import django
 
@@ -49,8 +49,8 @@ def main(argv=None):
 
 def measure(args):
     from bench.catalog_data import make_catalog
+    from catalog.gateway import batches, importer, keys, migrations, schema
     from catalog.gateway import client as dynamo
-    from catalog.gateway import importer, keys, migrations, schema
 
     table = "bench-migration"
     dynamo.client().create_table(**schema.create_table_request(table, indexes=[keys.GSI1, keys.GSI2]))
@@ -60,7 +60,7 @@ def measure(args):
     derived = set(migrations.PRODUCT_DERIVED)
     items += [{k: v for k, v in p.to_item().items() if k not in derived} for p in products]
     started = time.monotonic()
-    dynamo.batch_write(puts=items)
+    batches.batch_write(puts=items)
     log(f"seed layout: {len(items):,} items written in {time.monotonic() - started:.0f} s")
 
     times = {}

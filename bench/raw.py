@@ -1,28 +1,31 @@
 """The raw DynamoDB request behind each page, alone: the exact requests the page made
 (recorded by the meter while it rendered), sent again and again, one after the other, through
 the same boto3 client and to the same DynamoDB Local. What a page costs above this is Django,
-the templates and HTTP. The floor: the same requests sent as bare signed HTTP requests (the lean
-client of the hot reads), what is left once boto3's request pipeline is gone."""
+the templates and HTTP. The floor: the same requests signed with botocore's SigV4 signer and sent
+on its URLLib3Session, without the client's request pipeline (validation, events, retries), what
+is left once boto3's own bookkeeping is gone."""
 
-import functools
+import json
+import socket
 import threading
 import time
 
+import botocore.session
 from botocore import xform_name
+from botocore.auth import SigV4Auth
+from botocore.awsrequest import AWSRequest
+from botocore.credentials import Credentials
+from botocore.httpsession import URLLib3Session
 
 from catalog.gateway import client as dynamo
-from catalog.gateway.lean import OPERATIONS as LEAN_OPERATIONS
 
 
 def time_calls(calls, iterations, client=None, warmup=10, floor=False):
     """Durations (seconds) of sending `calls` (a page's requests, in order), `iterations` times.
-    `floor`: the GetItem and Query requests as one signed HTTP request each, without boto3 (the
-    app's lean client, catalog/gateway/lean.py): the least a page's request can cost here."""
+    `floor`: each request as one signed HTTP POST (`_floor_sender`), not through the client."""
     client = client or dynamo.client()
-    lean = dynamo.lean_client() if floor else None
-    if floor and lean is None:
-        raise RuntimeError("the floor needs DYNAMODB_LEAN_READS on")
-    methods = [(_sender(client, lean if floor else None, operation), params) for operation, params in calls]
+    sender = _floor_sender(client) if floor else _sender(client)
+    methods = [(sender(operation), params) for operation, params in calls]
     durations = []
     for i in range(warmup + iterations):
         start = time.perf_counter()
@@ -33,12 +36,35 @@ def time_calls(calls, iterations, client=None, warmup=10, floor=False):
     return durations
 
 
-def _sender(client, lean, operation):
-    """A function that sends one `operation` request (its parameters as one dict)."""
-    if lean is not None and operation in LEAN_OPERATIONS:
-        return functools.partial(lean.call, operation)
-    method = getattr(client, xform_name(operation))
-    return lambda params: method(**params)
+def _sender(client):
+    """For an operation, a function that sends one request of it (its parameters as one dict)."""
+    def sender(operation):
+        method = getattr(client, xform_name(operation))
+        return lambda params: method(**params)
+    return sender
+
+
+def _floor_sender(client):
+    """As _sender, but each request a POST of its JSON signed by botocore's SigV4Auth with the
+    client's credentials and sent on a URLLib3Session; the answer's JSON is parsed, nothing else."""
+    # the app's client signs with the session's credentials, or "local" ones for DynamoDB Local
+    credentials = botocore.session.get_session().get_credentials() or Credentials("local", "local")
+    signer = SigV4Auth(credentials.get_frozen_credentials(), "dynamodb", client.meta.region_name)
+    session = URLLib3Session(socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])  # as botocore's client
+    url = client.meta.endpoint_url
+
+    def sender(operation):
+        headers = {"Content-Type": "application/x-amz-json-1.0", "X-Amz-Target": f"DynamoDB_20120810.{operation}"}
+
+        def send(params):
+            request = AWSRequest("POST", url + "/", data=json.dumps(params).encode(), headers=dict(headers))
+            signer.add_auth(request)
+            response = session.send(request.prepare())
+            if response.status_code != 200:
+                raise RuntimeError(f"{operation}: HTTP {response.status_code} {response.content[:200]!r}")
+            return json.loads(response.content)
+        return send
+    return sender
 
 
 def describe(operation, params):

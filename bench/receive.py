@@ -6,8 +6,8 @@ import uuid
 from decimal import Decimal
 
 from catalog.gateway import importer, receiving
-from catalog.gateway.client import count_requests
 from catalog.gateway.entities import Product
+from catalog.gateway.testing import count_requests
 
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
 

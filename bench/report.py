@@ -270,7 +270,8 @@ def markdown(results):
     )
     out += [
         "Raw: the page's own DynamoDB requests (recorded while it rendered) sent alone with boto3. "
-        "Floor: the same requests as bare signed HTTP requests without boto3 (the app's lean client). "
+        "Floor: the same requests signed by botocore's SigV4Auth and sent on its URLLib3Session, "
+        "without the client's pipeline. "
         "In-process: the page rendered by the Django test client (Django, templates, the request), "
         f"timed in alternation with the raw requests and the floor ({runs}). "
         "HTTP: wrk against gunicorn at concurrency 1, the median of the flatness rounds (the ratio "

@@ -189,7 +189,8 @@ def drop_tables(tables):
 def import_catalogs(args, run_id):
     """Each size into its own table through the bulk import; then the one-PutItem baseline."""
     from catalog.gateway import importer
-    from catalog.gateway.client import client, serialize
+    from catalog.gateway.client import client
+    from catalog.gateway.codec import serialize
     from catalog.gateway.schema import table_delete, table_ensure
 
     from .catalog_data import make_catalog

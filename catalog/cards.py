@@ -8,13 +8,12 @@ below, with every value passed through `html.escape` (what Django's `escape` and
 autoescape do: `& < > " '`), the product link reversed once a page. The markup is the card's
 whole HTML: change it here.
 
-Each card's HTML is also kept per process for the values it shows (`_card`, a bounded LRU of
-8,192 cards, about 1.8 kB each with its key: up to 15 MB): a card shown before with the same
+Each card's HTML is also kept per process for the values it shows (catalog/memo.py, at most 8,192
+cards, about 1.8 kB each with its key: up to 15 MB): a card shown before with the same
 name, label, price, stock band, picture and link is not escaped and formatted again. A change to
 any of those values is a new key, so a card never shows anything but what the product's item
 says now.
 """
-from functools import lru_cache
 from html import escape
 from urllib.parse import quote
 
@@ -24,7 +23,8 @@ from django.utils.safestring import SafeString
 
 from catalog.availability import stock_class, stock_label
 from catalog.images import image_url, placeholder_base, placeholder_url
-from catalog.templatetags.catalog_tags import money, shop_url
+from catalog.memo import Memo, here
+from catalog.templatetags.catalog_tags import cached_url, money
 
 CARD = """<li class="card">
   <img class="card-image" src="{}" width="160" height="120" loading="lazy" alt="">
@@ -47,33 +47,33 @@ def product_cards(products, *, label_of, labels, group_starts=(), brand_names=No
     """The cards of a page, in order, as one safe string: each card preceded by the heading of
     the group it begins (if any). `label_of(product)` is the key of its label in `labels` (a
     category's ID on a brand page). An empty list gives an empty (false) string."""
-    before, after = str(shop_url("product", _ID)).split(quote(_ID), 1)  # one reverse() for every card
+    before, after = str(cached_url("product", _ID)).split(quote(_ID), 1)  # one reverse() for every card
     base, parts, brand_names = placeholder_base(), [], brand_names or {}
-    low_stock = settings.LOW_STOCK_THRESHOLD
+    low_stock, where = settings.LOW_STOCK_THRESHOLD, here()
     for i, product in enumerate(products):
         key = label_of(product)
         label = labels.get(key, key)
         if product.product_id in group_starts:
             parts.append(HEADING.format(escape(str(label))))
-        parts.append(
-            _card(
-                product.product_id, product.name, label, product.price, product.stock_band,
-                image_url(product, brand_names, base) if product.image else None,
-                brand_names.get(product.brand_id, product.brand_id), product.category_id,
-                before, after, base, autofocus_first and i == 0, low_stock,
-            )
+        values = (
+            product.product_id, product.name, label, product.price, product.stock_band,
+            image_url(product, brand_names, base) if product.image else None,
+            brand_names.get(product.brand_id, product.brand_id), product.category_id,
+            before, after, base, autofocus_first and i == 0,
         )
+        # the low-stock threshold is in the key too: stock_label reads it
+        parts.append(_cards.get((values, low_stock), (), lambda values=values: _card(*values), where))
     return SafeString("\n".join(parts))
 
 
-@lru_cache(maxsize=8192)
+_cards = Memo(8192)
+
+
 def _card(product_id, name, label, price, stock_band, picture, brand_name, category_id, before, after, base,
-          autofocus, low_stock):
+          autofocus):
     """One card's HTML from every value it shows, each escaped: picture (the product's own, or
     None for its brand's and category's placeholder), link (with autofocus on the first card
-    "Load more" added), name, label (its category or brand), price and stock badge. Also from
-    what those depend on: the script prefix (in `before`, `after` and `base`) and the low-stock
-    threshold (`low_stock`, which stock_label reads)."""
+    "Load more" added), name, label (its category or brand), price and stock badge."""
     badge = ""
     if stock_band is not None:  # the band's label is the level's (availability.stock_band)
         badge = BADGE.format(escape(stock_class(stock_band)), escape(stock_label(stock_band)))

@@ -6,7 +6,6 @@ Here each link is one `str.format` of the markup below with every value passed t
 `html.escape` (what Django's `escape` and the template's autoescape do), and the list is one safe
 string the template places. Every link is a real link (no-JS fallback) that htmx enhances.
 """
-from functools import lru_cache
 from html import escape
 
 from django.utils.safestring import SafeString
@@ -46,8 +45,10 @@ def sort_links(links):
 chips_memo = Memo(512)  # a category page of 50 brands has about 15 kB of chips
 
 
-@lru_cache(maxsize=1024)
+_sorts = Memo(1024)
+
+
 def sort_links_for(links):
-    """sort_links for a tuple of links, made once per process for each (a pure function: the
-    links hold every value shown)."""
-    return sort_links(links)
+    """sort_links for a tuple of links, made once per process for each (the links hold every value
+    shown)."""
+    return _sorts.get(links, (), lambda: sort_links(links))

@@ -92,17 +92,6 @@ def category_names():
     )
 
 
-def menus(render):
-    """The header's menus, `render(brands, categories)`, made once per process for the names
-    the cache holds (so again when either list is read anew: as fresh as the names)."""
-    brands_stamp, brands_value, derived = _entry(BRANDS_KEY, gateway.brands_all)
-    categories_stamp, categories_value, _ = _entry(CATEGORIES_KEY, gateway.categories_all)
-    made = derived.get("menus")
-    if made is None or made[0] != categories_stamp:
-        made = derived["menus"] = (categories_stamp, render(brands_value, categories_value))
-    return made[1]
-
-
 def forget():
     """Drop the cached names (after an import, say)."""
     cache.delete_many([BRANDS_KEY, CATEGORIES_KEY, f"{BRANDS_KEY}:stamp", f"{CATEGORIES_KEY}:stamp"])

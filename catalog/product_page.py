@@ -7,10 +7,10 @@ for the values they show (an LRU of 2,048 products) and placed in the page, whic
 The key holds every value the parts show, so a renamed product, a new description, another
 specification or a renamed brand gives new parts at once; so do the script prefix and STATIC_URL
 (a product's own picture can be a static file). With DEBUG on the parts are rendered each time.
+catalog/memo.py adds the script prefix and URL conf to every key.
 """
 from django.conf import settings
 from django.template.loader import render_to_string
-from django.urls import get_script_prefix
 from django.utils.safestring import SafeString
 
 from .memo import Memo
@@ -27,7 +27,7 @@ def product_parts(product, *, brand_name, category_name):
     attributes = tuple((name, repr(value)) for name, value in product.attributes.items())
     key = (
         product.product_id, product.name, product.brand_id, product.category_id, product.image,
-        product.description, attributes, brand_name, category_name, get_script_prefix(), settings.STATIC_URL,
+        product.description, attributes, brand_name, category_name, settings.STATIC_URL,
     )
     return _held.get(key, (), lambda: _render(product, brand_name, category_name))
 

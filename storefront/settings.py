@@ -330,9 +330,6 @@ DYNAMODB_CONNECT_TIMEOUT = env_float("DYNAMODB_CONNECT_TIMEOUT", 2.0)
 DYNAMODB_READ_TIMEOUT = env_float("DYNAMODB_READ_TIMEOUT", 5.0)
 DYNAMODB_MAX_ATTEMPTS = env_int("DYNAMODB_MAX_ATTEMPTS", 3, minimum=1)
 DYNAMODB_MAX_POOL_CONNECTIONS = env_int("DYNAMODB_MAX_POOL_CONNECTIONS", 32, minimum=1)
-# The shopper's GetItem and Query as one signed HTTP request each, past botocore's request pipeline
-# (same endpoint, credentials, timeouts, retries and errors; catalog/gateway/lean.py). Off: boto3 for all.
-DYNAMODB_LEAN_READS = env_bool("DYNAMODB_LEAN_READS", True)
 # Time budgets of one web request for DynamoDB (connects, answers and retries together), counted from
 # the request's start: a GET's, and a POST's (a write, its reads, its tries again after a lost race).
 # No single answer is awaited longer than the read budget. Past the budget: 503 (catalog/gateway/budget.py).

@@ -1,6 +1,6 @@
 """Traces with OpenTelemetry while settings.TRACING is on (an OTLP endpoint is set): a span per request
-(OpenTelemetry's Django instrumentation), a child span per DynamoDB request (botocore's instrumentation;
-the lean client's own in catalog/gateway/telemetry.py) and one per query of the accounts database
+(OpenTelemetry's Django instrumentation), a child span per DynamoDB request (botocore's instrumentation)
+and one per query of the accounts database
 (`DatabaseSpansMiddleware`, through Django's execute_wrapper). The trace ID goes into every log line
 (storefront/logcontext.py).
 
@@ -10,8 +10,6 @@ Tracing off costs nothing: this module imports no OpenTelemetry code until `star
 from django.conf import settings
 from django.core.exceptions import MiddlewareNotUsed
 from django.db import connections
-
-from catalog.gateway import telemetry
 
 from . import logcontext
 
@@ -43,7 +41,6 @@ def start(*, exporter=None):
     DjangoInstrumentor().instrument(tracer_provider=provider, excluded_urls=settings.TRACING_EXCLUDED_URLS)
     BotocoreInstrumentor().instrument(tracer_provider=provider)
     _tracer = provider.get_tracer("fromatoz")
-    telemetry.tracer = _tracer
 
     def current_trace_id():
         context = trace.get_current_span().get_span_context()
@@ -57,7 +54,7 @@ def start(*, exporter=None):
 def stop():
     """Tracing off again (the tests)."""
     global _tracer
-    _tracer = telemetry.tracer = logcontext.trace_id = None
+    _tracer = logcontext.trace_id = None
     for undo in _stop:
         undo()
     _stop.clear()

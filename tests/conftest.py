@@ -26,7 +26,6 @@ def ddb(settings):
     """An empty catalog table on moto."""
     with mock_aws():
         settings.DYNAMODB_ENDPOINT_URL = None
-        settings.DYNAMODB_LEAN_READS = False  # moto intercepts botocore, not HTTP (tests/gateway/test_lean.py)
         settings.DYNAMODB_TABLE = "catalog-test"
         dynamo.reset_client()
         table_ensure(settings.DYNAMODB_TABLE)

@@ -1,29 +1,30 @@
 """The DynamoDB gateway: the only code that talks to the single table or builds its keys.
 
-Its public face is this module: one function per access pattern, typed results (frozen
-dataclasses), and the exceptions of `errors`, into which every botocore error is turned.
-Modules: `client` (the boto3 client, error boundary, batches, retries), `budget` (a web request's
-DynamoDB time budget), `schema` (the table
-definition), `keys` (every key format), `cursor` (signed page cursors), `validate`,
-`entities`, `products`, `stock`, `orders`, `importer`, `text` (name order and search terms),
-`counts` (recounting the brand and category counts).
+Its public face is this module: what the apps use, one function per access pattern, typed results
+(frozen dataclasses), and the exceptions of `errors`, into which every botocore error is turned.
+
+Modules, one job each:
+- reaching DynamoDB: `client` (the boto3 client, built from settings; `read`), `boundary` (botocore's
+  errors become the project's), `outcomes` (a write whose answer was lost), `budget` (a web
+  request's DynamoDB time budget), `backoff` (pauses before trying again), `batches` (BatchGetItem,
+  BatchWriteItem), `threads` (requests sent at once), `codec` (items to and from the wire format),
+  `wire` (the JSON parse of read answers), `telemetry` (metrics and log figures of every request);
+- the table: `schema` (its definition), `keys` (every key format), `cursor` (signed page cursors),
+  `migrations` and `backfill_scan` (upgrading a table in place), `validate` (IDs, quantities, texts),
+  `entities` (the typed results);
+- access patterns: `products`, `pages`, `stock`, `orders`, `transact` (multi-item writes),
+  `receiving` (stock from a delivery file), `importer` (the catalog import), `counts` (recounting
+  brand and category counts), `reconcile` (stock levels against the ledger), `text` (name order
+  and search terms);
+- `testing`: for tests and benchmarks only (request counting, table deletion).
 """
 from .budget import BudgetExceeded, request_budget
-from .client import count_requests, reset_client
-from .counts import Drift, counts_recount
+from .counts import counts_recount
 from .entities import (
-    CANCELLED,
-    COUNTED,
-    DAMAGED,
     MANUAL_REASONS,
-    OPENING,
-    PLACED,
     REASON_LABELS,
     REASONS,
     RECEIVED,
-    RETURNED,
-    SHIPPED,
-    SOLD,
     Brand,
     Category,
     Order,
@@ -63,14 +64,12 @@ from .orders import (
     order_get_by_id,
     order_get_by_number,
     order_number_clean,
-    order_number_for,
     order_place,
     order_ship,
     orders_by_customer,
     orders_open,
 )
 from .products import (
-    SORTS,
     brands_all,
     categories_all,
     check_sort,
@@ -82,7 +81,7 @@ from .products import (
     search_words,
     with_stock_levels,
 )
-from .schema import create_table_request, table_delete, table_ensure
+from .schema import create_table_request, table_ensure
 from .stock import (
     MAX_LEDGER_DAYS,
     check_day_range,
@@ -102,27 +101,26 @@ from .validate import (
     MAX_REFERENCE,
     MAX_REORDER,
     check_id,
-    check_quantity,
     new_token,
     valid_id,
 )
 
 __all__ = [
     "ADDRESS_FIELDS", "MAX_LINES", "MAX_QUANTITY", "MAX_NOTE", "MAX_REFERENCE", "MAX_REORDER", "MAX_LEDGER_DAYS",
-    "CANCELLED", "COUNTED", "DAMAGED", "MANUAL_REASONS", "OPENING", "PLACED", "REASON_LABELS", "REASONS",
-    "RECEIVED", "RETURNED", "SHIPPED", "SOLD", "OrderStatusRefused", "StockMoved",
+    "MANUAL_REASONS", "REASON_LABELS", "REASONS",
+    "RECEIVED", "OrderStatusRefused", "StockMoved",
     "check_day_range", "order_cancel", "order_ship", "orders_open", "product_set_reorder_point",
     "products_to_reorder", "stock_count", "stock_history_all", "stock_ledger", "stock_moves_since",
-    "SORTS", "Drift", "check_sort", "counts_recount",
+    "check_sort", "counts_recount",
     "products_search", "search_words", "with_stock_levels",
     "Brand", "PurchaseLine", "Category", "Order", "OrderLine", "Page", "Product", "StockAdjustment", "StockChange",
     "CatalogError", "CatalogUnavailable", "InsufficientStock", "InvalidCursor", "InvalidId", "InvalidInput",
     "InvalidQuantity", "LineProblem", "NotFound", "OrderRejected", "StockBusy",
     "BudgetExceeded", "IdempotencyConflict", "OutcomeUnknown", "request_budget",
-    "brands_all", "categories_all", "check_id", "check_quantity", "count_requests", "create_table_request",
+    "brands_all", "categories_all", "check_id", "create_table_request",
     "customer_put", "line_problems", "new_order_id", "new_token", "order_confirmation_claim", "order_get",
-    "order_get_by_id", "order_get_by_number", "order_number_clean", "order_number_for",
+    "order_get_by_id", "order_get_by_number", "order_number_clean",
     "order_place", "orders_by_customer", "product_get", "valid_id",
-    "products_by_brand", "products_by_category", "products_get_many", "reset_client", "stock_decrease",
-    "stock_history", "stock_increase", "table_delete", "table_ensure",
+    "products_by_brand", "products_by_category", "products_get_many", "stock_decrease",
+    "stock_history", "stock_increase", "table_ensure",
 ]

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from botocore.exceptions import ClientError
 
 from . import keys
-from .client import client, deserialize, error_code, serialize, table_name, translate_errors
+from .boundary import error_code, translate_errors
+from .client import client, table_name
+from .codec import deserialize, serialize
 from .errors import CatalogUnavailable
 
 PAGE_SIZE = 100

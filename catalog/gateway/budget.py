@@ -3,8 +3,7 @@
 A request gets one deadline, counted from its start: `DYNAMODB_READ_BUDGET` seconds for a page that
 only reads (GET, HEAD), `DYNAMODB_WRITE_BUDGET` for one that writes (POST...: a write, the reads
 around it, and the optimistic write's tries again after losing a race). Two botocore event handlers
-enforce it on the boto3 client, and the lean client of the hot reads makes the same checks
-(`attempt_timeout`, `retry_allowed`; catalog/gateway/lean.py):
+enforce it on the boto3 client:
 
 - before each attempt is sent (`before-send`): no time left, no request (BudgetExceeded); else the
   attempt waits for its answer at most the time left, and never longer than the read budget

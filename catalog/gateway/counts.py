@@ -9,7 +9,9 @@ compared with what the items say, and the difference added where it is wrong.
 from dataclasses import dataclass
 
 from . import keys
-from .client import client, deserialize, serialize, table_name, translate_errors
+from .boundary import translate_errors
+from .client import client, table_name
+from .codec import deserialize, serialize
 from .pages import KeyRange, query_all, read_query
 
 

@@ -18,10 +18,15 @@ from urllib.parse import urlsplit
 from django.conf import settings
 
 from . import keys, text
-from .client import _backoff, batch_get, batch_write, client, in_parallel, serialize, table_name, translate_errors
+from .backoff import pause
+from .batches import batch_get, batch_write
+from .boundary import translate_errors
+from .client import client, table_name
+from .codec import serialize
 from .entities import Brand, Category, Product
 from .errors import CatalogUnavailable
 from .stock import opening_adjustment
+from .threads import in_parallel
 from .transact import put, transact_write, update
 from .validate import MAX_REORDER, new_token, valid_id
 
@@ -485,7 +490,7 @@ def _write_group(group, existing, reset_stock, result):
                 existing.pop(pid, None)
                 if pid in fresh:
                     existing[pid] = fresh[pid]
-        _backoff(attempt)
+        pause(attempt, first=0.05, most=2.0)
     raise CatalogUnavailable("Other writes kept changing the products being imported; the import stopped part way")
 
 

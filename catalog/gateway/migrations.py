@@ -38,7 +38,10 @@ from .backfill_scan import (
     rewrite_of,
     scan_all,
 )
-from .client import batch_get, batch_write, client, deserialize, error_code, serialize, translate_errors
+from .batches import batch_get, batch_write
+from .boundary import error_code, translate_errors
+from .client import client
+from .codec import deserialize, serialize
 from .entities import PLACED, Product, StockAdjustment
 from .errors import CatalogError, CatalogUnavailable
 from .stock import opening_adjustment, stock_history_all

@@ -30,19 +30,10 @@ from catalog import availability
 from storefront.numbers import euro
 
 from . import keys
-from .client import (
-    attempts_until_deadline,
-    backoff_pause,
-    client,
-    conflict_pause,
-    contended_attempts,
-    deserialize,
-    error_code,
-    read,
-    serialize,
-    table_name,
-    translate_errors,
-)
+from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
+from .boundary import error_code, translate_errors
+from .client import client, read, table_name
+from .codec import deserialize, serialize
 from .entities import CANCELLED, PLACED, SHIPPED, SOLD, Order, OrderLine, Page, Product, StockAdjustment
 from .errors import (
     IdempotencyConflict,

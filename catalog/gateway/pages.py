@@ -18,7 +18,9 @@ from dataclasses import dataclass
 from botocore.exceptions import ClientError
 
 from . import cursor, keys
-from .client import deserialize, error_code, read, serialize, table_name, translate_errors
+from .boundary import error_code, translate_errors
+from .client import read, table_name
+from .codec import deserialize, serialize
 from .entities import Page
 from .errors import InvalidCursor
 

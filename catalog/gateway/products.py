@@ -17,7 +17,10 @@ is the price index read backwards). `products_search(query=)` reads the search t
 import dataclasses
 
 from . import keys, text
-from .client import BATCH_GET_SIZE, batch_get, deserialize, read, serialize, table_name, translate_errors
+from .batches import BATCH_GET_SIZE, batch_get
+from .boundary import translate_errors
+from .client import read, table_name
+from .codec import deserialize, serialize
 from .entities import Brand, Category, Page, Product
 from .errors import InvalidInput, NotFound
 from .pages import KeyRange, query_all, query_page, read_query

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from storefront.numbers import Unreadable, parse_whole
 
 from . import keys
-from .client import batch_get
+from .batches import batch_get
 from .entities import RECEIVED
 from .errors import IdempotencyConflict, InvalidInput
 from .products import products_get_many

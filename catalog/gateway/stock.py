@@ -14,7 +14,10 @@ from catalog import availability
 from catalog.availability import stock_band
 
 from . import keys
-from .client import client, contended_attempts, deserialize, error_code, serialize, table_name, translate_errors
+from .backoff import contended_attempts
+from .boundary import error_code, translate_errors
+from .client import client, table_name
+from .codec import deserialize, serialize
 from .entities import (
     COUNTED,
     DAMAGED,

@@ -1,11 +1,8 @@
 """What every DynamoDB request did, for an operator: Prometheus metrics, the request's own figures for
-its log line, and (with tracing on) a span where botocore's instrumentation cannot see the request.
+its log line.
 
-One hook for both ways a request goes out (client.py): `finished` is called once per API call
-(botocore's retries inside it), by the boto3 client's events (`install`, registered when the client is
-built) and by `client.read` around the lean client's GetItem and Query (catalog/gateway/lean.py), which
-also opens `lean_span` when tracing is on. Without tracing (`tracer` is None) no OpenTelemetry code is
-imported or run here.
+`finished` is called once per API call (botocore's retries inside it), by the boto3 client's events
+(`install`, registered when the client is built).
 
 Metrics (prometheus_client; added up across gunicorn's workers in its multiprocess mode):
 - `fromatoz_dynamodb_requests_total{operation, outcome}`: one per API call; outcome is `ok`, `throttled`
@@ -25,7 +22,9 @@ from botocore.exceptions import ClientError
 from prometheus_client import Counter, Histogram
 
 from .budget import BudgetExceeded
-from .lean import THROTTLING_CODES
+
+# DynamoDB's throttling errors (its API reference, "Common errors" and each operation's errors).
+THROTTLING_CODES = frozenset({"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"})
 
 # Seconds: a GetItem on DynamoDB Local or AWS takes 1-5 ms; a stalled one is cut at the read budget (1.5 s).
 DURATION_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 1.5, 2.5, 5.0, 10.0)
@@ -37,8 +36,6 @@ DURATION = Histogram("fromatoz_dynamodb_request_duration_seconds",
 RETRIES = Counter("fromatoz_dynamodb_retries", "DynamoDB attempts sent again (throttling, 5xx, ...)", ["operation"])
 CAPACITY = Counter("fromatoz_dynamodb_consumed_capacity_units",
                    "Capacity units DynamoDB reported consumed (requests that ask for it)", ["operation"])
-
-tracer = None  # an OpenTelemetry tracer while tracing is on (storefront/tracing.py), else None
 
 # Label children by label values: prometheus_client's labels() takes a lock and checks the names on
 # every call; these are looked up once.
@@ -160,27 +157,3 @@ def install(client):
     events.register("after-call.dynamodb", _after_call)
     events.register("after-call-error.dynamodb", _after_call_error)
     return client
-
-
-# --- the lean client's requests (client.read) -------------------------------------------------
-
-def lean_span(operation, params):
-    """A client span for one lean request, as botocore's instrumentation names and describes its own
-    (`DynamoDB.GetItem`), child of the current span; None when tracing is off."""
-    if tracer is None:
-        return None
-    from opentelemetry.trace import SpanKind
-
-    return tracer.start_span(f"DynamoDB.{operation}", kind=SpanKind.CLIENT, attributes={
-        "rpc.system": "aws-api", "rpc.service": "DynamoDB", "rpc.method": operation,
-        "db.system": "dynamodb", "aws.dynamodb.table_names": (params.get("TableName", ""),),
-    })
-
-
-def end_span(span, error=None):
-    if error is not None:
-        from opentelemetry.trace import Status, StatusCode
-
-        span.record_exception(error)
-        span.set_status(Status(StatusCode.ERROR, type(error).__name__))
-    span.end()

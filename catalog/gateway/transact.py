@@ -4,7 +4,10 @@ from dataclasses import dataclass
 
 from botocore.exceptions import ClientError
 
-from .client import client, deserialize, error_code, serialize, table_name, write_outcome
+from .boundary import error_code
+from .client import client, table_name
+from .codec import deserialize, serialize
+from .outcomes import write_outcome
 
 CHECK_FAILED = "ConditionalCheckFailed"
 THROTTLED = {"ThrottlingError", "ProvisionedThroughputExceeded"}

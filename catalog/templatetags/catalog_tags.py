@@ -84,8 +84,8 @@ _NO_ID = object()  # not None: a missing ID still gives the ".../None/" link {% 
 
 
 @register.simple_tag
-def shop_url(name, object_id=_NO_ID):
-    """{% shop_url 'brand' b.brand_id %}, {% shop_url 'home' %}: what {% url %} gives, without a
+def cached_url(name, object_id=_NO_ID):
+    """{% cached_url 'brand' b.brand_id %}, {% cached_url 'home' %}: what {% url %} gives, without a
     full reverse() per link (a page has a hundred: the menus, tiles and product cards, and every
     page the header's and footer's). Reversed once per process and script prefix."""
     if object_id is _NO_ID:

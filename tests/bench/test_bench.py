@@ -44,7 +44,7 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
         assert results["overhead"][page]["ratio"] > 0
         assert results["overhead"][page]["floor_p50_ms"] > 0 and results["overhead"][page]["floor_ratio"] > 0
     assert results["costs"]["home"]["cold"]["operations"] == {"Query": 2}
-    # the meter sees the capacity of the lean client's reads too
+    # the meter sees the capacity of the reads
     assert results["costs"]["brand"]["warm"]["read_units"] > 0 and results["costs"]["product"]["warm"]["read_units"] > 0
     assert set(results["contention"]) == {"checkout", "stock_decrease"}
     for buyer, by_count in results["contention"].items():

@@ -8,8 +8,7 @@ from bench import capacity, capacity_report
 from bench.capacity_meter import CapacityMeter, index_entry_size, item_size, schema_indexes, write_units
 from bench.capacity_ops import measure_all
 from catalog import gateway
-from catalog.gateway import client as dynamo
-from catalog.gateway import keys
+from catalog.gateway import codec, keys
 
 from ..helpers import items_in_partition
 
@@ -25,7 +24,7 @@ def _charged(meter):
 
 
 def _wire(item):
-    return dynamo.serialize(item)
+    return codec.serialize(item)
 
 
 def _expected_writes(items, before=()):

@@ -39,7 +39,7 @@ PNG = bytes.fromhex(
 def test_a_picture_from_a_product_image_host_loads_and_one_from_another_host_is_refused(ddb, live_server, page,
                                                                                          settings):
     from catalog.gateway import client as dynamo
-    from catalog.gateway import keys
+    from catalog.gateway import codec, keys
     from tests.helpers import small_catalog
 
     settings.PRODUCT_IMAGE_HOSTS = ["pictures.example"]
@@ -51,8 +51,8 @@ def test_a_picture_from_a_product_image_host_loads_and_one_from_another_host_is_
     seed(data)
     # product 2 with a picture on another host, written past the importer (which refuses it)
     dynamo.client().update_item(
-        TableName=dynamo.table_name(), Key=dynamo.serialize(keys.product_key("2")),
-        UpdateExpression="SET image = :i", ExpressionAttributeValues=dynamo.serialize({":i": "https://other.example/y.png"}),
+        TableName=dynamo.table_name(), Key=codec.serialize(keys.product_key("2")),
+        UpdateExpression="SET image = :i", ExpressionAttributeValues=codec.serialize({":i": "https://other.example/y.png"}),
     )
     page.route("https://*.example/**", lambda route: route.fulfill(status=200, content_type="image/png", body=PNG))
     refused = []

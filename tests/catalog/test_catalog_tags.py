@@ -1,4 +1,4 @@
-"""{% shop_url %}: the links {% url %} would give, under any script prefix."""
+"""{% cached_url %}: the links {% url %} would give, under any script prefix."""
 import pytest
 from django.template import engines
 from django.urls import clear_script_prefix, set_script_prefix
@@ -14,11 +14,11 @@ def render():
 
 
 @pytest.mark.parametrize("source", ["'home'", "'cart'", "'search'", "'brand' '3'", "'product' 'a b&é'"])
-def test_shop_url_is_what_url_gives(render, source):
-    assert render("{% shop_url " + source + " %}") == render("{% url " + source + " %}")
+def test_cached_url_is_what_url_gives(render, source):
+    assert render("{% cached_url " + source + " %}") == render("{% url " + source + " %}")
 
 
-def test_shop_url_follows_the_script_prefix(render):
-    assert render("{% shop_url 'cart' %}") == "/cart/"
+def test_cached_url_follows_the_script_prefix(render):
+    assert render("{% cached_url 'cart' %}") == "/cart/"
     set_script_prefix("/shop/")  # served under a path (SCRIPT_NAME)
-    assert render("{% shop_url 'cart' %} {% shop_url 'brand' 3 %}") == "/shop/cart/ /shop/brands/3/"
+    assert render("{% cached_url 'cart' %} {% cached_url 'brand' 3 %}") == "/shop/cart/ /shop/brands/3/"

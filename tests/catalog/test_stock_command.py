@@ -10,7 +10,7 @@ from django.core.management import CommandError, call_command
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from catalog.gateway.client import count_requests
+from catalog.gateway.testing import count_requests
 from tests.helpers import REPO
 
 

@@ -7,8 +7,7 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine, orders, transact
-from catalog.gateway import client as dynamo
+from catalog.gateway import PurchaseLine, backoff, orders, transact
 from catalog.gateway.budget import request_budget
 from catalog.gateway.errors import OrderRejected, StockBusy
 from tests.helpers import seed, small_catalog
@@ -64,7 +63,7 @@ def test_a_crowd_buys_sixty_units_exactly_and_nobody_is_told_busy(local_ddb, buy
         # 4 s at p99 on an idle 2-core machine, over the 5 s read timeout when it is shared). AWS does
         # not queue them so; here each buyer gets the time the queue needs, as its write budget.
         settings.DYNAMODB_READ_TIMEOUT = 30
-        monkeypatch.setattr(dynamo, "CONTENDED_WRITE_SECONDS", 60.0)
+        monkeypatch.setattr(backoff, "CONTENDED_WRITE_SECONDS", 60.0)
     data = small_catalog()
     data["products"][6]["stockLevel"] = 60  # product 7, Acme Car Charger, the default reorder point (5)
     seed(data)
@@ -150,20 +149,20 @@ def test_a_buyer_who_conflicts_fifty_times_in_a_row_still_gets_the_order(catalog
     """Conflicts are tried again at once (a few ms of jitter), not after a growing backoff: fifty in a
     row (with the old backoff, over ten seconds: "busy") are no reason to give up."""
     pauses = []
-    monkeypatch.setattr(dynamo.time, "sleep", pauses.append)
-    monkeypatch.setattr(dynamo.random, "uniform", lambda low, high: high)  # each pause at its longest
+    monkeypatch.setattr(backoff.time, "sleep", pauses.append)
+    monkeypatch.setattr(backoff.random, "uniform", lambda low, high: high)  # each pause at its longest
     left = _conflicting(monkeypatch, 50)
     order = buy("7", 1)
     assert left == [0] and stock("7") == 39
-    assert pauses == [dynamo.CONFLICT_JITTER_SECONDS] * 50  # 0.25 s in all; the old backoff: over 10 s
+    assert pauses == [backoff.CONFLICT_JITTER_SECONDS] * 50  # 0.25 s in all; the old backoff: over 10 s
     assert orders.order_get(customer_id="7", order_id=order.order_id).total == Decimal("29.90")
 
 
 def test_a_throttled_order_waits_a_growing_pause_and_goes_through(catalog, monkeypatch):
     """Throttling is DynamoDB short of capacity, not another buyer: it gets the growing backoff."""
     pauses = []
-    monkeypatch.setattr(dynamo.time, "sleep", pauses.append)
-    monkeypatch.setattr(dynamo.random, "uniform", lambda low, high: high)  # each pause at its longest
+    monkeypatch.setattr(backoff.time, "sleep", pauses.append)
+    monkeypatch.setattr(backoff.random, "uniform", lambda low, high: high)  # each pause at its longest
     _conflicting(monkeypatch, 6, code="ThrottlingError")
     buy("7", 1)
     assert stock("7") == 39

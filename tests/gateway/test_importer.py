@@ -9,9 +9,9 @@ from django.core.management import CommandError, call_command
 from catalog import gateway
 from catalog.gateway import client as dynamo
 from catalog.gateway import importer, schema
-from catalog.gateway.client import count_requests
 from catalog.gateway.errors import NotFound
 from catalog.gateway.schema import create_table_request
+from catalog.gateway.testing import count_requests
 from tests.helpers import seed, small_catalog
 
 
@@ -230,8 +230,8 @@ def test_create_table_is_safe_to_run_again(ddb, settings):
 
 def test_parallel_writes_report_in_order_carry_the_budget_and_stop_at_the_first_failure():
     from catalog.gateway import budget
-    from catalog.gateway.client import in_parallel
     from catalog.gateway.errors import CatalogUnavailable
+    from catalog.gateway.threads import in_parallel
 
     sent, done, deadlines = [], [], []
 

@@ -13,9 +13,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from catalog.checks import refuse_outdated_table, table_problems
-from catalog.gateway import backfill_scan, keys, migrations, pages, schema
+from catalog.gateway import backfill_scan, codec, keys, migrations, pages, schema
 from catalog.gateway import client as dynamo
-from catalog.gateway.client import count_requests
 from catalog.gateway.entities import PurchaseLine, StockAdjustment
 from catalog.gateway.migrations import STEPS, AddIndex, DeleteIndex, Run, migrate, migrations_pending
 from catalog.gateway.orders import order_cancel, order_place, order_ship, orders_open
@@ -28,6 +27,7 @@ from catalog.gateway.stock import (
     stock_increase,
     stock_ledger,
 )
+from catalog.gateway.testing import count_requests
 from tests.helpers import seed, small_catalog
 
 pytestmark = pytest.mark.django_db
@@ -42,7 +42,7 @@ def all_items(table):
     items, params = {}, {"TableName": table, "ConsistentRead": True}
     while True:
         response = dynamo.client().scan(**params)
-        for item in map(dynamo.deserialize, response["Items"]):
+        for item in map(codec.deserialize, response["Items"]):
             if item["PK"] != keys.MIGRATIONS_PK:
                 items[(item["PK"], item["SK"])] = item
         if "LastEvaluatedKey" not in response:
@@ -99,7 +99,7 @@ def make_seed_layout_copy(source, target):
         old = {k: v for k, v in item.items() if k not in DERIVED and k not in DERIVED_MAPS}
         if item.get("type") == "ORDER":  # before order numbers (and names on orders)
             old = {k: v for k, v in old.items() if k not in ("orderNumber", "customerName", "customerEmail")}
-        dynamo.client().put_item(TableName=target, Item=dynamo.serialize(old))
+        dynamo.client().put_item(TableName=target, Item=codec.serialize(old))
 
 
 @pytest.fixture
@@ -313,7 +313,7 @@ def test_a_table_behind_the_code_stops_a_server_from_starting(seed_table):
 
 def test_a_table_ahead_of_the_code_is_refused(local_ddb):
     put = dynamo.client().put_item
-    put(TableName=local_ddb, Item=dynamo.serialize({
+    put(TableName=local_ddb, Item=codec.serialize({
         **keys.migration_key("0099_newer_addition"), "type": "MIGRATION", "name": "0099_newer_addition",
         "contract": False,
     }))
@@ -321,7 +321,7 @@ def test_a_table_ahead_of_the_code_is_refused(local_ddb):
     refuse_outdated_table()
     with pytest.raises(CommandError, match="0099_newer_addition"):
         call_command("migrate_table", stdout=StringIO())
-    put(TableName=local_ddb, Item=dynamo.serialize({
+    put(TableName=local_ddb, Item=codec.serialize({
         **keys.migration_key("0100_drop_old_index"), "type": "MIGRATION", "name": "0100_drop_old_index",
         "contract": True,
     }))
@@ -342,9 +342,9 @@ def test_an_index_projection_changes_by_a_new_index_and_a_later_delete(local_ddb
     migrate(steps=steps[:-1], run=Run(table=local_ddb, say=lambda line: None), backup=False)
     found = dynamo.client().query(
         TableName=local_ddb, IndexName="Reorder2", KeyConditionExpression="ReorderPK = :pk",
-        ExpressionAttributeValues=dynamo.serialize({":pk": keys.REORDER_PK}),
+        ExpressionAttributeValues=codec.serialize({":pk": keys.REORDER_PK}),
     )["Items"]
-    assert "description" in dynamo.deserialize(found[0])  # ALL: what the old index did not project
+    assert "description" in codec.deserialize(found[0])  # ALL: what the old index did not project
     migrate(steps=steps, run=Run(table=local_ddb, say=lambda line: None), backup=False)
     described = dynamo.client().describe_table(TableName=local_ddb)["Table"]
     names = [i["IndexName"] for i in described["GlobalSecondaryIndexes"]]
@@ -356,7 +356,7 @@ def test_an_index_projection_changes_by_a_new_index_and_a_later_delete(local_ddb
 
 def test_a_backup_is_taken_and_named_before_the_first_step_that_rewrites_items(catalog, ddb):
     """On moto (which has on-demand backups, as AWS does): a table that lacks a backfill."""
-    dynamo.client().delete_item(TableName=ddb, Key=dynamo.serialize(keys.migration_key("0001_products")))
+    dynamo.client().delete_item(TableName=ddb, Key=codec.serialize(keys.migration_key("0001_products")))
     out = StringIO()
     call_command("migrate_table", "--plan", stdout=out)
     assert "0001_products" in out.getvalue()
@@ -372,7 +372,7 @@ def test_a_backup_is_taken_and_named_before_the_first_step_that_rewrites_items(c
     assert "Point-in-time recovery is on." in said and "Deletion protection turned on." in said
     assert migrations_pending(table_name=ddb) == []
 
-    dynamo.client().delete_item(TableName=ddb, Key=dynamo.serialize(keys.migration_key("0001_products")))
+    dynamo.client().delete_item(TableName=ddb, Key=codec.serialize(keys.migration_key("0001_products")))
     call_command("migrate_table", "--no-backup", stdout=StringIO())
     assert len(dynamo.client().list_backups(TableName=ddb)["BackupSummaries"]) == 1
 
@@ -384,7 +384,7 @@ def test_gunicorn_refuses_to_serve_a_table_that_lacks_a_step_and_names_the_comma
 
     from tests.helpers import REPO
 
-    dynamo.client().delete_item(TableName=local_ddb, Key=dynamo.serialize(keys.migration_key("0001_products")))
+    dynamo.client().delete_item(TableName=local_ddb, Key=codec.serialize(keys.migration_key("0001_products")))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DYNAMODB_"))}
     env.update(DJANGO_SETTINGS_MODULE="storefront.settings", DJANGO_SECRET_KEY="tests-only-not-a-secret",
                DYNAMODB_ENDPOINT_URL=dynamodb_local_url, DYNAMODB_TABLE=local_ddb,
@@ -432,7 +432,7 @@ def pre_band_table(today, settings):
     dynamo.client().get_waiter("table_exists").wait(TableName=target)
     for item in all_items(source).values():
         item.pop("stockBand", None)
-        dynamo.client().put_item(TableName=target, Item=dynamo.serialize(item))
+        dynamo.client().put_item(TableName=target, Item=codec.serialize(item))
     migrations.migrations_mark_applied(table=target, steps=PRE_BAND_STEPS)
     pages._old_index_until.clear()  # this process has not met the table before
     settings.DYNAMODB_TABLE = target
@@ -515,7 +515,7 @@ def test_no_step_takes_the_table_past_dynamodbs_limits_on_projected_attributes()
 
 def test_before_deploy_applies_what_the_new_code_needs_to_start_and_stops_at_the_online_steps(pre_band_table):
     table, _before = pre_band_table
-    dynamo.client().delete_item(TableName=table, Key=dynamo.serialize(keys.migration_key("0016_order_numbers")))
+    dynamo.client().delete_item(TableName=table, Key=codec.serialize(keys.migration_key("0016_order_numbers")))
     assert [p.id for p in table_problems()] == ["catalog.E001"]  # a new server would not start
     out = StringIO()
     call_command("migrate_table", "--before-deploy", stdout=out)
@@ -535,15 +535,15 @@ def test_opening_stock_entries_make_every_history_add_up_and_survive_an_interrup
     shop_history()  # a sale of 2 of product 1, a shipped sale of 4, a cancelled order of 7, staff on 5 and 6
     rush = StockAdjustment(product_id="8", adjustment_id="rush", at=datetime.now(UTC), delta=-1,
                            resulting_level=None, reason="sold", order_id="20260101T000000000000-rush")
-    dynamo.client().put_item(TableName=local_ddb, Item=dynamo.serialize(rush.to_item()))
+    dynamo.client().put_item(TableName=local_ddb, Item=codec.serialize(rush.to_item()))
     dynamo.client().update_item(  # the rush sale's own decrement: 1 -> 0
-        TableName=local_ddb, Key=dynamo.serialize(keys.product_key("8")), UpdateExpression="SET stockLevel = :l",
-        ExpressionAttributeValues=dynamo.serialize({":l": 0}))
+        TableName=local_ddb, Key=codec.serialize(keys.product_key("8")), UpdateExpression="SET stockLevel = :l",
+        ExpressionAttributeValues=codec.serialize({":l": 0}))
     for key, item in all_items(local_ddb).items():
         if is_opening(item):
-            dynamo.client().delete_item(TableName=local_ddb, Key=dynamo.serialize({"PK": key[0], "SK": key[1]}))
+            dynamo.client().delete_item(TableName=local_ddb, Key=codec.serialize({"PK": key[0], "SK": key[1]}))
     dynamo.client().delete_item(TableName=local_ddb,
-                                Key=dynamo.serialize(keys.migration_key("0017_opening_stock_entries")))
+                                Key=codec.serialize(keys.migration_key("0017_opening_stock_entries")))
     out = StringIO()
     with pytest.raises(CommandError, match="7 of 8 product"):  # all but product 3, imported sold out
         call_command("reconcile_stock", stdout=out)
@@ -583,7 +583,7 @@ def test_opening_stock_entries_make_every_history_add_up_and_survive_an_interrup
     # Run again (as a table made before steps were recorded would): nothing more to write.
     items = all_items(local_ddb)
     dynamo.client().delete_item(TableName=local_ddb,
-                                Key=dynamo.serialize(keys.migration_key("0017_opening_stock_entries")))
+                                Key=codec.serialize(keys.migration_key("0017_opening_stock_entries")))
     migrate(run=Run(table=local_ddb, say=lambda line: None), backup=False)
     assert all_items(local_ddb) == items
 
@@ -592,7 +592,7 @@ def test_a_sale_while_the_opening_entry_is_written_is_kept_and_counted(local_ddb
     seed()
     for key, item in all_items(local_ddb).items():
         if is_opening(item):
-            dynamo.client().delete_item(TableName=local_ddb, Key=dynamo.serialize({"PK": key[0], "SK": key[1]}))
+            dynamo.client().delete_item(TableName=local_ddb, Key=codec.serialize({"PK": key[0], "SK": key[1]}))
     real, sold = migrations.transact_write, []
 
     def sale_first(actions, **kwargs):
@@ -601,7 +601,7 @@ def test_a_sale_while_the_opening_entry_is_written_is_kept_and_counted(local_ddb
         return real(actions, **kwargs)
 
     dynamo.client().delete_item(TableName=local_ddb,
-                                Key=dynamo.serialize(keys.migration_key("0017_opening_stock_entries")))
+                                Key=codec.serialize(keys.migration_key("0017_opening_stock_entries")))
     monkeypatch.setattr(migrations, "transact_write", sale_first)
     migrate(run=Run(table=local_ddb, say=lambda line: None), backup=False)  # 0017 alone is pending
     assert sold

@@ -7,8 +7,8 @@ import pytest
 
 from catalog import gateway
 from catalog.gateway import PurchaseLine, keys, orders
-from catalog.gateway.client import count_requests
 from catalog.gateway.errors import InvalidInput, NotFound
+from catalog.gateway.testing import count_requests
 from catalog.gateway.transact import put, transact_write
 from tests.helpers import items_in_partition
 

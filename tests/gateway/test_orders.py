@@ -7,8 +7,8 @@ import pytest
 
 from catalog import gateway
 from catalog.gateway import LineProblem, PurchaseLine, orders
-from catalog.gateway.client import count_requests
 from catalog.gateway.errors import InvalidInput, NotFound, OrderRejected
+from catalog.gateway.testing import count_requests
 from tests.helpers import items_in_partition, seed, small_catalog
 
 

@@ -5,9 +5,8 @@ import pytest
 from botocore.stub import Stubber
 
 from catalog import gateway
+from catalog.gateway import backoff, batches, stock
 from catalog.gateway import client as dynamo
-from catalog.gateway import stock
-from catalog.gateway.client import count_requests
 from catalog.gateway.entities import Brand, Category, Product
 from catalog.gateway.errors import (
     CatalogUnavailable,
@@ -19,6 +18,7 @@ from catalog.gateway.errors import (
     NotFound,
     StockBusy,
 )
+from catalog.gateway.testing import count_requests
 from tests.helpers import items_in_partition, seed
 
 
@@ -308,7 +308,7 @@ def test_a_write_that_loses_a_race_retries_from_the_level_the_rival_left(catalog
 
 
 def test_a_write_that_keeps_losing_gives_up_as_busy_and_writes_nothing_of_its_own(catalog, monkeypatch):
-    monkeypatch.setattr(dynamo, "CONTENDED_WRITE_SECONDS", 0.05)
+    monkeypatch.setattr(backoff, "CONTENDED_WRITE_SECONDS", 0.05)
     _a_rival_writes_first(monkeypatch, times=10_000)
     with pytest.raises(StockBusy):
         gateway.stock_decrease(product_id="4", quantity=2, token="never-lands", reason="sold")
@@ -414,7 +414,7 @@ def _unprocessed(monkeypatch, *, times):
         return real(RequestItems=RequestItems)
 
     monkeypatch.setattr(ddb_client, "batch_get_item", flaky)
-    monkeypatch.setattr(dynamo, "_backoff", lambda attempt: None)
+    monkeypatch.setattr(batches, "pause", lambda attempt, **kwargs: None)
     return calls
 
 
@@ -429,4 +429,4 @@ def test_keys_never_processed_make_the_catalog_unavailable(catalog, monkeypatch)
     calls = _unprocessed(monkeypatch, times=1_000)
     with pytest.raises(CatalogUnavailable):
         gateway.products_get_many(product_ids=["1", "2"])
-    assert len(calls) == dynamo.UNPROCESSED_ATTEMPTS
+    assert len(calls) == batches.UNPROCESSED_ATTEMPTS

@@ -7,7 +7,7 @@ from django.test import Client
 
 from catalog import gateway
 from catalog.gateway import importer, orders
-from catalog.gateway.client import count_requests
+from catalog.gateway.testing import count_requests
 from tests.helpers import items_in_partition, mailed_code, make_account, small_catalog
 
 pytestmark = pytest.mark.django_db

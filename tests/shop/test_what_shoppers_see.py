@@ -104,7 +104,7 @@ def test_product_cart_and_checkout_say_what_prices_include_and_what_delivery_cos
 
 
 def test_the_footer_kept_per_process_follows_the_settings(catalog, client, settings):
-    frame._rendered.cache_clear()
+    frame._parts.clear()
     assert "All prices include VAT. Delivery is free" in client.get("/").content.decode()
     settings.SHOP_PRICES_INCLUDE_VAT = False
     settings.SHOP_DELIVERY_NOTE = "Delivery: €5."

@@ -8,7 +8,7 @@ import pytest
 
 from catalog import gateway
 from catalog.gateway import PurchaseLine, orders
-from catalog.gateway.client import count_requests
+from catalog.gateway.testing import count_requests
 from catalog.gateway.transact import put, transact_write
 
 

@@ -9,7 +9,7 @@ import pytest
 from django.test import Client
 
 from catalog import gateway
-from catalog.gateway.client import count_requests
+from catalog.gateway.testing import count_requests
 from tests.helpers import paged_catalog, seed, small_catalog
 
 HX = {"HX-Request": "true"}

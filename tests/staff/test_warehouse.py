@@ -14,9 +14,9 @@ from django.core.management.base import CommandError
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from catalog.gateway import keys, receiving
-from catalog.gateway.client import count_requests
+from catalog.gateway import codec, keys, receiving
 from catalog.gateway.importer import ImportInvalid
+from catalog.gateway.testing import count_requests
 from tests.helpers import seed, small_catalog
 
 HX = {"HX-Request": "true"}
@@ -55,8 +55,8 @@ def csv_rows(response):
 def break_level(product_id, new_level):
     """A level changed behind the ledger's back (what reconcile_stock must find)."""
     dynamo.client().update_item(
-        TableName=dynamo.table_name(), Key=dynamo.serialize(keys.product_key(product_id)),
-        UpdateExpression="SET stockLevel = :l", ExpressionAttributeValues=dynamo.serialize({":l": new_level}),
+        TableName=dynamo.table_name(), Key=codec.serialize(keys.product_key(product_id)),
+        UpdateExpression="SET stockLevel = :l", ExpressionAttributeValues=codec.serialize({":l": new_level}),
     )
 
 
@@ -395,7 +395,7 @@ def test_reconcile_stock_adds_up_sales_that_did_not_record_the_level_they_left(c
         product_id="7", adjustment_id="rush-1", at=datetime.now(UTC), delta=-3, resulting_level=None,
         reason="sold", order_id="20260101T000000000000-rush",
     )
-    dynamo.client().put_item(TableName=dynamo.table_name(), Item=dynamo.serialize(sale.to_item()))
+    dynamo.client().put_item(TableName=dynamo.table_name(), Item=codec.serialize(sale.to_item()))
     break_level("7", 37)  # the sale's own decrement
     assert [h.resulting_level for h in history("7")] == [None, 40]
     call_command("reconcile_stock", "7", stdout=io.StringIO())

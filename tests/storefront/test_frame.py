@@ -56,7 +56,7 @@ def test_with_debug_on_the_frame_is_rendered_each_time(client, settings, catalog
     renders = []
     real = frame._render
     monkeypatch.setattr(frame, "_render", lambda part: renders.append(part) or real(part))
-    frame._rendered.cache_clear()
+    frame._parts.clear()
     for _ in range(2):
         assert '<li><a href="/contact/">Contact us</a></li>' in client.get("/contact/").content.decode()
     assert renders == ["assets", "footer"]  # DEBUG off: once for the two pages
@@ -101,8 +101,8 @@ def test_a_signed_in_user_gets_their_own_links_not_a_visitor_s(client, catalog, 
 
 
 def test_a_long_address_gets_its_own_sign_in_link_without_being_kept(client, catalog):
-    frame._visitor_links.cache_clear()
+    frame._visitor_links.clear()
     long_query = "x" * (frame.MAX_KEPT_PATH + 10)
     html = client.get(f"/search/?q={long_query}").content.decode()
     assert _visitor_links(html)[1] == f"/accounts/login/?next=/search/%3Fq%3D{long_query}"
-    assert frame._visitor_links.cache_info().currsize == 0
+    assert len(frame._visitor_links) == 0

@@ -11,9 +11,9 @@ from django.core.management import call_command
 from django.test import Client, override_settings
 
 from catalog.gateway import client as dynamo
-from catalog.gateway import keys
-from catalog.gateway.client import count_requests
+from catalog.gateway import codec, keys
 from catalog.gateway.schema import table_ensure
+from catalog.gateway.testing import count_requests
 from tests.storefront.test_deploy import PRODUCTION, settings_under
 from tools import dynamodb_local
 
@@ -44,7 +44,7 @@ def test_readyz_is_200_when_dynamodb_the_database_and_the_migrations_are_fine(dd
 
 
 def test_readyz_is_503_naming_the_steps_while_the_table_lacks_a_migration(ddb):
-    dynamo.client().delete_item(TableName=ddb, Key=dynamo.serialize(keys.migration_key("0001_products")))
+    dynamo.client().delete_item(TableName=ddb, Key=codec.serialize(keys.migration_key("0001_products")))
     response = Client().get("/readyz")
     assert response.status_code == 503
     migrations = response.json()["checks"]["migrations"]

@@ -12,7 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from tests.gateway.test_lean import THROTTLED, Scripted
+from tests.helpers import THROTTLED, Scripted
 from tests.shop.test_views import add, checkout_form
 from tests.storefront.test_deploy import PRODUCTION, run
 
@@ -111,7 +111,6 @@ def test_a_throttled_dynamodb_request_is_counted_with_its_retries_and_the_503(ca
     throttling = Scripted([THROTTLED])
     try:
         settings.DYNAMODB_ENDPOINT_URL = throttling.url
-        settings.DYNAMODB_LEAN_READS = True
         dynamo.reset_client()
         before = scrape()
         response = Client().get("/products/1/")

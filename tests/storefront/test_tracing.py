@@ -1,6 +1,6 @@
 """Traces (OpenTelemetry, the SDK's in-memory exporter): a product page is one trace whose request
-span holds a child span for its DynamoDB request (botocore's instrumentation on the boto3 path, the
-project's own on the lean path) and, for a signed-in shopper, the accounts database's; the trace ID is
+span holds a child span for its DynamoDB request (botocore's instrumentation) and, for a signed-in
+shopper, the accounts database's; the trace ID is
 in the request's log line. With no OTLP endpoint (or OTEL_SDK_DISABLED) nothing of OpenTelemetry loads."""
 import json
 
@@ -40,23 +40,12 @@ def product_page_trace(spans, client=None):
     return request, dynamodb, database
 
 
-def test_a_product_page_trace_holds_its_dynamodb_span_boto3_path(catalog, spans):
+def test_a_product_page_trace_holds_its_dynamodb_span(catalog, spans):
     request, dynamodb, database = product_page_trace(spans)
     assert "DynamoDB.GetItem" in [s.name for s in dynamodb]  # botocore's instrumentation
     get_item = next(s for s in dynamodb if s.name == "DynamoDB.GetItem")
     assert get_item.kind == SpanKind.CLIENT and get_item.attributes["rpc.service"] == "DynamoDB"
     assert database == []  # an anonymous shopper without a session: no database query
-
-
-@pytest.mark.dynamodb_local
-def test_a_product_page_trace_holds_its_dynamodb_span_lean_path(local_catalog, spans, settings):
-    assert settings.DYNAMODB_LEAN_READS
-    request, dynamodb, database = product_page_trace(spans)
-    [get_item] = [s for s in dynamodb if s.name == "DynamoDB.GetItem"]  # the project's own span
-    assert get_item.kind == SpanKind.CLIENT
-    assert get_item.attributes["rpc.method"] == "GetItem"
-    assert get_item.attributes["aws.dynamodb.table_names"] == (settings.DYNAMODB_TABLE,)
-    assert get_item.end_time - get_item.start_time > 0
 
 
 def test_the_accounts_database_has_its_span_and_the_trace_id_is_logged(catalog, spans, django_user_model):

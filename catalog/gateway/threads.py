@@ -1,0 +1,46 @@
+"""Sending many requests at once, each in a copy of the caller's context (its time budget)."""
+import contextvars
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+# Bulk writes (the importer) send this many BatchWriteItem requests at once, as AWS advises for loading
+# data: each waits on the network (or on DynamoDB Local's other core), not on this process.
+BATCH_WRITERS = 4
+
+
+def in_parallel(jobs, send, *, done=None):
+    """`send(job)` for every job on BATCH_WRITERS threads, each in a copy of the caller's context (its
+    time budget); `done(job)` in the calling thread, in order, as they finish. The first failure
+    stops the jobs not yet started and is raised."""
+    jobs = list(jobs)
+    if len(jobs) <= 1:
+        for job in jobs:
+            send(job)
+            if done:
+                done(job)
+        return
+    context = contextvars.copy_context()
+    with ThreadPoolExecutor(max_workers=BATCH_WRITERS, thread_name_prefix="dynamodb-batch") as pool:
+        futures = [pool.submit(context.copy().run, send, job) for job in jobs]
+        try:
+            for job, future in zip(jobs, futures):
+                future.result()
+                if done:
+                    done(job)
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+
+
+def thread_safe(callback):
+    """`callback`, called by one thread at a time (None stays None)."""
+    if callback is None:
+        return None
+    lock = threading.Lock()
+
+    def call(*args):
+        with lock:
+            callback(*args)
+
+    return call
