@@ -364,10 +364,11 @@ def test_reconcile_stock_finds_a_broken_level(catalog):
     with pytest.raises(CommandError) as exc:
         call_command("reconcile_stock", stdout=out)
     assert exc.value.returncode == 1
-    # opening 12, +3, -2: the sale left 13, where a level of 99 says 99
+    # opening 12, +3, -2: 13. The sale was taken relatively (no level recorded), so the newest change
+    # that records one is the receipt: it left 15, where a level of 99 and the sale after it say 101.
     said = out.getvalue()
     assert "DRIFT product 4: the stock level is 99, but its 3 stock change(s) add up to 13; the change of" in said
-    assert "(-2, sold) left 13, where the level now and the changes after it say 99" in said
+    assert "(+3, received) left 15, where the level now and the changes after it say 101" in said
     with pytest.raises(CommandError):
         call_command("reconcile_stock", "4", stdout=io.StringIO())
     call_command("reconcile_stock", "1", stdout=io.StringIO())  # one product without drift: fine
