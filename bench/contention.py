@@ -52,6 +52,7 @@ from catalog.gateway import LineProblem, importer, orders  # noqa: E402
 from catalog.gateway.client import client as gateway_client  # noqa: E402
 from catalog.gateway.entities import SOLD, Product  # noqa: E402
 from catalog.gateway.errors import InsufficientStock, OrderRejected, StockBusy  # noqa: E402
+from catalog.gateway.stock import take_floor  # noqa: E402
 from catalog.gateway.testing import count_requests  # noqa: E402
 
 PRICE = Decimal("1.00")
@@ -179,7 +180,7 @@ def run(buyers, *, start_stock, buyer="checkout", server_threads=None, emulator_
             )
         ],
     )
-    successes, busy, failures, waits, last_order = [0], [0], [], [], [None]
+    successes, busy, failures, waits, order_times = [0], [0], [], [], []
     lock = threading.Lock()
     door = threading.BoundedSemaphore(inside)  # the server's threads: the others wait in its queue
     gate = threading.Barrier(buyers)
@@ -205,7 +206,7 @@ def run(buyers, *, start_stock, buyer="checkout", server_threads=None, emulator_
             with lock:
                 successes[0] += 1
                 waits.append(now - pressed)
-                last_order[0] = max(now, last_order[0] or now)
+                order_times.append(now - started)
             pressed = now
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(buyers)]
@@ -231,7 +232,11 @@ def run(buyers, *, start_stock, buyer="checkout", server_threads=None, emulator_
     # Exact: sold out, one sale in the history a unit sold (the opening change aside) and one order.
     exact = final == start_stock - successes[0] and history == successes[0] and final == 0
     waits_ms = sorted(w * 1000 for w in waits)
-    sold_out = last_order[0] - started if last_order[0] is not None else None
+    order_times.sort()
+    sold_out = order_times[-1] if order_times else None
+    # The sales above the edge took their units relatively; from take_floor down, the exact path.
+    relative = start_stock - take_floor(None)
+    edge = order_times[relative - 1] if 0 < relative <= len(order_times) else None
     return {
         "buyer": buyer,
         "buyers": buyers,
@@ -242,6 +247,7 @@ def run(buyers, *, start_stock, buyer="checkout", server_threads=None, emulator_
         "successes_per_s": round(successes[0] / elapsed, 1) if elapsed else 0.0,
         # Until the last unit sold; the rest of `seconds` is the other buyers' "sold out" answers.
         "sold_out_seconds": round(sold_out, 3) if sold_out is not None else None,
+        "edge_seconds": round(edge, 3) if edge is not None else None,  # when the exact path took over
         "successes_per_s_until_sold_out": round(successes[0] / sold_out, 1) if sold_out else None,
         "p50_ms": round(percentile(waits_ms, 50), 1) if waits_ms else None,
         "p99_ms": round(percentile(waits_ms, 99), 1) if waits_ms else None,
