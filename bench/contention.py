@@ -7,10 +7,20 @@ that takes the stock and writes the order, its line and the sale's stock adjustm
 "stock_decrease" is the gateway's stock write alone. Each buyer's time to an order (from pressing
 "buy" until it has one, "busy" answers and their retries included) gives p50_ms and p99_ms.
 
+The buyers go through a door as wide as the shop's server: at most `server_threads` of them are in
+the shop at once (gunicorn's workers x threads, as `make run` starts it: scripts/run.sh), the others
+wait outside as they would in the server's queue; `--server-threads 0` lets every buyer in at once
+(a server with a thread a buyer). Besides the orders a second over the whole run (every buyer
+answered), each run reports the rate until the product sold out (the last order), the sold-out
+answers after it, the transactions DynamoDB refused by reason (a condition: the exact path near the
+edge; a TransactionConflict: another transaction on the item) and, when the harness knows
+DynamoDB Local's process, the CPU seconds of the harness and of DynamoDB Local.
+
 `make bench` runs it on its largest catalog (bench/run.py). Alone, on its own DynamoDB Local:
 
     python bench/contention.py --quick          # buyers 1, 8, 32, 128; 60 units each run
     python bench/contention.py --buyers 8,32 --start-stock 200 --buyer checkout
+    python bench/contention.py --buyer checkout --buyers 1,128 --rounds 3   # alternating, 3 rounds
 
 which writes var/bench/contention.json (results.json is `make bench`'s and is left alone).
 """
@@ -18,6 +28,7 @@ which writes var/bench/contention.json (results.json is `make bench`'s and is le
 import argparse
 import json
 import os
+import resource
 import sys
 import threading
 import time
@@ -34,11 +45,14 @@ if __package__ in (None, ""):
 from django.test import override_settings  # noqa: E402
 
 from bench.catalog_data import FEATURED_BRAND, FEATURED_CATEGORY  # noqa: E402
+from bench.load import gunicorn_flags, process_cpu_seconds  # noqa: E402
 from bench.meter import percentile  # noqa: E402
 from catalog import gateway  # noqa: E402
 from catalog.gateway import LineProblem, importer, orders  # noqa: E402
+from catalog.gateway.client import client as gateway_client  # noqa: E402
 from catalog.gateway.entities import SOLD, Product  # noqa: E402
 from catalog.gateway.errors import InsufficientStock, OrderRejected, StockBusy  # noqa: E402
+from catalog.gateway.stock import take_floor  # noqa: E402
 from catalog.gateway.testing import count_requests  # noqa: E402
 
 PRICE = Decimal("1.00")
@@ -106,9 +120,51 @@ def history_counts(product_id):
     return sales, others
 
 
-def run(buyers, *, start_stock, buyer="checkout"):
-    """`buyers` threads on a fresh product holding `start_stock`; returns the figures and proof."""
+def server_threads_default():
+    """The shop's request threads as `make run` starts it: gunicorn's workers x threads."""
+    flags = gunicorn_flags()
+    return flags["workers"] * flags["threads"]
+
+
+class Refusals:
+    """TransactWriteItems that DynamoDB cancelled, by reason: `refused` (a condition failed: a sale
+    at the edge lost its exact compare-and-set, or a relative take met the edge) and `conflicts`
+    (TransactionConflict: another transaction had the item at that moment). Hooks the client's own
+    events, as count_requests does."""
+
+    def __init__(self):
+        self.refused = self.conflicts = 0
+        self._lock = threading.Lock()
+
+    def _seen(self, parsed, **kwargs):
+        codes = {reason.get("Code") for reason in parsed.get("CancellationReasons") or ()}
+        with self._lock:
+            self.refused += "ConditionalCheckFailed" in codes
+            self.conflicts += "TransactionConflict" in codes or parsed.get("Error", {}).get("Code") in (
+                "TransactionConflictException", "TransactionInProgressException")
+
+    def __enter__(self):
+        gateway_client().meta.events.register("after-call.dynamodb.TransactWriteItems", self._seen)
+        return self
+
+    def __exit__(self, *exc):
+        gateway_client().meta.events.unregister("after-call.dynamodb.TransactWriteItems", self._seen)
+        return False
+
+
+def cpu_seconds(emulator_pid=None):
+    """(this process's CPU seconds, DynamoDB Local's or None) so far."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    return own.ru_utime + own.ru_stime, process_cpu_seconds(emulator_pid) if emulator_pid else None
+
+
+def run(buyers, *, start_stock, buyer="checkout", server_threads=None, emulator_pid=None):
+    """`buyers` threads on a fresh product holding `start_stock`, at most `server_threads` of them
+    in the shop at once (None: the server's, server_threads_default(); 0: all of them); returns
+    the figures and proof."""
     buy = BUYERS[buyer]
+    server_threads = server_threads_default() if server_threads is None else server_threads
+    inside = min(buyers, server_threads) if server_threads else buyers
     product_id = f"contention-{buyers}-{uuid.uuid4().hex[:8]}"
     importer.write(
         [],
@@ -124,8 +180,9 @@ def run(buyers, *, start_stock, buyer="checkout"):
             )
         ],
     )
-    successes, busy, failures, waits = [0], [0], [], []
+    successes, busy, failures, waits, order_times = [0], [0], [], [], []
     lock = threading.Lock()
+    door = threading.BoundedSemaphore(inside)  # the server's threads: the others wait in its queue
     gate = threading.Barrier(buyers)
 
     def worker(buyer_no):
@@ -133,7 +190,8 @@ def run(buyers, *, start_stock, buyer="checkout"):
         pressed = time.perf_counter()  # when this buyer began trying for the next unit
         while True:
             try:
-                took = buy(product_id, PRICE, buyer_no)
+                with door:
+                    took = buy(product_id, PRICE, buyer_no)
             except StockBusy:
                 with lock:
                     busy[0] += 1
@@ -148,18 +206,22 @@ def run(buyers, *, start_stock, buyer="checkout"):
             with lock:
                 successes[0] += 1
                 waits.append(now - pressed)
+                order_times.append(now - started)
             pressed = now
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(buyers)]
-    # One connection a buyer (the settings' pool is sized for a server's threads, not 128 buyers).
-    pool = max(buyers, gateway_pool_size())
-    with override_settings(DYNAMODB_MAX_POOL_CONNECTIONS=pool), count_requests() as counter:
+    # A connection for each buyer inside (the settings' pool is sized for a worker's threads).
+    pool = max(inside, gateway_pool_size())
+    with override_settings(DYNAMODB_MAX_POOL_CONNECTIONS=pool), count_requests() as counter, Refusals() as refusals:
+        cpu_before = cpu_seconds(emulator_pid)
         started = time.perf_counter()
         for t in threads:
             t.start()
         for t in threads:
             t.join()
         elapsed = time.perf_counter() - started
+        cpu_after = cpu_seconds(emulator_pid)
+    emulator_cpu = None if None in (cpu_before[1], cpu_after[1]) else round(cpu_after[1] - cpu_before[1], 2)
     ops = {}
     for op in counter.operations:
         ops[op] = ops.get(op, 0) + 1
@@ -170,20 +232,37 @@ def run(buyers, *, start_stock, buyer="checkout"):
     # Exact: sold out, one sale in the history a unit sold (the opening change aside) and one order.
     exact = final == start_stock - successes[0] and history == successes[0] and final == 0
     waits_ms = sorted(w * 1000 for w in waits)
+    order_times.sort()
+    sold_out = order_times[-1] if order_times else None
+    # The sales above the edge took their units relatively; from take_floor down, the exact path.
+    relative = start_stock - take_floor(None)
+    edge = order_times[relative - 1] if 0 < relative <= len(order_times) else None
     return {
         "buyer": buyer,
         "buyers": buyers,
+        "server_threads": inside,
         "start_stock": start_stock,
         "successes": successes[0],
         "seconds": round(elapsed, 3),
         "successes_per_s": round(successes[0] / elapsed, 1) if elapsed else 0.0,
+        # Until the last unit sold; the rest of `seconds` is the other buyers' "sold out" answers.
+        "sold_out_seconds": round(sold_out, 3) if sold_out is not None else None,
+        "edge_seconds": round(edge, 3) if edge is not None else None,  # when the exact path took over
+        "successes_per_s_until_sold_out": round(successes[0] / sold_out, 1) if sold_out else None,
         "p50_ms": round(percentile(waits_ms, 50), 1) if waits_ms else None,
         "p99_ms": round(percentile(waits_ms, 99), 1) if waits_ms else None,
         "transactions": transactions,
         "retries": transactions - successes[0],
+        "refused": refusals.refused,
+        "conflicts": refusals.conflicts,
         "stock_busy": busy[0],
         "failures": failures,
         "requests": ops,
+        "requests_per_success": round(len(counter.operations) / successes[0], 2) if successes[0] else None,
+        "cpu_seconds": {
+            "harness": round(cpu_after[0] - cpu_before[0], 2),
+            "dynamodb_local": emulator_cpu,
+        },
         "final_stock": final,
         "history_items": history,
         "other_history_items": other_history,
@@ -198,16 +277,36 @@ def gateway_pool_size():
     return settings.DYNAMODB_MAX_POOL_CONNECTIONS
 
 
-def run_all(buyer_counts, *, start_stock, buyers=tuple(BUYERS), log=print):
-    """{buyer: {str(buyers): run(...)}} for each kind of buyer and each buyer count, on the current table."""
+def run_all(buyer_counts, *, start_stock, buyers=tuple(BUYERS), log=print, rounds=1, server_threads=None,
+            emulator_pid=None):
+    """{buyer: {str(buyers): run(...)}} for each kind of buyer and each buyer count, on the current table.
+    With `rounds` > 1 the buyer counts alternate round by round (a busy moment of a shared machine
+    hits each count alike); each entry is its round of median rate (the lower of two), with every
+    round's rates in `rounds`."""
     results = {}
     for buyer in buyers:
+        runs = {str(count): [] for count in buyer_counts}
+        for round_no in range(rounds):
+            for count in buyer_counts:
+                log(f"contention, {buyer}: {count} buyers, stock {start_stock}"
+                    + (f", round {round_no + 1} of {rounds}" if rounds > 1 else ""))
+                c = run(count, start_stock=start_stock, buyer=buyer, server_threads=server_threads,
+                        emulator_pid=emulator_pid)
+                runs[str(count)].append(c)
+                log(f"  {c['successes_per_s']} successes/s ({c['successes_per_s_until_sold_out']} until sold out), "
+                    f"p50 {c['p50_ms']} ms, p99 {c['p99_ms']} ms, {c['retries']} retries ({c['refused']} refused, "
+                    f"{c['conflicts']} conflicts), {c['stock_busy']} busy, exact: {c['consistent']}")
         results[buyer] = {}
-        for count in buyer_counts:
-            log(f"contention, {buyer}: {count} buyers, stock {start_stock}")
-            c = results[buyer][str(count)] = run(count, start_stock=start_stock, buyer=buyer)
-            log(f"  {c['successes_per_s']} successes/s, p50 {c['p50_ms']} ms, p99 {c['p99_ms']} ms, "
-                f"{c['retries']} retries, {c['stock_busy']} busy, exact: {c['consistent']}")
+        for count, done in runs.items():
+            median = sorted(done, key=lambda c: c["successes_per_s"])[(len(done) - 1) // 2]
+            results[buyer][count] = median
+            if rounds > 1:
+                median["consistent"] = all(c["consistent"] for c in done)
+                median["rounds"] = [
+                    {key: c[key] for key in ("successes_per_s", "successes_per_s_until_sold_out", "p50_ms", "p99_ms",
+                                             "stock_busy", "consistent")}
+                    for c in done
+                ]
     return results
 
 
@@ -223,6 +322,10 @@ def main(argv=None):
     parser.add_argument("--start-stock", type=int, help="units at the start of each run")
     parser.add_argument("--buyer", choices=sorted(BUYERS), action="append", help="kind of buyer (default: each)")
     parser.add_argument("--products", type=int, default=300, help="catalog products beside the contended one")
+    parser.add_argument("--rounds", type=int, default=1, help="rounds of the buyer counts, alternating (default 1)")
+    parser.add_argument("--server-threads", type=int, help="buyers in the shop at once (default: gunicorn's "
+                        "workers x threads of scripts/run.sh; 0: every buyer)")
+    parser.add_argument("--no-warm-up", action="store_true", help="measure from a cold DynamoDB Local")
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench" / "contention.json")
     args = parser.parse_args(argv)
     start_stock = args.start_stock or (QUICK_START_STOCK if args.quick else START_STOCK)
@@ -244,12 +347,21 @@ def main(argv=None):
         table_ensure(os.environ["DYNAMODB_TABLE"])
         table_set_ttl(os.environ["DYNAMODB_TABLE"], enabled=False)  # as make bench: no TTL sweeps
         importer.import_catalog(make_catalog(args.products))
+        if not args.no_warm_up:
+            # DynamoDB Local's JVM compiles its hot code in its first seconds: measured cold, the
+            # first run (1 buyer) would be slower than the same run later (make bench's runs come
+            # after its page benchmarks, on a warm JVM).
+            print("warm-up (not measured): 8 buyers, stock 100")
+            run(8, start_stock=100)
         started = time.perf_counter()
-        results = run_all(args.buyers, start_stock=start_stock, buyers=args.buyer or tuple(BUYERS))
+        results = run_all(args.buyers, start_stock=start_stock, buyers=args.buyer or tuple(BUYERS), rounds=args.rounds,
+                          server_threads=args.server_threads, emulator_pid=process.pid)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({
             "meta": {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "start_stock": start_stock,
-                     "seconds": round(time.perf_counter() - started, 1), "dynamodb_local": "in memory"},
+                     "seconds": round(time.perf_counter() - started, 1), "dynamodb_local": "in memory",
+                     "rounds": args.rounds, "warm_up": not args.no_warm_up,
+                     "load_average": [round(x, 2) for x in os.getloadavg()]},
             "contention": results,
         }, indent=2))
         print(f"Results: {args.out}")

@@ -408,7 +408,9 @@ def markdown(results):
         "## Contention: buyers taking 1 each from one product until it runs out",
         "",
         "checkout: each buyer places orders of 1 (`order_place`, one transaction a try); stock_decrease: the "
-        "gateway's stock write alone. Retries: transactions refused because another buyer changed the stock first. "
+        "gateway's stock write alone. Inside: the buyers in the shop at once (the server's threads; the others "
+        "wait). Until sold out: orders a second until the last unit sold, before the other buyers' \"sold out\" "
+        "answers. Retries: transactions refused because another buyer changed the stock first. "
         "p50/p99: each buyer's time to an order, \"busy\" answers and pressing again included. History items: "
         "the sales in the product's stock history (its opening change aside).",
         "",
@@ -420,9 +422,11 @@ def markdown(results):
                 [
                     buyer,
                     n,
+                    c.get("server_threads", "—"),
                     c["start_stock"],
                     c["successes"],
                     c["successes_per_s"],
+                    c.get("successes_per_s_until_sold_out") or "—",
                     "—" if c.get("p50_ms") is None else c["p50_ms"],
                     "—" if c.get("p99_ms") is None else c["p99_ms"],
                     c["transactions"],
@@ -439,9 +443,11 @@ def markdown(results):
             [
                 "buyer",
                 "buyers",
+                "inside",
                 "start",
                 "successes",
                 "successes/s",
+                "until sold out /s",
                 "p50 ms",
                 "p99 ms",
                 "TransactWriteItems",

@@ -54,10 +54,12 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
             assert c["other_history_items"] == 1  # the import's opening change, not a sale
             assert c["orders"] == (6 if buyer == "checkout" else None)
             assert 0 < c["p50_ms"] <= c["p99_ms"]
+            assert c["server_threads"] == int(buyers)  # fewer buyers than the server's threads: all inside
     assert {t["target"].split(" ")[0] for t in results["targets"]} >= {
         "in-process", "HTTP", "flatness", "one", "metrics"}
     markdown = (tmp_path / "results.md").read_text()
     assert "## Contention" in markdown and "| p50 ms | p99 ms |" in markdown
+    assert "| buyers | inside | start | successes | successes/s | until sold out /s |" in markdown
     # what metrics cost each page, on the largest catalog, in the results and the report
     assert results["observability"]["meta"]["products"] == 90 and results["observability"]["brand"]["renders"] == 4
     assert "## What metrics cost a page" in markdown

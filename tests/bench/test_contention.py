@@ -1,0 +1,73 @@
+"""bench/contention.py: the buyers wait at a door as wide as the server's threads, as shoppers wait in
+gunicorn's queue, and each run says how long the sale took, what DynamoDB refused and why."""
+import threading
+
+import pytest
+
+from bench import contention
+from tests.helpers import seed
+
+pytestmark = pytest.mark.dynamodb_local
+
+
+def watched(monkeypatch, *, meet=None):
+    """Count the buyers inside the shop (in the buy function) at once; with `meet`, each buyer's
+    first try waits there until `meet` buyers are inside together."""
+    buy, inside, peak, lock = contention.BUYERS["checkout"], [0], [0], threading.Lock()
+    met = threading.Barrier(meet, timeout=20) if meet else None
+    first = set()
+
+    def counted(product_id, price, buyer_no):
+        with lock:
+            inside[0] += 1
+            peak[0] = max(peak[0], inside[0])
+            waits = met is not None and buyer_no not in first
+            first.add(buyer_no)
+        try:
+            if waits:
+                met.wait()
+            return buy(product_id, price, buyer_no)
+        finally:
+            with lock:
+                inside[0] -= 1
+
+    monkeypatch.setitem(contention.BUYERS, "checkout", counted)
+    return peak
+
+
+def test_no_more_buyers_are_in_the_shop_at_once_than_the_server_has_threads(local_ddb, monkeypatch):
+    seed()
+    peak = watched(monkeypatch)
+    c = contention.run(12, start_stock=8, server_threads=3)
+    assert peak[0] <= 3 and c["server_threads"] == 3
+    assert c["consistent"] and (c["successes"], c["orders"], c["final_stock"], c["stock_busy"]) == (8, 8, 0, 0)
+    # the exact path takes over for the last units (6 at the default threshold), then the sale ends with
+    # the last order; the other buyers' "sold out" answers come after it
+    assert 0 < c["edge_seconds"] <= c["sold_out_seconds"] <= c["seconds"]
+    assert c["successes_per_s_until_sold_out"] >= c["successes_per_s"]
+    # every transaction that placed no order was refused, for a reason the run names
+    assert c["refused"] + c["conflicts"] == c["retries"] and c["transactions"] == 8 + c["retries"]
+    assert c["requests_per_success"] >= 2  # at least the consistent read and the transaction an order
+    assert c["cpu_seconds"]["harness"] > 0 and c["cpu_seconds"]["dynamodb_local"] is None  # no emulator named
+
+
+def test_server_threads_zero_lets_every_buyer_in_at_once(local_ddb, monkeypatch):
+    seed()
+    watched(monkeypatch, meet=6)  # a door narrower than 6 would leave the barrier broken: a failure
+    c = contention.run(6, start_stock=4, server_threads=0)
+    assert c["server_threads"] == 6 and c["failures"] == [] and c["consistent"]
+
+
+def test_rounds_alternate_the_buyer_counts_and_keep_each_rate(local_ddb):
+    seed()
+    log = []
+    results = contention.run_all([1, 3], start_stock=3, buyers=("checkout",), rounds=2, server_threads=2,
+                                 log=log.append)
+    assert [line for line in log if line.startswith("contention")] == [
+        f"contention, checkout: {n} buyers, stock 3, round {r} of 2" for r in (1, 2) for n in (1, 3)
+    ]
+    for count in ("1", "3"):
+        entry = results["checkout"][count]
+        rates = sorted(r["successes_per_s"] for r in entry["rounds"])
+        assert len(entry["rounds"]) == 2 and entry["successes_per_s"] == rates[0]  # the lower of two
+        assert entry["consistent"] and all(r["consistent"] for r in entry["rounds"])
