@@ -73,11 +73,12 @@ def notify(request, product_id):
         return _answer(request, product, status=409, error=str(exc))
     ahead = outcome.waiting
     queue = f" {ahead} {'person' if ahead == 1 else 'people'} asked before you." if ahead else ""
-    if outcome.state == "already":
+    if customer_id is None:
+        # A guest hears the same whether or not the address asked before (nobody learns another's alerts).
+        message = (f"Almost done: we are sending a link to {email} (unless it is confirmed already). Open it to "
+                   f"confirm, and we will email you when it is back.{queue}")
+    elif outcome.state == "already":
         message = "You already asked: we will email you when it is back." + queue
-    elif outcome.state == "pending":
-        message = (f"Almost done: we are sending a link to {email}. Open it to confirm, and we will email "
-                   f"you when it is back.{queue}")
     else:
         message = f"Done: we will email {email} when it is back.{queue}"
     return _answer(request, product, message=message, waiting=ahead + (outcome.state == "waiting"))

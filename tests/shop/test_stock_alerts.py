@@ -186,3 +186,12 @@ def test_a_failing_mail_server_never_fails_a_stock_write(catalog, monkeypatch):
     receive(SOLD_OUT, 4)  # the write itself sends nothing
     assert gateway.product_get(product_id=SOLD_OUT).stock_level == 4
     assert send_due_alerts().failed == 1
+
+
+def test_a_guest_cannot_tell_whether_an_address_asked_before(catalog, client):
+    first = client.post(f"/products/{SOLD_OUT}/notify/", {"email": "bob@example.com"}, headers=HX).content.decode()
+    again = Client().post(f"/products/{SOLD_OUT}/notify/", {"email": "bob@example.com"}, headers=HX).content.decode()
+    assert "we are sending a link to bob@example.com" in first
+    assert "we are sending a link to bob@example.com" in again and "already" not in again.split("unless")[0]
+    call_command("run_stock_jobs")
+    assert len(mail.outbox) == 1  # one confirmation, however often the address is entered
