@@ -48,6 +48,7 @@ RESEND_CONFIRMATION_SECONDS = 600
 LEASE_SECONDS = 300
 # Waiting alerts claimed per transaction (each claim is one action; two more for allowance and count).
 CLAIM_BATCH = 25
+CLAIM_REFUSALS = 5
 MAX_EMAIL = 254
 _Q_PK, _Q_SK = keys.ALERT_QUEUE_ATTRIBUTES
 
@@ -383,7 +384,7 @@ def alerts_claim(*, product_id, margin):
         ):
             return 0  # more units came in meanwhile: the next pass counts them
         due = Due(product_id, 0, due.allowance + grant)
-    claimed = 0
+    claimed, refused = 0, 0
     while due.allowance > 0:
         waiting = _waiting(product_id, limit=min(due.allowance, CLAIM_BATCH))
         if not waiting:
@@ -391,10 +392,13 @@ def alerts_claim(*, product_id, margin):
         if _claim(product_id, waiting, due.allowance):
             claimed += len(waiting)
             due = Due(product_id, 0, due.allowance - len(waiting))
-        else:  # one was cancelled (or claimed by another job) meanwhile: read both again
-            due = _due_get(product_id)
-            if due is None:
-                return claimed
+            continue
+        # One was cancelled (or claimed by another job) meanwhile, or the index had not caught up yet:
+        # read both again; after a few refusals leave the rest (and the due item) to the next pass.
+        refused += 1
+        due = _due_get(product_id)
+        if due is None or refused > CLAIM_REFUSALS:
+            return claimed
     # Spent, or nobody waits: done with these units (unless more came in: the next pass).
     with translate_errors():
         try:
@@ -438,8 +442,8 @@ def _claim(product_id, alerts, allowance):
                           condition="allowance >= :n"))
     actions.append(_count_update(product_id, -n))
     refusal = transact_write(actions, request_token=client_request_token(
-        "claim", product_id, allowance, *(a.alert_id for a in alerts)))
-    return refusal is None or refusal.replay
+        "claim", product_id, allowance, at, *(a.alert_id for a in alerts)))
+    return refusal is None
 
 
 # --- the job's part: emails due -------------------------------------------------------------
