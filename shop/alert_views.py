@@ -33,18 +33,12 @@ class AlertForm(forms.Form):
     })
 
 
-def alert_box_context(request, product, *, waiting=None):
-    """What the sold-out product page's alert box shows (the number waiting: one GetItem)."""
-    return {"product": product, "waiting": alert_count(product_id=product.product_id) if waiting is None else waiting,
-            "form": AlertForm()}
-
-
-def _answer(request, product, *, message="", error="", status=200, waiting=None, form=None):
+def _answer(request, product, *, message="", error="", status=200, waiting=None):
     """HTMX: the alert box in place, with the message. Otherwise back to the product page, which shows it."""
-    if request.htmx:
-        context = alert_box_context(request, product, waiting=waiting)
-        context.update(message=message, error=error, form=form or context["form"])
-        return render(request, PARTIAL, context, status=status)
+    if request.htmx:  # the status line, and the waiting count out of band
+        waiting = alert_count(product_id=product.product_id) if waiting is None else waiting
+        context = {"product": product, "waiting": waiting, "message": message, "error": error, "oob": True}
+        return render(request, PARTIAL + "#answer", context, status=status)
     if status >= 400:
         return render(request, "shop/alert_problem.html", {"product": product, "error": error}, status=status)
     messages.success(request, message)
@@ -65,7 +59,7 @@ def notify(request, product_id):
     else:
         form = AlertForm(request.POST)
         if not form.is_valid():
-            return _answer(request, product, status=400, error=" ".join(form.errors["email"]), form=form)
+            return _answer(request, product, status=400, error=" ".join(form.errors["email"]))
         email, customer_id = form.cleaned_data["email"], None
     try:
         outcome = alert_ask(product_id=product_id, email=email, customer_id=customer_id, product=product)
