@@ -31,16 +31,20 @@ class Command(BaseCommand):
                 raise CommandError(str(exc)) from exc
             return
         stopping = []
-        signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
-        while not stopping:
-            try:
-                self.one_pass()
-            except CatalogError as exc:
-                # DynamoDB out of reach: say so, and carry on with the next pass (no restart needed).
-                self.stderr.write(f"run_stock_jobs: pass failed, next in {loop:g} s: {exc}")
-            deadline = time.monotonic() + loop
-            while not stopping and time.monotonic() < deadline:
-                time.sleep(min(0.5, max(0.0, deadline - time.monotonic())))
+        # SIGTERM (a container stopping, `make run`'s Ctrl-C) ends the loop after the pass under way.
+        before = signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+        try:
+            while not stopping:
+                try:
+                    self.one_pass()
+                except CatalogError as exc:
+                    # DynamoDB out of reach: say so, and carry on with the next pass (no restart needed).
+                    self.stderr.write(f"run_stock_jobs: pass failed, next in {loop:g} s: {exc}")
+                deadline = time.monotonic() + loop
+                while not stopping and time.monotonic() < deadline:
+                    time.sleep(min(0.5, max(0.0, deadline - time.monotonic())))
+        finally:
+            signal.signal(signal.SIGTERM, before)
 
     def one_pass(self):
         # The release of timed holds that ended (issue 36, timed holds: a later session) goes here, before
