@@ -16,6 +16,7 @@ from storefront.http import (
 )
 
 from . import cards, gateway, images, links, names, product_page
+from .gateway.alerts import alert_count
 
 
 @require_safe
@@ -256,6 +257,8 @@ def product_detail(request, product_id):
         {
             "product": product,
             "parts": product_page.product_parts(product, brand_name=brand_name, category_name=category_name),
+            # Sold out: "Email me when it's back" says how many wait (one GetItem more, only then; issue 36).
+            "alert_waiting": None if product.in_stock else alert_count(product_id=product_id),
         },
     )
 

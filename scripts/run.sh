@@ -90,6 +90,11 @@ $PY manage.py migrate --noinput -v 0
 $PY manage.py import_catalog --demo --if-empty
 $PY manage.py collectstatic --noinput -v 0
 
+# The stock jobs beside the server (back-in-stock alerts; README "Back in stock"): a pass every
+# STOCK_JOBS_INTERVAL seconds; Ctrl-C stops it with the rest.
+$PY manage.py run_stock_jobs --loop "${STOCK_JOBS_INTERVAL:-10}" &
+children+=($!)
+
 # Each worker's heartbeat touches a file every loop: on a disk-backed /tmp that can wait for the
 # disk and hold up the worker (gunicorn's docs, worker_tmp_dir). /dev/shm is memory, where there is one.
 worker_tmp_dir=${GUNICORN_WORKER_TMP_DIR:-}

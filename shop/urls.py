@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import alert_views, views
 
 urlpatterns = [
     path("cart/", views.cart_view, name="cart"),
@@ -11,4 +11,9 @@ urlpatterns = [
     path("account/", views.account, name="account"),
     path("account/orders/", views.order_list, name="orders"),
     path("account/orders/<str:order_id>/", views.order_detail, name="order"),
+    # Back-in-stock alerts (issue 36)
+    path("products/<str:product_id>/notify/", alert_views.notify, name="product_notify"),
+    path("alerts/confirm/<str:token>/", alert_views.confirm, name="alert_confirm"),
+    path("alerts/unsubscribe/<str:token>/", alert_views.unsubscribe, name="alert_unsubscribe"),
+    path("account/alerts/<str:product_id>/cancel/", alert_views.cancel, name="alert_cancel"),
 ]

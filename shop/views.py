@@ -8,7 +8,8 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from django.views.decorators.vary import vary_on_headers
 
 from catalog import gateway
-from catalog.gateway import InvalidInput, OrderRejected, OutcomeUnknown, StockBusy
+from catalog.gateway import CatalogUnavailable, InvalidInput, OrderRejected, OutcomeUnknown, StockBusy, keys
+from catalog.gateway.alerts import alerts_of_owner
 from storefront.errors import RETRY_AFTER
 from storefront.http import partial_template
 
@@ -200,6 +201,15 @@ def order_detail(request, order_id):
     return render(request, "shop/order_detail.html", {"order": order})
 
 
+def _alerts(user):
+    """The shopper's back-in-stock alerts (one Query); None when DynamoDB cannot be reached: the
+    account page (name, password, second factor: the accounts database) works without them."""
+    try:
+        return alerts_of_owner(owner=keys.alert_owner_customer(user.customer_key_id))
+    except CatalogUnavailable:
+        return None
+
+
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def account(request):
@@ -212,5 +222,5 @@ def account(request):
     if form.is_bound and form.errors:
         request.user.refresh_from_db()  # the header shows what is saved, not what was refused
     status = 400 if form.is_bound and form.errors else 200
-    context = {"form": form, "has_second_factor": has_second_factor(request.user)}
+    context = {"form": form, "has_second_factor": has_second_factor(request.user), "alerts": _alerts(request.user)}
     return render(request, "shop/account.html", context, status=status)

@@ -25,6 +25,7 @@ from catalog.gateway import (
     StockMoved,
     receiving,
 )
+from catalog.gateway.alerts import alert_count, alert_counts
 from shop import accounts
 from shop.mfa import needs_second_factor
 from storefront.errors import RETRY_AFTER
@@ -235,6 +236,7 @@ def _stock_page(request, product_id, *, form, status=200, level=None, seen_reord
             brand_name=names.brand_names().get(product.brand_id, product.brand_id),
             category_name=names.category_names().get(product.category_id, product.category_id),
             reorder_form=reorder_form or ReorderPointForm(initial={"reorder_point": product.reorder_point}),
+            alerts_waiting=alert_count(product_id=product_id),  # back-in-stock alerts (issue 36): one GetItem
         )
     else:
         reorder_point = seen_reorder_point  # the write told the level; the form's hint for the next write
@@ -350,6 +352,8 @@ def reorder_list(request):
     page = gateway.products_to_reorder(brand_id=brand_id, category_id=category_id, after=after)
     context = {
         "listing": listing, "page": page, "after": after,
+        # Back-in-stock alerts waiting per product of the page (issue 36): one BatchGetItem.
+        "alerts_waiting": alert_counts(product_ids=[product.product_id for product in page.items]),
         "brand_names": names.brand_names(), "category_names": names.category_names(),
         "first_url": request.path + query_string(brand=brand_id, category=category_id),
         "next_url": (request.path + query_string(brand=brand_id, category=category_id, after=page.next_cursor))

@@ -358,6 +358,13 @@ SHOP_PRICES_INCLUDE_VAT = env_bool("SHOP_PRICES_INCLUDE_VAT", True)
 # Delivery costs and times, one sentence the shop sets.
 SHOP_DELIVERY_NOTE = env("SHOP_DELIVERY_NOTE", "Delivery is free and takes 2–4 working days.")
 
+# --- Back-in-stock alerts (issue 36; run_stock_jobs sends them) -------------------------------
+# When units come back, alerts are sent to at most (units still in stock) + this many shoppers, oldest
+# ask first: a few more than the units, since not everyone who is told buys.
+STOCK_ALERT_MARGIN = env_int("STOCK_ALERT_MARGIN", 2)
+# The shop's address for links in emails the job sends (no request to take it from): confirm, unsubscribe.
+SHOP_BASE_URL = env("SHOP_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 # --- Operating it: health checks, metrics, traces, logs (README "Operating it") ----------------

@@ -51,6 +51,19 @@ Table migrations (migrations.py): which steps ran, and where an interrupted back
 |--------------------|------------|-------------------------------------|
 | applied step       | MIGRATIONS | STEP#<step name>                    |
 | backfill progress  | MIGRATIONS | PROGRESS#<step name>#<segment, 4 digits> |
+
+Back-in-stock alerts (issue 36). <owner> is `C#<customer id>` (a signed-in shopper) or `E#<sha256 of
+the lower-cased email, 32 hex>` (a guest): one alert per owner and product. The AlertQueue index is
+sparse and its partition says the alert's state: waiting (confirmed, not yet sent) under the product,
+in the order asked; in an outbox shard while an email is due (a guest's confirmation, or the alert
+itself once claimed); not in the index once sent. The due item is written by a stock write that makes
+units available (in its own transaction); run_stock_jobs reads the ALERT_SHARDS due partitions.
+
+| item          | PK                 | SK      | AlertQueuePK / AlertQueueSK                                    |
+|---------------|--------------------|---------|----------------------------------------------------------------|
+| alert         | ALERT#<owner>      | P#<pid> | AQ#P#<pid> (waiting) or AQ#OUT#<shard> (email due) / <asked>#<aid> |
+| waiting count | ALERTS#P#<pid>     | COUNT   |                                                                |
+| alerts due    | ALERTS_DUE#<shard> | P#<pid> |                                                                |
 """
 import hashlib
 import re
@@ -295,6 +308,67 @@ OPEN_ORDER_ATTRIBUTES = (f"{OPEN_ORDERS}PK", f"{OPEN_ORDERS}SK")
 
 def open_order_keys(order_id):
     return {f"{OPEN_ORDERS}PK": OPEN_ORDERS_PK, f"{OPEN_ORDERS}SK": order_id}
+
+
+# --- back-in-stock alerts (issue 36) ---------------------------------------------------
+
+ALERT_QUEUE = "AlertQueue"
+ALERT_QUEUE_ATTRIBUTES = (f"{ALERT_QUEUE}PK", f"{ALERT_QUEUE}SK")
+# Due products and emails due are spread over this many partitions each (by a hash of the product
+# or alert ID): a big delivery day is not one hot partition. The job reads every shard each pass, so
+# it can be raised (never lowered while items wait in the higher shards).
+ALERT_SHARDS = 8
+ALERT_PRODUCT_PREFIX = "P#"
+
+
+def _shard(text):
+    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % ALERT_SHARDS
+
+
+def alert_owner_customer(customer_id):
+    return f"C#{customer_id}"
+
+
+def alert_owner_email(email):
+    return "E#" + hashlib.sha256(email.strip().lower().encode()).hexdigest()[:32]
+
+
+def alert_pk(owner):
+    return f"ALERT#{owner}"
+
+
+def alert_key(owner, product_id):
+    return {"PK": alert_pk(owner), "SK": f"{ALERT_PRODUCT_PREFIX}{product_id}"}
+
+
+def alert_waiting_keys(product_id, *, asked_at, alert_id):
+    """AlertQueue keys of a waiting alert: under its product, oldest first."""
+    return {f"{ALERT_QUEUE}PK": alert_waiting_pk(product_id), f"{ALERT_QUEUE}SK": f"{asked_at}#{alert_id}"}
+
+
+def alert_waiting_pk(product_id):
+    return f"AQ#P#{product_id}"
+
+
+def alert_outbox_pk(shard):
+    return f"AQ#OUT#{shard}"
+
+
+def alert_outbox_keys(*, asked_at, alert_id):
+    """AlertQueue keys of an alert whose email is due (its confirmation or the alert)."""
+    return {f"{ALERT_QUEUE}PK": alert_outbox_pk(_shard(alert_id)), f"{ALERT_QUEUE}SK": f"{asked_at}#{alert_id}"}
+
+
+def alert_count_key(product_id):
+    return {"PK": f"ALERTS#P#{product_id}", "SK": "COUNT"}
+
+
+def alert_due_pk(shard):
+    return f"ALERTS_DUE#{shard}"
+
+
+def alert_due_key(product_id):
+    return {"PK": alert_due_pk(_shard(product_id)), "SK": f"{ALERT_PRODUCT_PREFIX}{product_id}"}
 
 
 # --- table migrations -------------------------------------------------------------------

@@ -535,6 +535,8 @@ STEPS = [
     Backfill("0018_stock_bands", ("PRODUCT",), _stock_bands, "products: the stock band lists show (stockBand)",
              online=True),
     *_list_index_steps(19),
+    # Issue 36 (back-in-stock alerts): the queue of waiting alerts and of alert emails due.
+    AddIndex("0055_index_AlertQueue", keys.ALERT_QUEUE, "index AlertQueue (back-in-stock alerts)"),
 ]
 
 

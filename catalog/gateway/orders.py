@@ -30,6 +30,7 @@ from catalog import availability
 from storefront.numbers import euro
 
 from . import keys
+from .alerts import alert_due_action
 from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
 from .boundary import error_code, translate_errors
 from .client import client, read, table_name
@@ -513,6 +514,9 @@ def order_cancel(*, customer_id, order_id, who=""):
                 resulting_level=product.stock_level + line.quantity, reason=CANCELLED, reference=order_id,
                 who=who, order_id=order_id, customer_id=customer_id, order_number=order.number,
             ).to_item(), if_absent=True))
+        # Back-in-stock alerts (issue 36): the units put back are due to the product's alerts (after the pairs).
+        actions += [alert_due_action(line.product_id, line.quantity)
+                    for line in order.lines if line.product_id in products]
         state = tuple((p.product_id, p.stock_level, p.reorder_point) for p in products.values())
         refusal = transact_write(
             actions, request_token=client_request_token("cancel", customer_id, order_id, at.isoformat(), state)

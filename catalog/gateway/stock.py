@@ -14,6 +14,7 @@ from catalog import availability
 from catalog.availability import stock_band
 
 from . import keys
+from .alerts import alert_due_action
 from .backoff import contended_attempts
 from .boundary import error_code, translate_errors
 from .client import client, table_name
@@ -200,6 +201,7 @@ def _apply_stock_change(*, product_id, current, reorder_point, delta, token, rea
             ),
             put(adjustment.to_item(), if_absent=True),
             put(mark.to_item(), if_absent=True, return_old=True),
+            *([alert_due_action(product_id, delta)] if delta > 0 else []),  # back-in-stock alerts (issue 36)
         ],
         # The same request retried (by botocore, after a lost answer) applies once.
         request_token=client_request_token(token, product_id, current, reorder_point, adjustment.stamp),

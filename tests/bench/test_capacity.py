@@ -60,7 +60,7 @@ def _entry(wire, index):
     return {k: v for k, v in wire.items() if k in names}
 
 
-def test_a_staff_adjustment_costs_what_its_three_items_and_two_index_entries_cost(local_catalog):
+def test_a_staff_adjustment_costs_what_its_four_items_and_two_index_entries_cost(local_catalog):
     product = gateway.product_get(product_id="1")
     before = items_in_partition(keys.product_pk("1"))
     token = gateway.new_token()
@@ -71,6 +71,9 @@ def test_a_staff_adjustment_costs_what_its_three_items_and_two_index_entries_cos
     written = [i for i in items_in_partition(keys.product_pk("1")) if i.get("reason") != "opening"]
     by_kind = {i["SK"].split("#")[0]: i for i in written}
     assert set(by_kind) == {"METADATA", "STOCK", "TOKEN"} and by_kind["METADATA"]["stockLevel"] == 75
+    # Units available again: the product's back-in-stock due item, in the same transaction (issue 36).
+    due = keys.alert_due_key("1")
+    written += [i for i in items_in_partition(due["PK"]) if i["SK"] == due["SK"]]
 
     measured = {k: v for k, v in _charged(meter).items() if k[2] == "W"}
     assert measured == _expected_writes(written, before)
@@ -79,8 +82,8 @@ def test_a_staff_adjustment_costs_what_its_three_items_and_two_index_entries_cos
     # stays in the band "In stock", which is all they hold of the stock (issue 32; 26 units before).
     change = by_kind["STOCK"]
     assert measured == {("table", "P#1", "W"): 6, ("Ledger", change["LedgerPK"], "W"): 2,
-                        ("ByReason", "P#1#R#received", "W"): 2}
-    assert sum(measured.values()) == 10
+                        ("ByReason", "P#1#R#received", "W"): 2, ("table", due["PK"], "W"): 2}
+    assert sum(measured.values()) == 12
     assert meter.operations() == {"TransactWriteItems": 1}
 
 
@@ -160,8 +163,9 @@ def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, 
     assert saved["limits"] == {"product_units_per_s": 250, "brand_units_per_s": 83_333.3,
                                "category_units_per_s": 83_333.3, "shop_orders_per_s": 500}
     # A checkout line: its product, history item and order line, its sale's Ledger and ByReason entries (26 before
-    # the stock band); a staff adjustment: the product, history item and idempotency mark, Ledger and ByReason.
-    assert saved["write_units"] == {"checkout_line": 10, "staff_adjustment": 10}
+    # the stock band); a staff adjustment: the product, history item and idempotency mark, Ledger and ByReason,
+    # and (an increase: units available again) its product's back-in-stock due item (issue 36: 2 units).
+    assert saved["write_units"] == {"checkout_line": 10, "staff_adjustment": 12}
     # A line shaped as a relative sale writes (no band, no resulting level) costs the same: the product update
     # is one unit's worth either way, and it writes no list index entry either.
     assert sum(costs["relative_sale_line"]["charges"].values()) == 10

@@ -89,7 +89,7 @@ def test_the_reorder_list_is_sold_out_first_in_one_query(catalog, staff_client):
     staff_client.get("/")  # warms the names cache
     with count_requests() as counter:
         response = staff_client.get("/staff/reorder/")
-    assert counter.operations == ["Query"]
+    assert counter.operations == ["Query", "BatchGetItem"]  # the page, then its back-in-stock alert counts
     # at or below LOW_STOCK_THRESHOLD (5): 3 (0), 8 (1), 6 (2), 2 (3), 5 (5)
     assert reorder_rows(response) == ["3", "8", "6", "2", "5"]
 
@@ -191,7 +191,7 @@ def test_history_by_reason_is_one_query_and_downloads_as_safe_csv(catalog, staff
     staff_client.get("/")
     with count_requests() as counter:
         response = staff_client.get("/staff/products/1/stock/?reason=received")
-    assert counter.operations == ["GetItem", "Query"]
+    assert counter.operations == ["GetItem", "GetItem", "Query"]  # product, waiting alerts, one reason's history
     assert re.findall(r'<td data-label="Reference">([^<]*)</td>', response.content.decode()) == ["", "=HYPERLINK(1)"]
     rows = csv_rows(staff_client.get("/staff/products/1/stock/history.csv?reason=received"))
     assert rows[0][:6] == ["at_utc", "product_id", "reason", "quantity_in", "quantity_out", "resulting_level"]
@@ -519,3 +519,15 @@ def test_a_file_received_on_the_page_is_not_received_again_by_the_command(catalo
     out = io.StringIO()
     call_command("receive_stock", str(path), "--no-progress", stdout=out)
     assert "0 received now" in out.getvalue() and level("1") == 75
+
+
+def test_staff_see_the_waiting_back_in_stock_alerts(catalog, staff_client):
+    from catalog.gateway.alerts import alert_ask
+
+    for i in range(2):
+        alert_ask(product_id="3", email=f"s{i}@example.com", customer_id=f"c{i}")
+    response = staff_client.get("/staff/reorder/")
+    row = re.search(r'<tr[^>]*>\s*<td><a href="/staff/products/3/stock/">.*?</tr>', response.content.decode(), re.S)
+    assert '<td class="num" data-label="Alerts waiting">2</td>' in row.group(0)
+    stock_page = staff_client.get("/staff/products/3/stock/").content.decode()
+    assert "Back-in-stock alerts waiting: <strong>2</strong>" in stock_page

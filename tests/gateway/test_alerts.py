@@ -1,0 +1,132 @@
+"""Back-in-stock alerts in the gateway (moto): asking, the due mark a stock write leaves, the claim
+that never gives out more than units + margin, oldest first, and leases on the emails."""
+import time
+
+import pytest
+
+from catalog import gateway
+from catalog.gateway import alerts, keys
+from catalog.gateway.alerts import AlertRefused, alert_ask, alert_count, alerts_claim, alerts_outbox
+from catalog.gateway.errors import InvalidInput, NotFound
+
+SOLD_OUT = "3"  # small catalog: Home charger, stock 0
+
+
+def ask(n, product_id=SOLD_OUT):
+    """n signed-in shoppers ask, one after the other (so in this order)."""
+    return [alert_ask(product_id=product_id, email=f"s{i}@example.com", customer_id=f"cust-{i}").alert
+            for i in range(n)]
+
+
+def receive(product_id, quantity, token=None):
+    return gateway.stock_increase(product_id=product_id, quantity=quantity, token=token or gateway.new_token())
+
+
+def outbox():
+    return [a for shard in range(keys.ALERT_SHARDS) for a in alerts_outbox(shard=shard)]
+
+
+def due_pass(margin):
+    return sum(alerts_claim(product_id=due.product_id, margin=margin)
+               for shard in range(keys.ALERT_SHARDS) for due in alerts.alerts_due(shard=shard))
+
+
+def test_a_signed_in_ask_waits_at_once_and_is_counted(catalog):
+    outcome = alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1")
+    assert outcome.state == "waiting" and outcome.waiting == 0
+    assert alert_count(product_id=SOLD_OUT) == 1
+    again = alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1")
+    assert again.state == "already" and alert_count(product_id=SOLD_OUT) == 1
+
+
+def test_a_guest_ask_is_pending_until_confirmed(catalog):
+    outcome = alert_ask(product_id=SOLD_OUT, email="Guest@Example.com")
+    assert outcome.state == "pending" and alert_count(product_id=SOLD_OUT) == 0
+    assert [a.alert_id for a in outbox()] == [outcome.alert.alert_id]  # its confirmation is due
+    confirmed = alerts.alert_confirm(owner=outcome.alert.owner, product_id=SOLD_OUT, alert_id=outcome.alert.alert_id)
+    assert confirmed.status == "waiting" and alert_count(product_id=SOLD_OUT) == 1
+    # Confirming twice counts once.
+    alerts.alert_confirm(owner=outcome.alert.owner, product_id=SOLD_OUT, alert_id=outcome.alert.alert_id)
+    assert alert_count(product_id=SOLD_OUT) == 1
+
+
+def test_asking_for_a_product_in_stock_or_unknown_or_with_a_bad_email_is_refused(catalog):
+    with pytest.raises(AlertRefused):
+        alert_ask(product_id="1", email="ann@example.com", customer_id="c1")
+    with pytest.raises(NotFound):
+        alert_ask(product_id="999", email="ann@example.com", customer_id="c1")
+    with pytest.raises(InvalidInput):
+        alert_ask(product_id=SOLD_OUT, email="not-an-address")
+    assert alert_count(product_id="1") == 0 and alert_count(product_id=SOLD_OUT) == 0
+
+
+def test_an_owner_has_at_most_the_cap(catalog, monkeypatch):
+    monkeypatch.setattr(alerts, "MAX_ALERTS_PER_OWNER", 1)
+    alert_ask(product_id=SOLD_OUT, email="ann@example.com")
+    gateway.stock_decrease(product_id="8", quantity=1, token=gateway.new_token())  # Roadster sold out too
+    with pytest.raises(AlertRefused, match="already has 1 alerts"):
+        alert_ask(product_id="8", email="ann@example.com")
+
+
+def test_a_receipt_marks_the_product_due_and_a_sale_does_not(catalog):
+    gateway.stock_decrease(product_id="1", quantity=1, token=gateway.new_token())
+    assert [d.product_id for s in range(keys.ALERT_SHARDS) for d in alerts.alerts_due(shard=s)] == []
+    receive(SOLD_OUT, 2)
+    receive(SOLD_OUT, 1)
+    due = [d for s in range(keys.ALERT_SHARDS) for d in alerts.alerts_due(shard=s)]
+    assert [(d.product_id, d.units) for d in due] == [(SOLD_OUT, 3)]
+
+
+def test_units_plus_margin_oldest_first_and_each_once(catalog):
+    asked = ask(6)
+    receive(SOLD_OUT, 2)
+    assert due_pass(margin=1) == 3
+    claimed = sorted(outbox(), key=lambda a: a.asked_at)
+    assert [a.alert_id for a in claimed] == [a.alert_id for a in asked[:3]]
+    assert alert_count(product_id=SOLD_OUT) == 3
+    assert due_pass(margin=1) == 0  # the same units are never given out again
+    receive(SOLD_OUT, 1)
+    assert due_pass(margin=1) == 2  # one more unit (plus the margin): the next two in line
+    assert alert_count(product_id=SOLD_OUT) == 1
+
+
+def test_units_sold_again_before_the_job_ran_send_nothing(catalog):
+    ask(2)
+    receive(SOLD_OUT, 1)
+    gateway.stock_decrease(product_id=SOLD_OUT, quantity=1, token=gateway.new_token(), reason="damaged")
+    assert due_pass(margin=3) == 0 and alert_count(product_id=SOLD_OUT) == 2
+
+
+def test_a_cancelled_alert_is_skipped_and_not_counted(catalog):
+    first, second = ask(2)
+    assert alerts.alert_cancel(owner=first.owner, product_id=SOLD_OUT) is not None
+    assert alert_count(product_id=SOLD_OUT) == 1
+    receive(SOLD_OUT, 1)
+    assert due_pass(margin=0) == 1
+    assert [a.alert_id for a in outbox()] == [second.alert_id]
+
+
+def test_a_lease_is_one_job_at_a_time_and_runs_out(catalog):
+    ask(1)
+    receive(SOLD_OUT, 1)
+    due_pass(margin=0)
+    [alert] = outbox()
+    now = time.time()
+    leased = alerts.alert_lease(alert, now=now)
+    assert leased is not None
+    assert alerts.alert_lease(alert, now=now + 1) is None  # another job while the lease runs
+    again = alerts.alert_lease(alert, now=now + alerts.LEASE_SECONDS + 1)  # the first job stopped
+    assert again is not None
+    assert alerts.alert_mark_sent(leased) is False  # the stale lease cannot mark it
+    assert alerts.alert_mark_sent(again) is True
+    assert outbox() == []
+
+
+def test_a_cancelled_order_marks_its_products_due(catalog):
+    order = gateway.order_place(
+        customer_id="c9", customer_name="Cy", order_id=gateway.new_order_id(), token=gateway.new_token(),
+        lines=[gateway.PurchaseLine(product_id="8", quantity=1, price=gateway.product_get(product_id="8").price)],
+    )
+    ask(1, product_id="8")
+    gateway.order_cancel(customer_id="c9", order_id=order.order_id)
+    assert due_pass(margin=0) == 1
