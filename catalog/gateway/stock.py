@@ -25,13 +25,16 @@ from .entities import (
     OPENING,
     REASONS,
     RECEIVED,
+    SOLD,
     IdempotencyMark,
     Product,
     StockAdjustment,
     StockChange,
+    is_sale_record,
     reorder_index_keys,
 )
 from .errors import IdempotencyConflict, InsufficientStock, InvalidInput, StockBusy, StockMoved
+from .merged import Stream, merged_page
 from .pages import KeyRange, query_page
 from .products import product_get
 from .transact import put, transact_write, update
@@ -51,7 +54,7 @@ from .validate import (
 
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
 TOKEN_TTL_SECONDS = 7 * 24 * 3600
-# The ledger download covers at most this many days: days x LEDGER_SHARDS Queries at least.
+# The ledger download covers at most this many days: days x LEDGER_SHARDS Queries at least (31 x 64).
 MAX_LEDGER_DAYS = 31
 # What a caller that does not know a product's reorder point passes (the write then assumes the
 # default; a wrong guess costs one more attempt, never a wrong index).
@@ -426,20 +429,41 @@ def products_to_reorder(*, brand_id=None, category_id=None, after=None, limit=No
 
 # --- history ----------------------------------------------------------------------------
 
+def buyer_streams(product_id, *, keep=None):
+    """The BUYER_SHARDS partitions of a product's order lines in the Buyers index, newest first
+    (`keep`: which of them a list shows)."""
+    return [
+        Stream(KeyRange(index=keys.BUYERS, partition=keys.buyers_pk(product_id, shard), forward=False),
+               **({"keep": keep} if keep else {}))
+        for shard in range(keys.BUYER_SHARDS)
+    ]
+
+
+def _history_streams(product_id, reason, consistent):
+    """A product's stock changes (of all reasons, or sales only), newest first: its own partition's
+    adjustments (or the ByReason index's sales of before issue 33) and the sales recorded on order
+    lines since (is_sale_record: a line of before is left out, its adjustment counts)."""
+    own = (KeyRange(index=keys.BY_REASON, partition=keys.by_reason_pk(product_id, SOLD), forward=False) if reason
+           else KeyRange(partition=keys.product_pk(product_id), prefix=keys.STOCK_PREFIX, forward=False,
+                         consistent=consistent))
+    return [Stream(own), *buyer_streams(product_id, keep=is_sale_record)]
+
+
 def stock_history(*, product_id, reason=None, after=None, limit=None, consistent=False):
-    """A product's stock adjustments, newest first: one Query on its own partition, or with
-    `reason` one Query on the ByReason index (that product's changes of that reason only).
-    `consistent` includes the latest write (as product_get's; the table only)."""
+    """A product's stock changes, newest first. All of them: its own partition (one Query) merged
+    with its sales, which are order lines (BUYER_SHARDS Queries of the Buyers index; merged.py);
+    sales only (`reason` "sold"): the ByReason index's (sales of before issue 33) merged with the same;
+    another `reason`: one Query on the ByReason index. A page is one Query a range not yet done.
+    `consistent` includes the latest write of the product's own partition (as product_get's)."""
     check_id("Product", product_id)
-    if reason is not None:
-        if reason not in REASONS:
-            raise InvalidInput(f"Reason must be one of: {', '.join(REASONS)}.")
-        key_range = KeyRange(index=keys.BY_REASON, partition=keys.by_reason_pk(product_id, reason), forward=False)
-    else:
-        key_range = KeyRange(
-            partition=keys.product_pk(product_id), prefix=keys.STOCK_PREFIX, forward=False, consistent=consistent
-        )
-    return query_page(key_range, size=page_size(limit), after=after, build=StockAdjustment.from_item)
+    if reason is not None and reason not in REASONS:
+        raise InvalidInput(f"Reason must be one of: {', '.join(REASONS)}.")
+    size = page_size(limit)
+    if reason in (None, SOLD):
+        streams = _history_streams(product_id, reason, consistent)
+        return merged_page(streams, size=size, after=after, build=StockAdjustment.from_item)
+    key_range = KeyRange(index=keys.BY_REASON, partition=keys.by_reason_pk(product_id, reason), forward=False)
+    return query_page(key_range, size=size, after=after, build=StockAdjustment.from_item)
 
 
 def stock_moves_since(*, product_id, at, limit=50):
@@ -454,6 +478,20 @@ def stock_moves_since(*, product_id, at, limit=50):
             ScanIndexForward=False, ConsistentRead=True, Limit=limit,
         )
     return [StockAdjustment.from_item(deserialize(i)) for i in response["Items"]]
+
+
+def stock_adjustments_all(*, product_id):
+    """Every adjustment in a product's own partition (no sale recorded on an order line), newest first,
+    consistent: what a table of before issue 33 holds (migration 0017 reads it, before the Buyers index)."""
+    key_range = KeyRange(partition=keys.product_pk(product_id), prefix=keys.STOCK_PREFIX, forward=False,
+                         consistent=True)
+    after = None
+    while True:
+        page = query_page(key_range, size=1000, after=after, build=StockAdjustment.from_item)
+        yield from page.items
+        if not page.next_cursor:
+            return
+        after = page.next_cursor
 
 
 def stock_history_all(*, product_id, reason=None):
