@@ -30,7 +30,7 @@ from shop.mfa import needs_second_factor
 from storefront.errors import RETRY_AFTER
 from storefront.http import optional_param, partial_template, query_string, wants_partial
 
-from .downloads import ADJUSTMENT_HEADER, adjustment_row, csv_response
+from .downloads import ADJUSTMENT_HEADER, BUYER_HEADER, adjustment_row, buyer_row, csv_response
 from .forms import (
     INCREASE,
     FindOrderForm,
@@ -320,6 +320,32 @@ def product_history_csv(request, product_id):
     gateway.product_get(product_id=product_id)  # an unknown product is a 404, not an empty file
     rows = (adjustment_row(a) for a in gateway.stock_history_all(product_id=product_id, reason=reason))
     return csv_response(f"stock-{product_id}{'-' + reason if reason else ''}.csv", ADJUSTMENT_HEADER, rows)
+
+
+@staff_required
+@require_safe
+@vary_on_headers("HX-Request")
+def product_buyers(request, product_id):
+    """Who bought a product (issue 33, for a recall): its orders and customers, newest first, a page
+    at a time (one GetItem of the product, then one Query of each Buyers shard not yet done);
+    ?format=csv downloads all of them, streamed."""
+    output = optional_param(request, "format")
+    if output not in (None, "csv"):
+        return HttpResponseBadRequest("Unknown format: use format=csv, or none for the page.",
+                                      content_type="text/plain")
+    product = gateway.product_get(product_id=product_id)  # an unknown product is a 404
+    if output == "csv":
+        rows = (buyer_row(sale) for sale in gateway.product_buyers_all(product_id=product_id))
+        return csv_response(f"buyers-{product_id}.csv", BUYER_HEADER, rows)
+    after = optional_param(request, "after")
+    page = gateway.product_buyers(product_id=product_id, after=after)
+    context = {
+        "product": product, "product_id": product_id, "sales": accounts.with_customer_names(page.items),
+        "after": after, "csv_url": request.path + query_string(format="csv"),
+        "next_url": (request.path + query_string(after=page.next_cursor)) if page.next_cursor else None,
+    }
+    template = partial_template(request, "staff/buyers.html", "rows" if after else None)
+    return render(request, template, context)
 
 
 @staff_required
