@@ -19,7 +19,7 @@ from .codec import deserialize, serialize
 from .entities import Page
 from .errors import InvalidCursor
 from .pages import KeyRange, read_query
-from .threads import in_parallel
+from .threads import SHARD_READERS, in_parallel
 
 HIGHEST = "~"  # above every character of an order ID or a time stamp
 
@@ -78,7 +78,7 @@ def _state(streams, after):
 def merged_page(streams, *, size, after=None, build):
     """One page of the merged list (every range in the same direction): `build(item)` for each shown
     item, and the cursor of the next page (None at the end). One Query for each range not done yet
-    (sent at once)."""
+    (sent at once, SHARD_READERS at a time)."""
     last, done = _state(streams, after)
     live = [i for i, finished in done.items() if not finished]
     descending = not streams[0].key_range.forward
@@ -91,7 +91,7 @@ def merged_page(streams, *, size, after=None, build):
         more = "LastEvaluatedKey" in response and len(items) > 0
         read[i] = (items[:size + 1], more or len(items) > size + 1)
 
-    in_parallel(live, send)
+    in_parallel(live, send, workers=SHARD_READERS)
 
     def before(a, b):  # place a comes before place b in the list's order
         return a > b if descending else a < b

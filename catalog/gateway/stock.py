@@ -37,6 +37,7 @@ from .errors import IdempotencyConflict, InsufficientStock, InvalidInput, StockB
 from .merged import Stream, merged_page
 from .pages import KeyRange, query_page
 from .products import product_get
+from .threads import SHARD_READERS, in_parallel
 from .transact import put, transact_write, update
 from .validate import (
     MAX_NOTE,
@@ -467,17 +468,31 @@ def stock_history(*, product_id, reason=None, after=None, limit=None, consistent
 
 
 def stock_moves_since(*, product_id, at, limit=50):
-    """A product's adjustments after the stamp `at`, newest first (at most `limit`): one Query,
-    SK BETWEEN STOCK#<at>~ AND STOCK#~, consistent. What a stocktake shows when it lost a race."""
+    """A product's changes after the stamp `at`, newest first (at most `limit`): what a stocktake shows
+    when it lost a race. One Query of its partition (SK BETWEEN STOCK#<at>~ AND STOCK#~, consistent) and
+    one of each Buyers shard (BuyersSK > <at>~: its sales since), each at most `limit`; the newest
+    `limit` of those (at most 9 x `limit` in memory)."""
     check_id("Product", product_id)
     low, high = keys.stock_history_since(at)
-    with translate_errors():
-        response = client().query(
-            TableName=table_name(), KeyConditionExpression="PK = :pk AND SK BETWEEN :low AND :high",
-            ExpressionAttributeValues=serialize({":pk": keys.product_pk(product_id), ":low": low, ":high": high}),
-            ScanIndexForward=False, ConsistentRead=True, Limit=limit,
-        )
-    return [StockAdjustment.from_item(deserialize(i)) for i in response["Items"]]
+    ranges = [({":pk": keys.product_pk(product_id), ":low": low, ":high": high},
+               {"KeyConditionExpression": "PK = :pk AND SK BETWEEN :low AND :high", "ConsistentRead": True})]
+    sk_name = keys.BUYER_ATTRIBUTES[1]
+    for shard in range(keys.BUYER_SHARDS):
+        ranges.append(({":pk": keys.buyers_pk(product_id, shard), ":low": low.removeprefix(keys.STOCK_PREFIX)},
+                       {"KeyConditionExpression": f"{keys.BUYER_ATTRIBUTES[0]} = :pk AND {sk_name} > :low",
+                        "IndexName": keys.BUYERS}))
+    found = []
+
+    def send(job):
+        values, params = job
+        with translate_errors():
+            response = client().query(TableName=table_name(), ExpressionAttributeValues=serialize(values),
+                                      ScanIndexForward=False, Limit=limit, **params)
+        found.extend(deserialize(i) for i in response["Items"])
+
+    in_parallel(ranges, send, workers=SHARD_READERS)
+    changes = [StockAdjustment.from_item(i) for i in found if i.get("type") != "ORDER_LINE" or is_sale_record(i)]
+    return sorted(changes, key=lambda c: (c.stamp, c.adjustment_id), reverse=True)[:limit]
 
 
 def stock_adjustments_all(*, product_id):
@@ -518,29 +533,43 @@ def check_day_range(start, end):
 
 def stock_ledger(*, start, end):
     """Every stock change of every product from day `start` to day `end` (UTC, inclusive), in
-    time order: a generator. Each day is LEDGER_SHARDS partitions of the Ledger index, each read
-    with Queries of up to 1 MB in time order and merged (heapq.merge: at most one page of each
-    shard in memory). Cost: at least days x LEDGER_SHARDS Queries, plus one per MB of changes."""
+    time order: a generator. Each day is LEDGER_SHARDS partitions of the Ledger index: the first
+    Query of each sent at once (SHARD_READERS at a time), then each read on with Queries of up to 1 MB
+    in time order and merged (heapq.merge: at most one page of each shard in memory). Cost: at least
+    days x LEDGER_SHARDS Queries, plus one per MB of changes. A day of before issue 33 has changes in
+    its first LEDGER_SHARDS_BEFORE shards only: the others are empty (0.5 read units a Query)."""
     start, end = check_day_range(start, end)
     for offset in range((end - start).days + 1):  # never a day past `end`: 9999-12-31 has none
-        day = start + timedelta(days=offset)
-        streams = [_ledger_shard(day.isoformat(), shard) for shard in range(keys.LEDGER_SHARDS)]
+        day = (start + timedelta(days=offset)).isoformat()
+        first = {}
+
+        def send(shard, day=day, first=first):
+            first[shard] = _ledger_query(day, shard)
+
+        in_parallel(range(keys.LEDGER_SHARDS), send, workers=SHARD_READERS)
+        streams = [_ledger_shard(day, shard, first[shard]) for shard in range(keys.LEDGER_SHARDS)]
         for _sk, item in heapq.merge(*streams, key=lambda pair: pair[0]):
             yield StockAdjustment.from_item(item)
 
 
-def _ledger_shard(day, shard):
+def _ledger_query(day, shard, start_key=None):
     params = {
         "TableName": table_name(), "IndexName": keys.LEDGER,
         "KeyConditionExpression": f"{keys.LEDGER}PK = :pk",
         "ExpressionAttributeValues": serialize({":pk": keys.ledger_pk(day, shard)}),
     }
+    if start_key:
+        params["ExclusiveStartKey"] = start_key
+    with translate_errors():
+        return client().query(**params)
+
+
+def _ledger_shard(day, shard, response):
+    """The items of one Ledger partition in time order, from its first answer `response` on."""
     while True:
-        with translate_errors():
-            response = client().query(**params)
         for raw in response["Items"]:
             item = deserialize(raw)
             yield item[f"{keys.LEDGER}SK"], item
         if "LastEvaluatedKey" not in response:
             return
-        params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+        response = _ledger_query(day, shard, response["LastEvaluatedKey"])
