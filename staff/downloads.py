@@ -57,7 +57,7 @@ def adjustment_row(a):
 
 BUYER_HEADER = (
     "at_utc", "order_number", "customer_name", "customer_email", "quantity", "unit_price", "product_id", "order_id",
-    "customer_id",
+    "customer_id", "cancelled",
 )
 
 
@@ -66,4 +66,5 @@ def buyer_row(sale):
     return (
         sale.at.strftime("%Y-%m-%d %H:%M:%S"), sale.order_number, sale.customer_name, sale.customer_email,
         sale.quantity, sale.unit_price, sale.product_id, sale.order_id, sale.customer_id,
+        "yes" if sale.cancelled else "",
     )

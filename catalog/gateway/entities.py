@@ -449,10 +449,12 @@ class Sale:
     order_number: str = ""
     customer_name: str = ""
     customer_email: str = ""
+    cancelled: bool = False  # the order was cancelled (its units came back)
 
     @classmethod
     def from_item(cls, item):
         return cls(
+            cancelled="cancelledAt" in item,
             product_id=item["productId"], order_id=item["orderId"], customer_id=item.get("customerId", ""),
             at=datetime.fromisoformat(item["at"]), quantity=_int(item.get("quantity")),
             unit_price=_price(item.get("unitPrice")), order_number=item.get("orderNumber", ""),

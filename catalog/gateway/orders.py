@@ -61,7 +61,7 @@ from .stock import buyer_streams, can_take_relatively, stock_level_take, stock_l
 from .transact import put, transact_write, update
 from .validate import check_id, check_quantity, client_request_token, page_size, utc_now
 
-MAX_LINES = 25  # 2 actions a line (stock, order line) + 3 keeps a transaction within DynamoDB's 100
+MAX_LINES = 25  # 2 actions a line (stock, order line) + 3, or 3 a line + 1 to cancel: within DynamoDB's 100
 ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
 ADDRESS_MAX_LENGTH = 200
 
@@ -516,8 +516,9 @@ def order_ship(*, customer_id, order_id):
 
 def order_cancel(*, customer_id, order_id, who=""):
     """Cancel an open order: one transaction puts every line's quantity back in stock (each
-    conditional on the level read, with a `cancelled` stock change referencing the order) with
-    the status change (conditional on status placed). Cancelling twice, or a shipped order, is
+    conditional on the level read, with a `cancelled` stock change referencing the order), marks
+    each line cancelled (`cancelledAt`, for the list of buyers) with the status change (conditional
+    on status placed). Cancelling twice, or a shipped order, is
     refused (OrderStatusRefused) and changes nothing; a race with a stock write is retried."""
     order = order_get(customer_id=customer_id, order_id=order_id)
     if not order.is_open:
@@ -541,6 +542,12 @@ def order_cancel(*, customer_id, order_id, who=""):
                 resulting_level=product.stock_level + line.quantity, reason=CANCELLED, reference=order_id,
                 who=who, order_id=order_id, customer_id=customer_id, order_number=order.number,
             ).to_item(), if_absent=True))
+        stock_actions = len(actions)
+        # Each line (the sale's record, in the Buyers index) says the order was cancelled: the list of
+        # buyers shows it (a recall skips it); its units back are the `cancelled` change above.
+        actions.extend(update(keys.order_line_key(customer_id, order_id, line.product_id), "SET cancelledAt = :at",
+                              {":at": at.isoformat(timespec="microseconds")}, condition="attribute_exists(PK)")
+                       for line in order.lines)
         state = tuple((p.product_id, p.stock_level, p.reorder_point) for p in products.values())
         refusal = transact_write(
             actions, request_token=client_request_token("cancel", customer_id, order_id, at.isoformat(), state)
@@ -553,7 +560,7 @@ def order_cancel(*, customer_id, order_id, who=""):
             products = None  # a conflict with another transaction: read again
             continue
         fresh = dict(products)
-        for i in range(1, len(actions), 2):
+        for i in range(1, stock_actions, 2):
             if refusal.failed(i) and refusal.items[i] is not None:
                 product = Product.from_item(refusal.items[i])
                 fresh[product.product_id] = product
