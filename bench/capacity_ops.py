@@ -24,7 +24,7 @@ from django.test import Client
 
 from catalog import availability, gateway
 from catalog.gateway import importer, keys
-from catalog.gateway.entities import SOLD, OrderLine, StockAdjustment
+from catalog.gateway.entities import OrderLine, sale_record
 from catalog.gateway.transact import put, transact_write, update
 from catalog.gateway.validate import utc_now
 
@@ -192,23 +192,23 @@ def _band_change_checkout(ctx, measure):
 
 def _relative_sale_line(ctx, measure):
     """What one line of a sale on the relative path writes (issue 32: `SET stockLevel = stockLevel - :q` on
-    `stockLevel >= :min`, which keeps the band, so no band is written): the product, the sale's history
-    item (no resulting level) and the order line, as one transaction (the order itself not included)."""
+    `stockLevel >= :min`, which keeps the band, so no band is written): the product and the order line,
+    which is the sale's record (issue 33: entities.sale_record, with its Ledger and Buyers entries; no
+    resulting level), as one transaction (the order itself not included)."""
     (pid,) = ctx.fresh_products(1)
     product = gateway.product_get(product_id=pid)
     order_id, customer_id = gateway.new_order_id(), str(ctx.shopper.customer_key_id)
-    sale = StockAdjustment(
-        product_id=pid, adjustment_id=order_id, at=utc_now(), delta=-1, resulting_level=0, reason=SOLD,
-        reference=order_id, who="Bench Shopper", order_id=order_id, customer_id=customer_id, order_number="BENCH234",
-    ).to_item()
-    del sale["resultingLevel"]
     line = OrderLine(product_id=pid, name=product.name, unit_price=product.price, quantity=1)
+    record = sale_record(
+        line.to_item(customer_id=customer_id, order_id=order_id), at=utc_now().isoformat(timespec="microseconds"),
+        customer_id=customer_id, customer_name="Bench Shopper", customer_email="bench@example.com",
+        order_number="BENCH234", resulting_level=None,
+    )
     actions = [
         update(keys.product_key(pid), "SET stockLevel = stockLevel - :q",
                {":q": 1, ":min": 1 + availability.in_stock_band(), ":price": product.price},
                condition="stockLevel >= :min AND price = :price"),
-        put(sale, if_absent=True),
-        put(line.to_item(customer_id=customer_id, order_id=order_id), if_absent=True),
+        put(record, if_absent=True),
     ]
     with measure():
         refused = transact_write(actions, request_token=gateway.new_token()[:36])

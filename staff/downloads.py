@@ -53,3 +53,18 @@ def adjustment_row(a):
         a.at.strftime("%Y-%m-%d %H:%M:%S"), a.product_id, a.reason, max(a.delta, 0), max(-a.delta, 0),
         a.resulting_level_shown, a.reference, a.note, a.who, a.order_id or "",
     )
+
+
+BUYER_HEADER = (
+    "at_utc", "order_number", "customer_name", "customer_email", "quantity", "unit_price", "product_id", "order_id",
+    "customer_id", "cancelled",
+)
+
+
+def buyer_row(sale):
+    """One order of a product (gateway.Sale) in the buyers download."""
+    return (
+        sale.at.strftime("%Y-%m-%d %H:%M:%S"), sale.order_number, sale.customer_name, sale.customer_email,
+        sale.quantity, sale.unit_price, sale.product_id, sale.order_id, sale.customer_id,
+        "yes" if sale.cancelled else "",
+    )

@@ -3,6 +3,7 @@ SQLite); an adjustment records the staff user's username as "who". With HTMX a s
 adjustment answers with just the part that changes (a partial of the same template)."""
 from functools import wraps
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
@@ -31,7 +32,7 @@ from shop.mfa import needs_second_factor
 from storefront.errors import RETRY_AFTER
 from storefront.http import optional_param, partial_template, query_string, wants_partial
 
-from .downloads import ADJUSTMENT_HEADER, adjustment_row, csv_response
+from .downloads import ADJUSTMENT_HEADER, BUYER_HEADER, adjustment_row, buyer_row, csv_response
 from .forms import (
     INCREASE,
     FindOrderForm,
@@ -75,6 +76,18 @@ def staff_required(view):
         return staff_only(request, *args, **kwargs)
 
     return signed_in
+
+
+def shard_budget(view):
+    """A staff list merged from many shards (open orders: a Query of each of 65 partitions a page; the
+    ledger: 64 a day; who bought a product) may take DYNAMODB_WRITE_BUDGET: staff wait a moment rather
+    than get a 503; a shopper's page keeps the read budget."""
+    @wraps(view)
+    def within(request, *args, **kwargs):
+        with gateway.request_budget(seconds=settings.DYNAMODB_WRITE_BUDGET):
+            return view(request, *args, **kwargs)
+
+    return within
 
 
 @staff_required
@@ -312,6 +325,7 @@ def product_reorder_point(request, product_id):
 
 
 @staff_required
+@shard_budget
 @require_safe
 def product_history_csv(request, product_id):
     """A product's stock history (?reason= one reason) as CSV, newest first."""
@@ -325,6 +339,34 @@ def product_history_csv(request, product_id):
 
 
 @staff_required
+@shard_budget
+@require_safe
+@vary_on_headers("HX-Request")
+def product_buyers(request, product_id):
+    """Who bought a product (issue 33, for a recall): its orders and customers, newest first, a page
+    at a time (one GetItem of the product, then one Query of each Buyers shard not yet done);
+    ?format=csv downloads all of them, streamed."""
+    output = optional_param(request, "format")
+    if output not in (None, "csv"):
+        return HttpResponseBadRequest("Unknown format: use format=csv, or none for the page.",
+                                      content_type="text/plain")
+    product = gateway.product_get(product_id=product_id)  # an unknown product is a 404
+    if output == "csv":
+        rows = (buyer_row(sale) for sale in gateway.product_buyers_all(product_id=product_id))
+        return csv_response(f"buyers-{product_id}.csv", BUYER_HEADER, rows)
+    after = optional_param(request, "after")
+    page = gateway.product_buyers(product_id=product_id, after=after)
+    context = {
+        "product": product, "product_id": product_id, "sales": accounts.with_customer_names(page.items),
+        "after": after, "csv_url": request.path + query_string(format="csv"),
+        "next_url": (request.path + query_string(after=page.next_cursor)) if page.next_cursor else None,
+    }
+    template = partial_template(request, "staff/buyers.html", "rows" if after else None)
+    return render(request, template, context)
+
+
+@staff_required
+@shard_budget
 @require_safe
 def ledger(request):
     """Every stock change of a range of days, across all products, as CSV (?start=&end=, UTC)."""
@@ -364,6 +406,7 @@ def reorder_list(request):
 
 
 @staff_required
+@shard_budget
 @require_safe
 @vary_on_headers("HX-Request")
 def order_list(request):

@@ -9,7 +9,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from catalog.gateway import client as dynamo
-from catalog.gateway import codec, importer
+from catalog.gateway import codec, importer, keys
+from catalog.gateway.entities import StockAdjustment, is_sale_record
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -55,6 +56,24 @@ def small_catalog():
 def seed(data=None):
     """Fill the current table through the project's own import path."""
     return importer.import_catalog(data if data is not None else small_catalog())
+
+
+SALE_RECORD = (*keys.BUYER_ATTRIBUTES, f"{keys.LEDGER}PK", f"{keys.LEDGER}SK", "at", "customerId", "customerName",
+               "customerEmail", "orderNumber", "resultingLevel")
+
+
+def as_before_issue_33(items, *, keep=()):
+    """`items` as the code of before issue 33 wrote them: a sale's record was a stock adjustment under
+    P#<pid> (with its Ledger and ByReason keys), its order line a plain line (`keep`: but these of
+    its attributes)."""
+    out = {}
+    for key, item in items.items():
+        if is_sale_record(item):
+            sale = StockAdjustment.from_item(item).to_item()
+            out[(sale["PK"], sale["SK"])] = sale
+            item = {k: v for k, v in item.items() if k not in SALE_RECORD or k in keep}
+        out[key] = item
+    return out
 
 
 def items_in_partition(pk):

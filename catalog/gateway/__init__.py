@@ -32,6 +32,7 @@ from .entities import (
     Page,
     Product,
     PurchaseLine,
+    Sale,
     StockAdjustment,
     StockChange,
 )
@@ -68,6 +69,8 @@ from .orders import (
     order_ship,
     orders_by_customer,
     orders_open,
+    product_buyers,
+    product_buyers_all,
 )
 from .products import (
     brands_all,
@@ -123,4 +126,5 @@ __all__ = [
     "order_place", "orders_by_customer", "product_get", "valid_id",
     "products_by_brand", "products_by_category", "products_get_many", "stock_decrease",
     "stock_history", "stock_increase", "table_ensure",
+    "Sale", "product_buyers", "product_buyers_all",  # who bought what (issue 33)
 ]

@@ -249,16 +249,18 @@ class StockAdjustment:
         reason, note = item.get("reason", ""), item.get("note", "")
         if reason not in REASONS:  # a free-text reason of before the codes: keep it as the note
             reason, note = "", note or reason
+        # An order line that is its sale's record (is_sale_record) leaves out what follows from the order.
+        line = item.get("type") == "ORDER_LINE"
         return cls(
             product_id=item["productId"],
-            adjustment_id=item["adjustmentId"],
+            adjustment_id=item["orderId"] if line else item["adjustmentId"],
             at=datetime.fromisoformat(item["at"]),
-            delta=_int(item["delta"]),
+            delta=-_int(item["quantity"]) if line else _int(item["delta"]),
             resulting_level=_int(item.get("resultingLevel"), None),
-            reason=reason,
-            who=item.get("who", ""),
+            reason=SOLD if line else reason,
+            who=item.get("customerName", "") if line else item.get("who", ""),
             order_id=item.get("orderId"),
-            reference=item.get("reference", ""),
+            reference=item["orderId"] if line else item.get("reference", ""),
             note=note,
             customer_id=item.get("customerId", ""),
             order_number=item.get("orderNumber", ""),
@@ -403,6 +405,65 @@ class OrderLine:
             "unitPrice": self.unit_price,
             "quantity": self.quantity,
         }
+
+
+def is_sale_record(item):
+    """Whether an order line is its sale's record (placed since issue 33: it carries the Ledger keys),
+    so it counts as a stock change. A line of before has its sale recorded as a stock adjustment
+    under P#<pid>; migration 0036 gave it Buyers keys only, so it is listed as a buyer, never counted twice."""
+    return item.get("type") == "ORDER_LINE" and f"{keys.LEDGER}PK" in item
+
+
+def sale_record(line_item, *, at, customer_id, customer_name, customer_email, order_number, resulting_level):
+    """An order line as its sale's record: the line, and what the stock history, the ledger and the
+    list of buyers show (time, customer, order number; the level after, when the sale read it exact),
+    with its Ledger keys (its day's shard) and Buyers keys (its product's shard). No item of the
+    sale under P#<pid>: a hot product's partition takes the stock write alone."""
+    pid, oid = line_item["productId"], line_item["orderId"]
+    item = {
+        **line_item,
+        **keys.ledger_keys(pid, at=at, adjustment_id=oid),
+        **keys.buyers_keys(pid, at=at, order_id=oid),
+        "at": at,
+        "customerId": customer_id,
+        "customerName": customer_name,
+        **({"customerEmail": customer_email} if customer_email else {}),
+        **({"orderNumber": order_number} if order_number else {}),
+    }
+    if resulting_level is not None:
+        item["resultingLevel"] = resulting_level
+    return item
+
+
+@dataclass(frozen=True)
+class Sale:
+    """One order of a product, from the Buyers index (who bought what): the order, its customer,
+    how many, when."""
+
+    product_id: str
+    order_id: str
+    customer_id: str
+    at: datetime
+    quantity: int
+    unit_price: Decimal
+    order_number: str = ""
+    customer_name: str = ""
+    customer_email: str = ""
+    cancelled: bool = False  # the order was cancelled (its units came back)
+
+    @classmethod
+    def from_item(cls, item):
+        return cls(
+            cancelled="cancelledAt" in item,
+            product_id=item["productId"], order_id=item["orderId"], customer_id=item.get("customerId", ""),
+            at=datetime.fromisoformat(item["at"]), quantity=_int(item.get("quantity")),
+            unit_price=_price(item.get("unitPrice")), order_number=item.get("orderNumber", ""),
+            customer_name=item.get("customerName", ""), customer_email=item.get("customerEmail", ""),
+        )
+
+    @property
+    def reference(self):
+        return self.order_number or self.order_id
 
 
 @dataclass(frozen=True)

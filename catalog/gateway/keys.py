@@ -23,9 +23,22 @@ Warehouse indexes (sparse: only the items that carry their keys are in them):
 | index      | item             | PK                           | SK                              |
 |------------|------------------|------------------------------|---------------------------------|
 | Ledger     | stock adjustment | LEDGER#<yyyy-mm-dd>#<shard>  | <time>#P#<pid>#<aid>            |
+| Ledger     | order line (a sale's record) | LEDGER#<yyyy-mm-dd>#<shard> | <time>#P#<pid>#<oid>    |
 | ByReason   | stock adjustment | P#<pid>#R#<reason code>      | <time>#<aid>                    |
 | Reorder    | product at or below its reorder point | REORDER | <level, 10 digits>#P#<pid>   |
-| OpenOrders | order with status placed | OPEN_ORDERS          | <oid> (starts with the UTC time)|
+| OpenOrders | order with status placed | OPEN_ORDERS#<shard>  | <oid> (starts with the UTC time)|
+| Buyers     | order line       | P#<pid>#B#<shard>            | <time>#<oid>                    |
+
+Issue 33 (orders side): a sale's record is its order line (no item under P#<pid> but the stock
+write): the line carries the time, quantity, customer and order number, the Ledger keys (so the
+ledger lists it) and the Buyers keys ("who bought what", BUYER_SHARDS partitions a product, by order
+ID). An order line written before that (backfilled by migration 0036) has Buyers keys only: its
+sale's record is still the stock adjustment under P#<pid>, so a line counts as a stock change only
+when it carries Ledger keys (is_sale_record). Open orders are spread over OPEN_ORDER_SHARDS
+partitions by order ID; an order placed before has `OPEN_ORDERS` until migration 0037 moves it
+(OPEN_ORDERS_LEGACY_PK, still read until then). A day's Ledger shard is a hash of product and
+change ID over LEDGER_SHARDS (a day written before used the first LEDGER_SHARDS_BEFORE by product;
+readers read all LEDGER_SHARDS, so those days stay readable).
 
 Sorted lists and search (issue 14), beside the seed's keys. <name> is the product name normalised
 (`name_key`: accents dropped, casefolded, words of letters and digits joined by one space, padded
@@ -88,11 +101,23 @@ LEDGER = "Ledger"
 BY_REASON = "ByReason"
 REORDER = "Reorder"
 OPEN_ORDERS = "OpenOrders"
-# A day's stock changes are spread over this many Ledger partitions (by product ID hash), so a
-# busy day is not one hot partition. Changing it would hide the days written before: a constant.
-LEDGER_SHARDS = 8
+BUYERS = "Buyers"
+# A day's stock changes (every sale line among them) are spread over this many Ledger partitions
+# (by a hash of product and change ID, so one hot product spreads too). 10,000 orders a second of
+# 3 lines, 2 write units an entry: 60,000 units a second; a partition takes 1,000: 64. Days written
+# before issue 33 used shards 0-7 (by product ID alone); the reader reads all 64 of every day, so
+# they stay readable. The count may only grow, and only with the reader reading the larger count.
+LEDGER_SHARDS = 64
+LEDGER_SHARDS_BEFORE = 8
+# Open orders: 10,000 orders a second, 2 write units to put an order's entry and 2 to take it out
+# (shipped, cancelled): 40,000 units a second over partitions of 1,000; 64 leaves room.
+OPEN_ORDER_SHARDS = 64
+# Who bought a product: its sales spread over this many partitions (by order ID), so a product
+# selling 2,000 units a second (issue 33's target) writes 250 entries a second to each at most.
+BUYER_SHARDS = 8
 REORDER_PK = "REORDER"
 OPEN_ORDERS_PK = "OPEN_ORDERS"
+OPEN_ORDERS_LEGACY_PK = OPEN_ORDERS_PK  # the one partition of before issue 33 (migration 0037 empties it)
 MIGRATIONS_PK = "MIGRATIONS"
 MIGRATION_STEP_PREFIX = "STEP#"
 MIGRATION_PROGRESS_PREFIX = "PROGRESS#"
@@ -270,9 +295,15 @@ def stock_history_since(at):
 
 # --- warehouse indexes ------------------------------------------------------------------
 
-def ledger_shard(product_id):
-    """Which of a day's Ledger partitions a product's changes go to (stable: sha256 of its ID)."""
-    return int(hashlib.sha256(product_id.encode()).hexdigest()[:8], 16) % LEDGER_SHARDS
+def _shard_of(text, shards):
+    """A stable shard number of `text`: sha256, mod `shards`."""
+    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % shards
+
+
+def ledger_shard(product_id, adjustment_id):
+    """Which of a day's Ledger partitions a change goes to: a hash of product and change ID, so a
+    hot product's sales spread over all LEDGER_SHARDS."""
+    return _shard_of(f"{product_id}#{adjustment_id}", LEDGER_SHARDS)
 
 
 def ledger_pk(day, shard):
@@ -282,7 +313,7 @@ def ledger_pk(day, shard):
 
 def ledger_keys(product_id, *, at, adjustment_id):
     return {
-        f"{LEDGER}PK": ledger_pk(at[:10], ledger_shard(product_id)),
+        f"{LEDGER}PK": ledger_pk(at[:10], ledger_shard(product_id, adjustment_id)),
         f"{LEDGER}SK": f"{at}#P#{product_id}#{adjustment_id}",
     }
 
@@ -306,8 +337,32 @@ def reorder_keys(product_id, level):
 OPEN_ORDER_ATTRIBUTES = (f"{OPEN_ORDERS}PK", f"{OPEN_ORDERS}SK")
 
 
+def open_orders_pk(shard):
+    return f"{OPEN_ORDERS_PK}#{shard}"
+
+
 def open_order_keys(order_id):
-    return {f"{OPEN_ORDERS}PK": OPEN_ORDERS_PK, f"{OPEN_ORDERS}SK": order_id}
+    """An open order's OpenOrders keys: its shard is a hash of its ID."""
+    return {f"{OPEN_ORDERS}PK": open_orders_pk(_shard_of(order_id, OPEN_ORDER_SHARDS)), f"{OPEN_ORDERS}SK": order_id}
+
+
+def open_orders_partitions():
+    """Every partition of the OpenOrders index a reader merges: the shards, then the one of before."""
+    return [*(open_orders_pk(n) for n in range(OPEN_ORDER_SHARDS)), OPEN_ORDERS_LEGACY_PK]
+
+
+# --- who bought what (issue 33) ------------------------------------------------------------
+
+BUYER_ATTRIBUTES = (f"{BUYERS}PK", f"{BUYERS}SK")
+
+
+def buyers_pk(product_id, shard):
+    return f"{product_pk(product_id)}#B#{shard}"
+
+
+def buyers_keys(product_id, *, at, order_id):
+    """An order line's Buyers keys: its product's shard (a hash of the order ID), newest last."""
+    return {f"{BUYERS}PK": buyers_pk(product_id, _shard_of(order_id, BUYER_SHARDS)), f"{BUYERS}SK": f"{at}#{order_id}"}
 
 
 # --- back-in-stock alerts (issue 36) ---------------------------------------------------

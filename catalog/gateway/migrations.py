@@ -44,7 +44,7 @@ from .client import client
 from .codec import deserialize, serialize
 from .entities import PLACED, Product, StockAdjustment
 from .errors import CatalogError, CatalogUnavailable
-from .stock import opening_adjustment, stock_history_all
+from .stock import opening_adjustment, stock_adjustments_all
 from .transact import put, transact_write
 from .validate import new_token
 
@@ -475,7 +475,7 @@ def _opening_stock_entries(run, capacity):
     def apply(item):
         for _attempt in range(REWRITE_ATTEMPTS):
             product_id, level = item["productId"], item.get("stockLevel")
-            changes = list(stock_history_all(product_id=product_id))[::-1]  # consistent, oldest first
+            changes = list(stock_adjustments_all(product_id=product_id))[::-1]  # consistent, oldest first
             capacity.reads.spend(1 + len(changes) // 8)  # about 0.5 KB a change, 4 KB a read unit
             opening = implied_opening(int(level or 0), changes)
             if opening <= 0:
@@ -502,6 +502,45 @@ def _opening_stock_entries(run, capacity):
         raise CatalogUnavailable(f"Product {item['productId']} kept changing during the backfill; run it again")
 
     return apply
+
+
+BUYER_SOURCES = ("productId", "orderId", *keys.BUYER_ATTRIBUTES)
+
+
+def _buyer_keys(run, capacity):
+    """An order line placed before issue 33 gets its Buyers keys (who bought what) and what the list
+    of buyers shows, from its order (one consistent GetItem: the time it was placed, its number, the
+    customer's name and email). No Ledger keys: its sale's record is the stock adjustment it had, so
+    the stock history and reconcile_stock never count it (entities.is_sale_record)."""
+    def derive(item):
+        if f"{keys.BUYERS}PK" in item:
+            return None  # a sale's record, or done by an earlier run
+        customer_id = item["PK"].removeprefix(keys.customer_pk(""))
+        order = item_get(keys.order_key(customer_id, item["orderId"]), capacity)
+        if order is None:
+            return None  # a line without its order: nobody bought it
+        at = order["placedAt"]
+        wanted = {
+            **keys.buyers_keys(item["productId"], at=at, order_id=item["orderId"]), "at": at,
+            "customerId": customer_id,
+            **{name: order[name] for name in ("orderNumber", "customerName", "customerEmail") if order.get(name)},
+        }
+        return rewrite_of(item, wanted, tuple(wanted))
+
+    return lambda item: int(rewrite_item(item, derive=derive, depends_on=BUYER_SOURCES, capacity=capacity))
+
+
+def _open_order_shards(run, capacity):
+    """An open order still under the one OpenOrders partition of before issue 33 moves to its shard
+    (keys.open_order_keys); on condition that its status and keys are as read (shipped meanwhile: it
+    left the index, nothing to move)."""
+    def derive(item):
+        if item.get(keys.OPEN_ORDER_ATTRIBUTES[0]) != keys.OPEN_ORDERS_LEGACY_PK:
+            return None
+        return rewrite_of(item, keys.open_order_keys(item["orderId"]), keys.OPEN_ORDER_ATTRIBUTES)
+
+    depends_on = ("status", *keys.OPEN_ORDER_ATTRIBUTES)
+    return lambda item: int(rewrite_item(item, derive=derive, depends_on=depends_on, capacity=capacity))
 
 
 def _recount_brands_and_categories():
@@ -535,6 +574,15 @@ STEPS = [
     Backfill("0018_stock_bands", ("PRODUCT",), _stock_bands, "products: the stock band lists show (stockBand)",
              online=True),
     *_list_index_steps(19),
+    # Issue 33 (orders side): a sale's record is its order line, in the Buyers index (who bought what).
+    # The index before the code (it writes and reads it); the backfills after it is deployed: until 0036
+    # ran, the buyers of before are missing from the buyers page (their sales are in the stock history
+    # as they were); until 0037 ran, the open-orders list also reads the one partition of before.
+    AddIndex("0035_index_Buyers", keys.BUYERS, f"index {keys.BUYERS} (who bought what)"),
+    Backfill("0036_buyer_keys", ("ORDER_LINE",), _buyer_keys,
+             "order lines of before: Buyers keys and the order's time, number and customer", online=True),
+    Backfill("0037_open_order_shards", ("ORDER",), _open_order_shards,
+             f"open orders: moved to their OpenOrders shard (of {keys.OPEN_ORDER_SHARDS})", online=True),
     # Issue 36 (back-in-stock alerts): the queue of waiting alerts and of alert emails due.
     AddIndex("0055_index_AlertQueue", keys.ALERT_QUEUE, "index AlertQueue (back-in-stock alerts)"),
 ]

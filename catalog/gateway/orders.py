@@ -7,8 +7,8 @@
 
 Order IDs sort by time, so a customer's orders newest first are one Query, ScanIndexForward=False.
 Placing an order is one TransactWriteItems: every line's stock decrease (relative while plenty is
-left, exact near the edge: _transact_order; only if the price is still the one seen), a stock
-adjustment for each, the order, its lines, the claim of its number and the customer. A transaction
+left, exact near the edge: _transact_order; only if the price is still the one seen), the order,
+its lines (each its sale's record: entities.sale_record), the claim of its number and the customer. A transaction
 that conflicted with another is sent again at once (after a few ms of jitter); a refused condition
 is decided again from the product DynamoDB returns; the shopper hears "busy" only when the write
 budget is spent.
@@ -35,7 +35,18 @@ from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, con
 from .boundary import error_code, translate_errors
 from .client import client, read, table_name
 from .codec import deserialize, serialize
-from .entities import CANCELLED, PLACED, SHIPPED, SOLD, Order, OrderLine, Page, Product, StockAdjustment
+from .entities import (
+    CANCELLED,
+    PLACED,
+    SHIPPED,
+    Order,
+    OrderLine,
+    Page,
+    Product,
+    Sale,
+    StockAdjustment,
+    sale_record,
+)
 from .errors import (
     IdempotencyConflict,
     InvalidInput,
@@ -44,13 +55,14 @@ from .errors import (
     OrderStatusRefused,
     StockBusy,
 )
-from .pages import KeyRange, query_items, query_page
+from .merged import Stream, merged_all, merged_page
+from .pages import KeyRange, query_items
 from .products import products_get_many
-from .stock import can_take_relatively, stock_level_take, stock_level_update
+from .stock import buyer_streams, can_take_relatively, stock_level_take, stock_level_update
 from .transact import put, transact_write, update
 from .validate import check_id, check_quantity, client_request_token, page_size, utc_now
 
-MAX_LINES = 25  # 3 actions a line + 3 keeps a transaction within DynamoDB's 100
+MAX_LINES = 25  # 2 actions a line (stock, order line) + 3, or 3 a line + 1 to cancel: within DynamoDB's 100
 ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
 ADDRESS_MAX_LENGTH = 200
 
@@ -219,8 +231,8 @@ def _same_order(order, *, token, lines):
 def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at, number,
                     customer_email=None, address=None):
     """One TransactWriteItems: each line's stock decrease (relative or exact, below; if the price is
-    still the one seen) and its stock adjustment, the order, its lines, the claim of its number and
-    the customer. Returns the Order; REPLAY when the order exists already; NUMBER_TAKEN when
+    still the one seen), the order, its lines (each the record of its sale), the claim of its number
+    and the customer. Returns the Order; REPLAY when the order exists already; NUMBER_TAKEN when
     another order has `number`; CONFLICT when another transaction was in the way; THROTTLED when
     DynamoDB had no capacity; or, when a line's condition was refused (a sale took the product to
     the edge, its price or reorder point changed), the products as DynamoDB returned them.
@@ -228,7 +240,7 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     A line takes its units relatively (stock_level_take) while the level read leaves the product
     above take_floor, so buyers of one product do not invalidate each other; near the edge it takes
     the exact path (stock_level_update), which keeps the band and the Reorder index exact. The sale's
-    history item of a relative take has no resulting level."""
+    record of a relative take has no resulting level."""
     order = Order(
         order_id=order_id, customer_id=customer_id, placed_at=at, token=token,
         total=sum((line.price * line.quantity for line in lines), Decimal("0.00")),
@@ -242,7 +254,7 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         customer_name=customer_name,
         customer_email=customer_email or "",
     )
-    actions, paths = [], []
+    actions, paths, levels_after = [], [], {}
     for line in lines:
         product = products[line.product_id]
         current, reorder_point = product.stock_level, product.reorder_point
@@ -262,20 +274,19 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
                 extra_condition=" AND price = :price", extra_values={":price": line.price},
             ))
             resulting_level = current - line.quantity
-        sale = StockAdjustment(
-            product_id=line.product_id, adjustment_id=order_id, at=at, delta=-line.quantity,
-            resulting_level=resulting_level, reason=SOLD, reference=order_id, who=customer_name,
-            order_id=order_id, customer_id=customer_id, order_number=number,
-        )
-        actions.append(put(sale.to_item(), if_absent=True))
+        levels_after[line.product_id] = resulting_level
     order_index = len(actions)
     actions.append(put(order.to_item(), if_absent=True))
-    actions.extend(put(item) for item in order.line_items())
+    # Each order line is its sale's record (entities.sale_record): no sale item under P#<pid>.
+    stamp = at.isoformat(timespec="microseconds")
+    actions.extend(put(sale_record(
+        item, at=stamp, customer_id=customer_id, customer_name=customer_name, customer_email=customer_email,
+        order_number=number, resulting_level=levels_after[item["productId"]],
+    )) for item in order.line_items())
     number_index = len(actions)
     actions.append(put(order.number_claim_item(), if_absent=True))
     actions.append(_customer_update(customer_id=customer_id, name=customer_name, email=customer_email, at=at))
     levels = tuple((path, products[line.product_id].reorder_point) for path, line in zip(paths, lines, strict=True))
-    stamp = at.isoformat(timespec="microseconds")
     refusal = transact_write(actions, request_token=client_request_token(token, order_id, stamp, levels, number))
     if refusal is None:
         return order
@@ -289,8 +300,8 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         return CONFLICT  # another transaction was in the way: nothing to read
     fresh = dict(products)
     for i, line in enumerate(lines):
-        if refusal.failed(2 * i):
-            old = refusal.items[2 * i]
+        if refusal.failed(i):
+            old = refusal.items[i]
             if old is None:
                 fresh.pop(line.product_id, None)  # the product is gone
             else:
@@ -444,11 +455,28 @@ def orders_by_customer(*, customer_id, after=None, limit=None):
 # --- fulfilment (staff) ---------------------------------------------------------------------
 
 def orders_open(*, after=None, limit=None):
-    """Open (placed) orders, oldest first: one Query a page of the sparse OpenOrders index (an
-    order leaves it when shipped or cancelled). Each carries its customer ID, whose partition
-    holds the order (order_get)."""
-    key_range = KeyRange(index=keys.OPEN_ORDERS, partition=keys.OPEN_ORDERS_PK)
-    return query_page(key_range, size=page_size(limit), after=after, build=Order.from_item)
+    """Open (placed) orders, oldest first, from the sparse OpenOrders index (an order leaves it when
+    shipped or cancelled): its OPEN_ORDER_SHARDS partitions and the one of before (empty once migration
+    0037 ran) merged by order ID (merged.py): one Query a partition not yet done, a page. Each order
+    carries its customer ID, whose partition holds the order (order_get)."""
+    streams = [Stream(KeyRange(index=keys.OPEN_ORDERS, partition=pk)) for pk in keys.open_orders_partitions()]
+    return merged_page(streams, size=page_size(limit), after=after, build=Order.from_item)
+
+
+# --- who bought what (staff) -----------------------------------------------------------------
+
+def product_buyers(*, product_id, after=None, limit=None):
+    """Who bought a product: its order lines (Sale: order number, customer, quantity, time), newest
+    first, from its BUYER_SHARDS partitions of the Buyers index merged: one Query a shard not yet
+    done, a page; never a Scan."""
+    check_id("Product", product_id)
+    return merged_page(buyer_streams(product_id), size=page_size(limit), after=after, build=Sale.from_item)
+
+
+def product_buyers_all(*, product_id):
+    """Every order line of a product, newest first (a generator: the recall CSV streams it)."""
+    check_id("Product", product_id)
+    return merged_all(buyer_streams(product_id), build=Sale.from_item)
 
 
 def _status_update(customer_id, order_id, status, at):
@@ -489,8 +517,9 @@ def order_ship(*, customer_id, order_id):
 
 def order_cancel(*, customer_id, order_id, who=""):
     """Cancel an open order: one transaction puts every line's quantity back in stock (each
-    conditional on the level read, with a `cancelled` stock change referencing the order) with
-    the status change (conditional on status placed). Cancelling twice, or a shipped order, is
+    conditional on the level read, with a `cancelled` stock change referencing the order), marks
+    each line cancelled (`cancelledAt`, for the list of buyers) with the status change (conditional
+    on status placed). Cancelling twice, or a shipped order, is
     refused (OrderStatusRefused) and changes nothing; a race with a stock write is retried."""
     order = order_get(customer_id=customer_id, order_id=order_id)
     if not order.is_open:
@@ -514,7 +543,13 @@ def order_cancel(*, customer_id, order_id, who=""):
                 resulting_level=product.stock_level + line.quantity, reason=CANCELLED, reference=order_id,
                 who=who, order_id=order_id, customer_id=customer_id, order_number=order.number,
             ).to_item(), if_absent=True))
-        # Back-in-stock alerts (issue 36): the units put back are due to the product's alerts (after the pairs).
+        stock_actions = len(actions)
+        # Each line (the sale's record, in the Buyers index) says the order was cancelled: the list of
+        # buyers shows it (a recall skips it); its units back are the `cancelled` change above.
+        actions.extend(update(keys.order_line_key(customer_id, order_id, line.product_id), "SET cancelledAt = :at",
+                              {":at": at.isoformat(timespec="microseconds")}, condition="attribute_exists(PK)")
+                       for line in order.lines)
+        # Back-in-stock alerts (issue 36): the units put back are due to the product's alerts (after the lines).
         actions += [alert_due_action(line.product_id, line.quantity)
                     for line in order.lines if line.product_id in products]
         state = tuple((p.product_id, p.stock_level, p.reorder_point) for p in products.values())
@@ -529,7 +564,7 @@ def order_cancel(*, customer_id, order_id, who=""):
             products = None  # a conflict with another transaction: read again
             continue
         fresh = dict(products)
-        for i in range(1, len(actions), 2):
+        for i in range(1, stock_actions, 2):
             if refusal.failed(i) and refusal.items[i] is not None:
                 product = Product.from_item(refusal.items[i])
                 fresh[product.product_id] = product

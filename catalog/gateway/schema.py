@@ -40,6 +40,7 @@ WAREHOUSE_INDEXES = {
     keys.BY_REASON: None,
     keys.REORDER: REORDER_ATTRIBUTES,
     keys.OPEN_ORDERS: None,
+    keys.BUYERS: None,  # who bought a product (order lines, issue 33): shown whole, as the Ledger's
 }
 
 # AWS counts the NonKeyAttributes of every INCLUDE index, summed over the indexes, against 100 a

@@ -6,10 +6,13 @@ from concurrent.futures import ThreadPoolExecutor
 # Bulk writes (the importer) send this many BatchWriteItem requests at once, as AWS advises for loading
 # data: each waits on the network (or on DynamoDB Local's other core), not on this process.
 BATCH_WRITERS = 4
+# A list merged from many shards (merged.py, the ledger) sends its Queries on this many threads (the
+# client's connection pool, DYNAMODB_MAX_POOL_CONNECTIONS, is 32 by default).
+SHARD_READERS = 8
 
 
-def in_parallel(jobs, send, *, done=None):
-    """`send(job)` for every job on BATCH_WRITERS threads, each in a copy of the caller's context (its
+def in_parallel(jobs, send, *, done=None, workers=BATCH_WRITERS):
+    """`send(job)` for every job on `workers` threads, each in a copy of the caller's context (its
     time budget); `done(job)` in the calling thread, in order, as they finish. The first failure
     stops the jobs not yet started and is raised."""
     jobs = list(jobs)
@@ -20,7 +23,7 @@ def in_parallel(jobs, send, *, done=None):
                 done(job)
         return
     context = contextvars.copy_context()
-    with ThreadPoolExecutor(max_workers=BATCH_WRITERS, thread_name_prefix="dynamodb-batch") as pool:
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="dynamodb-batch") as pool:
         futures = [pool.submit(context.copy().run, send, job) for job in jobs]
         try:
             for job, future in zip(jobs, futures):

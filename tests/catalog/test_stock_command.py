@@ -10,6 +10,7 @@ from django.core.management import CommandError, call_command
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
+from catalog.gateway import keys
 from catalog.gateway.testing import count_requests
 from tests.helpers import REPO
 
@@ -35,13 +36,13 @@ def test_it_prints_the_name_and_level_with_one_getitem(catalog):
     assert counter.operations == ["GetItem"]
 
 
-def test_history_adds_the_recent_adjustments_with_one_query(catalog):
+def test_history_adds_the_recent_changes_with_a_query_of_the_product_and_of_each_buyers_shard(catalog):
     gateway.stock_increase(product_id="4", quantity=10, token="a1", reason="received", who="ann",
                             reference="PO-17")
     gateway.stock_decrease(product_id="4", quantity=2, token="a2", reason="damaged", who="bob")
     with count_requests() as counter:
         out = stock("4", "--history")
-    assert counter.operations == ["GetItem", "Query"]
+    assert counter.operations == ["GetItem"] + ["Query"] * (1 + keys.BUYER_SHARDS)  # its sales are order lines
     lines = out.splitlines()
     assert lines[0] == "Pixel 9 (product 4): 20 in stock"
     assert lines[1].endswith("UTC  -2 -> 20  bob  damaged")

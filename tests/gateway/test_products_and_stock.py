@@ -5,7 +5,7 @@ import pytest
 from botocore.stub import Stubber
 
 from catalog import gateway
-from catalog.gateway import backoff, batches, stock
+from catalog.gateway import backoff, batches, keys, stock
 from catalog.gateway import client as dynamo
 from catalog.gateway.entities import Brand, Category, Product
 from catalog.gateway.errors import (
@@ -354,8 +354,12 @@ def test_history_pages_newest_first(catalog):
         (lambda: gateway.products_by_brand(brand_id="3", category_id="1"), ["Query"]),
         (lambda: gateway.products_by_category(category_id="1"), ["Query"]),
         (lambda: gateway.products_by_category(category_id="1", brand_id="3"), ["Query"]),
-        (lambda: gateway.stock_history(product_id="1"), ["Query"]),
-        (lambda: gateway.stock_history(product_id="1", consistent=True), ["Query"]),
+        # A product's history: its own partition and each Buyers shard, where its sales are (issue 33).
+        (lambda: gateway.stock_history(product_id="1"), ["Query"] * (1 + keys.BUYER_SHARDS)),
+        (lambda: gateway.stock_history(product_id="1", consistent=True), ["Query"] * (1 + keys.BUYER_SHARDS)),
+        (lambda: gateway.stock_history(product_id="1", reason="received"), ["Query"]),
+        (lambda: gateway.product_buyers(product_id="1"), ["Query"] * keys.BUYER_SHARDS),
+        (lambda: gateway.orders_open(), ["Query"] * (keys.OPEN_ORDER_SHARDS + 1)),
         # A stock write is one conditional transaction, conditional on the level read just before
         # (or on the level the caller saw: see test_a_write_with_the_level_the_caller_saw_is_one_transaction).
         (lambda: gateway.stock_decrease(product_id="1", quantity=1, token="c1"), ["GetItem", "TransactWriteItems"]),

@@ -36,7 +36,7 @@ def ann(django_user_model):
 
 def test_staff_without_a_second_factor_are_sent_to_set_one_up(ann, client, catalog):
     assert sign_in(client, "ann").status_code == 302
-    for path in ("/staff/", "/staff/stock/", "/staff/orders/", "/staff/products/4/stock/"):
+    for path in ("/staff/", "/staff/stock/", "/staff/orders/", "/staff/products/4/stock/", "/staff/products/4/buyers/"):
         response = client.get(path)
         assert response.status_code == 302 and response["Location"] == "/accounts/2fa/", path
     assert "Staff pages need a second factor" in client.get("/accounts/2fa/").content.decode()

@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 
 from catalog import gateway
+from catalog.gateway import keys
 from catalog.gateway.testing import count_requests
 from tests.helpers import paged_catalog, seed, small_catalog
 
@@ -344,11 +345,12 @@ def test_data_with_markup_is_shown_as_text(ddb, staff_client):
 
 # --- cost ---------------------------------------------------------------------------------------
 
-def test_the_stock_page_is_one_getitem_and_one_query(catalog, staff_client):
+def test_the_stock_page_is_one_getitem_and_a_query_of_the_history_and_of_each_buyers_shard(catalog, staff_client):
     staff_client.get("/")  # warms the names cache
     with count_requests() as counter:
         assert staff_client.get(STOCK_URL.format("1")).status_code == 200
-    assert counter.operations == ["GetItem", "GetItem", "Query"]  # the product, its waiting alerts, the history
+    # The product, its waiting alerts (issue 36); its own changes and its sales (order lines, issue 33), newest first.
+    assert counter.operations == ["GetItem", "GetItem"] + ["Query"] * (1 + keys.BUYER_SHARDS)
 
 
 def seen_level_in(response):
@@ -359,7 +361,7 @@ def test_an_htmx_adjustment_from_the_page_costs_one_transaction_and_one_query(ca
     page = staff_client.get(STOCK_URL.format("1"))
     with count_requests() as counter:
         response = adjust(staff_client, "1", headers=HX, quantity="1", seen_level=seen_level_in(page))
-    assert counter.operations == ["TransactWriteItems", "Query"]
+    assert counter.operations == ["TransactWriteItems"] + ["Query"] * (1 + keys.BUYER_SHARDS)
     assert shown_level(response) == 71 and seen_level_in(response) == "71"
 
 
@@ -393,7 +395,7 @@ def test_a_form_with_errors_costs_no_write(catalog, staff_client):
     staff_client.get("/")
     with count_requests() as counter:
         adjust(staff_client, "1", quantity="0")
-    assert counter.operations == ["GetItem", "GetItem", "Query"]  # the product, its waiting alerts, the history
+    assert counter.operations == ["GetItem", "GetItem"] + ["Query"] * (1 + keys.BUYER_SHARDS)
 
 
 # --- find and the stock table ---------------------------------------------------------------
