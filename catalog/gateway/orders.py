@@ -32,6 +32,7 @@ from storefront.numbers import euro
 from . import keys
 from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
 from .boundary import error_code, translate_errors
+from .buckets import gathered_products, sale_take, settle_for_sale
 from .client import client, read, table_name
 from .codec import deserialize, serialize
 from .entities import CANCELLED, PLACED, SHIPPED, SOLD, Order, OrderLine, Page, Product, StockAdjustment
@@ -45,7 +46,7 @@ from .errors import (
 )
 from .pages import KeyRange, query_items, query_page
 from .products import products_get_many
-from .stock import can_take_relatively, stock_level_take, stock_level_update
+from .stock import stock_level_update
 from .transact import put, transact_write, update
 from .validate import check_id, check_quantity, client_request_token, page_size, utc_now
 
@@ -161,6 +162,8 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     for attempt in attempts_until_deadline():
         if products is None:
             products = products_get_many(product_ids=[line.product_id for line in lines], consistent=True)
+        # A product spread over stock buckets: a bucket that can serve the line, or gathered (exact).
+        products = settle_for_sale(products, lines)
         problems = line_problems(lines, products)
         if problems:
             placed = _order_or_none(customer_id=customer_id, order_id=order_id)
@@ -241,26 +244,14 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         customer_name=customer_name,
         customer_email=customer_email or "",
     )
-    actions, paths = [], []
+    actions, paths, takes = [], [], []
     for line in lines:
-        product = products[line.product_id]
-        current, reorder_point = product.stock_level, product.reorder_point
-        if can_take_relatively(current, line.quantity, reorder_point):
-            # Plenty left: take the units relatively; the level after is not known here.
-            paths.append("take")
-            actions.append(stock_level_take(
-                product_id=line.product_id, quantity=line.quantity, reorder_point=reorder_point, price=line.price,
-            ))
-            resulting_level = None
-        else:
-            # Near the reorder point, the low-stock band or zero: the exact compare-and-set.
-            paths.append(current)
-            actions.append(stock_level_update(
-                product_id=line.product_id, current=current, new=current - line.quantity,
-                reorder_point=reorder_point,
-                extra_condition=" AND price = :price", extra_values={":price": line.price},
-            ))
-            resulting_level = current - line.quantity
+        # Relative from a bucket or the product item while plenty is left, exact near the edge.
+        take = sale_take(product=products[line.product_id], quantity=line.quantity, price=line.price)
+        takes.append(take)
+        paths.append(take.path)
+        actions.append(take.action)
+        resulting_level = take.resulting_level
         sale = StockAdjustment(
             product_id=line.product_id, adjustment_id=order_id, at=at, delta=-line.quantity,
             resulting_level=resulting_level, reason=SOLD, reference=order_id, who=customer_name,
@@ -289,11 +280,11 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     fresh = dict(products)
     for i, line in enumerate(lines):
         if refusal.failed(2 * i):
-            old = refusal.items[2 * i]
-            if old is None:
+            product = takes[i].after_refusal(refusal.items[2 * i])
+            if product is None:
                 fresh.pop(line.product_id, None)  # the product is gone
             else:
-                fresh[line.product_id] = Product.from_item(old)
+                fresh[line.product_id] = product
     return fresh
 
 
@@ -497,7 +488,9 @@ def order_cancel(*, customer_id, order_id, who=""):
     products = None
     for _attempt in contended_attempts():
         if products is None:
-            products = products_get_many(product_ids=[line.product_id for line in order.lines], consistent=True)
+            products = gathered_products(
+                products_get_many(product_ids=[line.product_id for line in order.lines], consistent=True)
+            )
         at = utc_now()
         actions = [_status_update(customer_id, order_id, CANCELLED, at)]
         for line in order.lines:
@@ -529,5 +522,5 @@ def order_cancel(*, customer_id, order_id, who=""):
             if refusal.failed(i) and refusal.items[i] is not None:
                 product = Product.from_item(refusal.items[i])
                 fresh[product.product_id] = product
-        products = fresh
+        products = gathered_products(fresh)
     raise StockBusy(f"Order {order_id} could not be cancelled now (its products' stock is busy); try again.")
