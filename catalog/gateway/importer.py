@@ -20,8 +20,8 @@ from django.conf import settings
 from . import keys, text
 from .backoff import pause
 from .batches import batch_get, batch_write
-from .buckets import stock_gather
 from .boundary import translate_errors
+from .buckets import stock_gather
 from .client import client, table_name
 from .codec import serialize
 from .entities import Brand, Category, Product

@@ -22,6 +22,13 @@ def seed_hot(level, stock_buckets):
     seed(data)
 
 
+def spread_and_sold(sales):
+    """The hot product with 100 units over 10 buckets, `sales` units sold (the first sale spreads it)."""
+    seed_hot(100, 10)
+    for i in range(sales):
+        buy(f"a{i}")
+
+
 def total(product_id=HOT):
     return gateway.product_get(product_id=product_id, consistent=True).stock_level
 
@@ -135,9 +142,7 @@ def test_the_product_page_reads_one_item_or_the_buckets_once_more(local_ddb):
 
 @pytest.mark.dynamodb_local
 def test_staff_changes_and_stocktakes_stay_exact_over_the_total(local_ddb):
-    seed_hot(100, 10)
-    for i in range(3):
-        buy(f"a{i}")
+    spread_and_sold(3)
     assert product_item()["stockSpread"] == "spread"
     change = gateway.stock_decrease(product_id=HOT, quantity=7, token=gateway.new_token(), reason="damaged")
     assert change.level == 90 and total() == 90
@@ -152,9 +157,7 @@ def test_staff_changes_and_stocktakes_stay_exact_over_the_total(local_ddb):
 
 @pytest.mark.dynamodb_local
 def test_changing_the_number_of_buckets_keeps_the_total(local_ddb):
-    seed_hot(100, 10)
-    for i in range(4):
-        buy(f"a{i}")
+    spread_and_sold(4)
     product = buckets.stock_set_buckets(product_id=HOT, buckets=3)
     assert (product.stock_buckets, product.stock_level, total()) == (3, 96, 96)
     buy("b")
@@ -179,9 +182,7 @@ def test_a_cancelled_order_puts_units_back_into_a_spread_product(local_ddb):
 
 @pytest.mark.dynamodb_local
 def test_an_import_keeps_the_total_and_sets_stock_buckets(local_ddb):
-    seed_hot(100, 10)
-    for i in range(3):
-        buy(f"a{i}")
+    spread_and_sold(3)
     data = small_catalog()
     data["products"][6].update(stockLevel=100, price="31.00", stockBuckets=4)  # stock kept, price new
     seed(data)
