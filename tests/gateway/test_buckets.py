@@ -47,9 +47,12 @@ def product_item(product_id=HOT):
 
 def crowd(buyers, *, during=None):
     """`buyers` shoppers buy one unit each at the same moment, again and again until told it is sold
-    out; `during()` runs in another thread once the first orders are in. What each got."""
+    out; `during()` runs in another thread once the first orders are in, and a buyer told "sold out"
+    before it has finished comes back once it has (a restock brings them back). What each got."""
     start = threading.Barrier(buyers + 1)
-    first_orders = threading.Event()
+    first_orders, done = threading.Event(), threading.Event()
+    if during is None:
+        done.set()
 
     def shop(i):
         start.wait()
@@ -59,6 +62,9 @@ def crowd(buyers, *, during=None):
                 got.append(buy(f"c{i}"))
                 first_orders.set()
             except (OrderRejected, StockBusy) as exc:
+                if isinstance(exc, OrderRejected) and not done.is_set():
+                    done.wait(120)
+                    continue
                 return [*got, exc]
 
     with ThreadPoolExecutor(max_workers=buyers + 1) as pool:
@@ -66,7 +72,10 @@ def crowd(buyers, *, during=None):
         start.wait()
         if during is not None:
             first_orders.wait(60)
-            during()
+            try:
+                during()
+            finally:
+                done.set()
         return [outcome for future in results for outcome in future.result()]
 
 
@@ -108,6 +117,7 @@ def test_a_restock_during_the_sale_keeps_the_total_exact(local_ddb, patient):
     placed = [r for r in results if isinstance(r, gateway.Order)]
     assert [r for r in results if isinstance(r, StockBusy)] == []
     assert len(placed) == 130  # the 100 and the 30 received in the middle, no more
+    assert all(str(r.problems[0]) == "Acme Car Charger is sold out." for r in results if isinstance(r, OrderRejected))
     assert total() == 0
     assert reconcile_product(product_id=HOT) is None
 
