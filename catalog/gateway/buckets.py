@@ -317,6 +317,8 @@ def stock_set_buckets(*, product_id, buckets):
     changes. Returns the Product."""
     check_id("Product", product_id)
     check_buckets(buckets)
+    if _product_item(product_id).stock_buckets == buckets:
+        return _read(product_id)  # nothing to change (and nothing to gather)
     for _attempt in contended_attempts():
         product = stock_gather(product_id=product_id)
         if product.stock_buckets == buckets:
