@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine, backoff, buckets, importer, keys, orders
+from catalog.gateway import PurchaseLine, backoff, buckets, importer, keys, orders, products, receiving
 from catalog.gateway.errors import OrderRejected, StockBusy
 from catalog.gateway.reconcile import reconcile_product
 from catalog.gateway.testing import count_requests
@@ -133,6 +133,9 @@ def test_sales_of_a_spread_product_take_from_buckets_not_the_product_item(local_
     assert product_item() == item_before  # five sales, not one write of the product item
     levels = [int(i["stockLevel"]) for k in range(10) for i in items_in_partition(keys.bucket_pk(HOT, k))]
     assert sum(levels) == 94 and total() == 94
+    with count_requests() as counter:  # the staff stock table's levels: the items, then the buckets of the spread
+        assert products.products_stock_levels(product_ids=[HOT, "1"]) == {HOT: 94, "1": 70}
+    assert counter.operations == ["BatchGetItem", "BatchGetItem"]
 
 
 @pytest.mark.dynamodb_local
@@ -212,3 +215,12 @@ def test_a_bad_stock_buckets_value_is_named_with_its_row_and_field(value):
     assert invalid.value.problems == [
         f"products[2].stockBuckets: {value!r} is not a number of stock buckets (a whole number from 1 to 100)"
     ]
+
+
+@pytest.mark.dynamodb_local
+def test_a_delivery_file_received_into_a_spread_product_adds_to_the_total(local_ddb):
+    spread_and_sold(2)
+    receipt = receiving.validate(b"product_id,quantity,reference\n7,5,PO-17\n1,1,PO-17\n")
+    assert receiving.receive_lines(receipt, who="ann").units == 6
+    assert total() == 103 and total("1") == 71
+    assert reconcile_product(product_id=HOT) is None
