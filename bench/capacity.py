@@ -74,6 +74,7 @@ def measure(log=log):
 
 
 DESIGN = "this design (measured costs)"
+ONE_BUCKET = "this design, a product in one stock bucket (measured costs)"
 
 
 def run_model(costs, args):
@@ -89,7 +90,8 @@ def run_model(costs, args):
         if args.visits_per_s:
             mix["visits_per_s"] = args.visits_per_s
         results[name] = {"title": title, **model(costs, mix, prices, limits)}
-    sales = {DESIGN: max_sales(costs, limits=limits)}
+    sales = {DESIGN: max_sales(costs, limits=limits),
+             ONE_BUCKET: max_sales(costs, limits=limits, hot=False)}
     for option, spec in OPTIONS.items():
         sales[spec["label"]] = max_sales(costs, option, limits=limits)
     linearity = {family: per_line(costs, family)[2] for family in ("cart_view", "checkout_get", "checkout_post")}

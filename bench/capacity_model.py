@@ -19,11 +19,17 @@ from catalog.gateway import keys
 LIMITS = {"R": 3000.0, "W": 1000.0}  # DynamoDB's per-partition throughput, units a second
 SECONDS_A_MONTH = 730 * 3600
 FUNNEL = ("cart_view", "checkout_get", "checkout_post")
-PER_LINE_ROLES = {"product", "brand", "category"}
+# The stock buckets of the hot product `make capacity` measures (issue 33: "10 buckets or fewer").
+HOT_BUCKETS = 10
+# A product's own keys: its item and history (product), its stock buckets, its Buyers index shards.
+PER_LINE_ROLES = {"product", "bucket", "buyers", "brand", "category"}
+# Per-product roles spread evenly over that many keys of the product (read from keys.py where it has them).
+PRODUCT_SHARDS = {"bucket": HOT_BUCKETS, "buyers": getattr(keys, "BUYER_SHARDS", 1)}
 # A buyer's own partition; an order number's claim (a partition per order); history moved under a sharded key.
 SPREAD_ROLES = {"customer", "order", "history"}
-# Roles whose load is spread evenly over a fixed number of keys: a day's Ledger shards.
-SHARDED_ROLES = {"ledger": keys.LEDGER_SHARDS}
+# Roles whose load is spread evenly over a fixed number of keys: a day's Ledger shards, the OpenOrders shards
+# (keys.py: one partition until issue 33's sharding, OPEN_ORDER_SHARDS after).
+SHARDED_ROLES = {"ledger": keys.LEDGER_SHARDS, "open_orders": getattr(keys, "OPEN_ORDER_SHARDS", 1)}
 
 # On-demand list prices, us-east-1, USD, in effect since 2024-11-01 (aws.amazon.com/dynamodb/pricing/on-demand/,
 # checked 2026-11-23); other regions cost more (eu-central-1 about 20 % more): pass yours.
@@ -179,8 +185,11 @@ def model(costs, mix, prices=PRICES, limits=LIMITS):
             load = rate * units
             totals[rw] += load
             slot = role_load.setdefault((where, role), {"R": None, "W": None})
-            if role in shares:
-                share = shares[role] if spread == "share" else [1 / len(shares[role])] * len(shares[role])
+            if role in shares or role in PRODUCT_SHARDS:
+                # a product's bucket or Buyers shard: the product's share, spread over its keys of that role
+                base = shares.get(role, shares["product"])
+                share = base if spread == "share" else [1 / len(base)] * len(base)
+                share = [x / PRODUCT_SHARDS.get(role, 1) for x in share]
                 vector = slot[rw] or [0.0] * len(share)
                 slot[rw] = [v + load * x for v, x in zip(vector, share)]
             elif role == "customer":
@@ -192,8 +201,8 @@ def model(costs, mix, prices=PRICES, limits=LIMITS):
 
     partitions = []
     for (where, role), rw in role_load.items():
-        if role in shares:
-            n = len(shares[role])
+        if role in shares or role in PRODUCT_SHARDS:
+            n = len(shares.get(role, shares["product"]))
             r_vec, w_vec = rw["R"] or [0.0] * n, rw["W"] or [0.0] * n
             ranked = sorted(range(n), key=lambda i: -max(r_vec[i] / limits["R"], w_vec[i] / limits["W"]))[:3]
             for i in ranked:
@@ -222,7 +231,11 @@ def model(costs, mix, prices=PRICES, limits=LIMITS):
 
 
 def _key_name(role, index):
-    return {"product": f"P#<rank {index + 1}>", "brand": f"B#<brand {index + 1}>",
+    return {"product": f"P#<rank {index + 1}>", "bucket": f"P#<rank {index + 1}>#S#<one of {HOT_BUCKETS}>",
+            "buyers": f"P#<rank {index + 1}>#B#<one of {PRODUCT_SHARDS['buyers']}>",
+            "open_orders": "OPEN_ORDERS" + (f"#<one of {SHARDED_ROLES['open_orders']}>"
+                                            if SHARDED_ROLES["open_orders"] > 1 else ""),
+            "brand": f"B#<brand {index + 1}>",
             "category": f"C#<category {index + 1}>", "customer": "CUSTOMER#<one>", "order": "ORDERNO#<one>",
             "ledger": f"LEDGER#<day>#<one of {keys.LEDGER_SHARDS}>"}.get(role, role)
 
@@ -236,13 +249,29 @@ def _partition(where, key, role, r, w, limits):
 
 # --- the highest sales rate of one product and of one brand --------------------------------------
 
-def sale_charges(costs, option=None, mix=None):
+def hot_sale(costs):
+    """What one unit sold of a product spread over HOT_BUCKETS stock buckets costs (the funnel measured
+    on such a product: add to cart, cart, checkout page, the order, the order page), {(where, role, kind,
+    rw): units}; None when it was not measured."""
+    if "hot_funnel" not in costs or "hot_checkout" not in costs:
+        return None
+    charges = {}
+    for name in ("hot_funnel", "hot_checkout", "order_detail"):
+        for k, v in _split(costs[name]["charges"])[1].items():
+            charges[k] = charges.get(k, 0.0) + v
+    return charges
+
+
+def sale_charges(costs, option=None, mix=None, *, hot=False):
     """What one unit sold (a one-line order of quantity 1, the whole funnel) costs each partition
-    role: {(where, role, rw): units}. `option` applies a modelled design change (OPTIONS)."""
-    line, fixed = order_costs(costs, 1)
-    charges = dict(line)
-    for k, v in fixed.items():
-        charges[k] = charges.get(k, 0.0) + v
+    role: {(where, role, rw): units}; `hot`: of a product spread over HOT_BUCKETS stock buckets (as
+    measured). `option` applies a modelled design change (OPTIONS)."""
+    charges = hot_sale(costs) if hot else None
+    if charges is None:
+        line, fixed = order_costs(costs, 1)
+        charges = dict(line)
+        for k, v in fixed.items():
+            charges[k] = charges.get(k, 0.0) + v
     share = band_change_share(mix)  # the sales that move the band write the list index entries too
     for k, v in band_change_charges(costs).items():
         charges[k] = charges.get(k, 0.0) + v * share
@@ -254,25 +283,27 @@ def sale_charges(costs, option=None, mix=None):
     return out
 
 
-def max_sales(costs, option=None, mix=None, limits=LIMITS):
-    """Highest sales a second of one product, of one brand and of one category (each spread over its
-    many products) as their own partitions allow, and of the whole shop (one-line orders: what every
-    order writes under one key, which also caps the others), and the partition that limits each."""
-    charges = sale_charges(costs, option, mix)
+def max_sales(costs, option=None, mix=None, limits=LIMITS, *, hot=True):
+    """Highest sales a second of one product (spread over HOT_BUCKETS stock buckets where measured and
+    `hot`), of one brand and of one category (each spread over its many products) as their own
+    partitions allow, and of the whole shop (one-line orders: what every order writes under one key,
+    which also caps the others), and the partition that limits each."""
+    ordinary = sale_charges(costs, option, mix)
+    hot_charges = sale_charges(costs, option, mix, hot=True) if hot else ordinary
     result = {}
-    targets = (("product", {"product", "brand", "category"}), ("brand", {"brand"}), ("category", {"category"}),
-               ("shop", set()))
+    targets = (("product", PER_LINE_ROLES), ("brand", {"brand"}), ("category", {"category"}), ("shop", set()))
     for target, roles in targets:
         best = (math.inf, None)
+        charges = hot_charges if target == "product" else ordinary
         for (where, role, rw), units in charges.items():
             # One product, brand or category: the partitions of its own (its brand's and category's for a
             # product); the shop: the keys every order writes (OPEN_ORDERS, a day's Ledger shards, ...).
             mine = role in roles if roles else role not in PER_LINE_ROLES
             if units <= 0 or role in SPREAD_ROLES or not mine:
                 continue
-            rate = limits[rw] / units * SHARDED_ROLES.get(role, 1)
+            rate = limits[rw] / units * SHARDED_ROLES.get(role, 1) * PRODUCT_SHARDS.get(role, 1)
             if rate < best[0]:
-                best = (rate, f"{where} {_key_name(role, 0) if role in PER_LINE_ROLES else role} "
+                best = (rate, f"{where} {_key_name(role, 0)} "
                               f"({units:g} {'WRU' if rw == 'W' else 'RRU'} a sale, limit {limits[rw]:g}/s)")
         result[target] = {"sales_per_s": round(best[0], 1) if best[1] else None, "limited_by": best[1]}
     return result
@@ -287,12 +318,17 @@ def limits(costs, mix=None, limits=LIMITS):
 
 
 def write_units(costs):
-    """Write units of one checkout line (fitted on the 1- and 5-line checkouts, inside a stock band) and of
-    one staff adjustment."""
-    _fixed, line, _errors = per_line(costs, "checkout_post")
-    return {"checkout_line": round(sum(v for k, v in line.items() if k[3] == "W"), 3),
-            "staff_adjustment": round(sum(v for k, v in _split(costs["staff_adjustment"]["charges"])[1].items()
-                                          if k[3] == "W"), 3)}
+    """Write units of one checkout line (fitted on the 1- and 5-line checkouts, inside a stock band), of
+    one line of a product spread over stock buckets (its one-line checkout less the order's fixed part)
+    and of one staff adjustment."""
+    fixed, line, _errors = per_line(costs, "checkout_post")
+    units = {"checkout_line": round(sum(v for k, v in line.items() if k[3] == "W"), 3)}
+    if "hot_checkout" in costs:
+        hot = sum(v for k, v in _split(costs["hot_checkout"]["charges"])[1].items() if k[3] == "W")
+        units["hot_checkout_line"] = round(hot - sum(v for k, v in fixed.items() if k[3] == "W"), 3)
+    units["staff_adjustment"] = round(
+        sum(v for k, v in _split(costs["staff_adjustment"]["charges"])[1].items() if k[3] == "W"), 3)
+    return units
 
 
 # --- design options, modelled (not implemented). The stock band in the list indexes instead of the level
@@ -308,22 +344,8 @@ def _history_off_product(charges, mix):
     return out
 
 
-SHARDS = 10
-
-
-def _sharded_counters(charges, mix):
-    """The hot product's stock spread over SHARDS counter items, each under its own partition key, a
-    sale taking from one at random (history off the product's key as well): the product's writes and
-    its consistent reads of the level spread over SHARDS partitions."""
-    out = {}
-    for (where, role, kind, rw), v in _history_off_product(charges, mix).items():
-        key = (where, role, kind, rw)
-        out[key] = out.get(key, 0.0) + (v / SHARDS if role == "product" and where == "table" else v)
-    return out
-
-
 OPTIONS = {
     "history_off_product_key": {"apply": _history_off_product, "label": "history off the product's key (modelled)"},
-    "sharded_stock_counters": {"apply": _sharded_counters,
-                               "label": f"stock in {SHARDS} counter shards + history off the key (modelled)"},
 }
+# (The stock over sharded counters, modelled here before, is implemented since issue 33: stock buckets,
+# measured as `hot_funnel` and `hot_checkout`.)

@@ -29,6 +29,7 @@ from catalog.gateway.transact import put, transact_write, update
 from catalog.gateway.validate import utc_now
 
 from .capacity_meter import CapacityMeter
+from .capacity_model import HOT_BUCKETS
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY, make_catalog
 from .flows import give_second_factor
 
@@ -75,6 +76,11 @@ class Context:
         return ids
 
     def role(self, pk):
+        sharded = self.product_shard_role(pk)
+        if sharded:
+            return sharded
+        if pk.startswith(keys.OPEN_ORDERS_PK):
+            return "open_orders"  # the OpenOrders partition (or, sharded, one of its shards)
         if pk.startswith(keys.customer_pk("")):
             return "customer"
         if pk.startswith(keys.ORDER_NUMBER_PREFIX):
@@ -93,6 +99,17 @@ class Context:
         if pk == keys.category_gsi_pk(category) and any(p["categoryId"] == category for p in self.products.values()):
             return "category"
         return pk
+
+
+    def product_shard_role(self, pk):
+        """"bucket" for a product's stock bucket (P#<pid>#S#<k>), "buyers" for one of its Buyers index
+        shards (P#<pid>#B#<n>, issue 33's who-bought-what): a product's own keys, each of many."""
+        prefix, _, rest = pk.partition("#")
+        pid, _, tail = rest.partition("#")
+        if prefix != "P" or pid not in self.products:
+            return None
+        kind = tail.split("#", 1)[0]
+        return {"S": "bucket", "B": "buyers"}.get(kind)
 
 
 def _ok(response, what):
@@ -216,6 +233,42 @@ def _relative_sale_line(ctx, measure):
         raise RuntimeError("the relative sale line was refused")
 
 
+def _hot_product(ctx):
+    """A fresh product spread over HOT_BUCKETS stock buckets (buckets.py): its K set by staff, then one
+    sale (not measured) spreads its units."""
+    (pid,) = ctx.fresh_products(1)
+    gateway.stock_set_buckets(product_id=pid, buckets=HOT_BUCKETS)
+    product = gateway.product_get(product_id=pid)
+    gateway.order_place(
+        customer_id=str(ctx.shopper.customer_key_id), customer_name="Bench Shopper", order_id=gateway.new_order_id(),
+        token=gateway.new_token(), lines=[gateway.PurchaseLine(product_id=pid, quantity=1, price=product.price)],
+    )
+    if gateway.product_get(product_id=pid).bucket_levels is None:
+        raise RuntimeError("the hot product's stock was not spread over its buckets")
+    return pid
+
+
+def _hot_funnel(ctx, measure):
+    """A buyer of a product spread over HOT_BUCKETS buckets, up to the checkout: add to cart, the cart and
+    the checkout page (what they read of the product and its buckets)."""
+    ctx.hot = _hot_product(ctx)
+    client = ctx.client(ctx.shopper)
+    client.get("/")
+    with measure():
+        _ok(client.post("/cart/add/", {"product_id": ctx.hot, "quantity": 1}, **HX), "add to cart")
+        _ok(client.get("/cart/"), "cart")
+        ctx.hot_form = _checkout_form(client)
+    ctx.hot_client = client
+
+
+def _hot_checkout(ctx, measure):
+    """Placing that buyer's one-line order: the unit taken from one of the product's buckets."""
+    with measure():
+        response = _ok(ctx.hot_client.post("/checkout/", ctx.hot_form), "checkout")
+    if response.status_code != 302 or "/account/orders/" not in response["Location"]:
+        raise RuntimeError("the checkout of the hot product did not place the order")
+
+
 def _order_detail(ctx, measure):
     client = _cart_with(ctx, 2)
     _ok(client.post("/checkout/", _checkout_form(client)), "checkout")
@@ -284,6 +337,10 @@ OPERATIONS = [
               "a one-line order that moves its product from In stock to Only N left", lines=1),
     Operation("relative_sale_line", "line", _relative_sale_line,
               "one sale line shaped as the relative path writes it (no band, no resulting level)"),
+    Operation("hot_funnel", "order", _hot_funnel,
+              f"add to cart, cart and checkout page of a product spread over {HOT_BUCKETS} stock buckets", lines=1),
+    Operation("hot_checkout", "order", _hot_checkout,
+              f"a one-line order of a product spread over {HOT_BUCKETS} stock buckets", lines=1),
     Operation("order_detail", "page", _order_detail, "one order (after the checkout)"),
     Operation("orders_list", "page", _orders_list, "a customer's orders"),
     Operation("staff_adjustment", "request", _staff_adjustment, "staff stock +1 with the level shown (HTMX)"),

@@ -185,6 +185,13 @@ class ReorderPointForm(forms.Form):
     )
 
 
+class StockBucketsForm(forms.Form):
+    stock_buckets = WholeNumberField(
+        min_value=1, max_value=gateway.MAX_STOCK_BUCKETS, label="Stock buckets",
+        widget=forms.NumberInput(attrs={"step": 1}),
+    )
+
+
 class HistoryFilterForm(forms.Form):
     reason = forms.ChoiceField(required=False, choices=[("", "Every reason")] + _reason_choices(gateway.REASONS))
 

@@ -8,6 +8,7 @@ urlpatterns = [
     path("products/<str:product_id>/stock/", staff.product_stock, name="staff_product_stock"),
     path("products/<str:product_id>/stocktake/", staff.product_stocktake, name="staff_product_stocktake"),
     path("products/<str:product_id>/reorder-point/", staff.product_reorder_point, name="staff_reorder_point"),
+    path("products/<str:product_id>/stock-buckets/", staff.product_stock_buckets, name="staff_stock_buckets"),
     path("products/<str:product_id>/stock/history.csv", staff.product_history_csv, name="staff_product_history_csv"),
     path("products/<str:product_id>/buyers/", staff.product_buyers, name="staff_product_buyers"),
     path("reorder/", staff.reorder_list, name="staff_reorder"),

@@ -44,6 +44,7 @@ from .forms import (
     ReorderFilterForm,
     ReorderPointForm,
     StockAdjustmentForm,
+    StockBucketsForm,
     StockListForm,
     StocktakeForm,
 )
@@ -223,7 +224,7 @@ def _outcome_unknown(request, product_id, form):
 
 
 def _stock_page(request, product_id, *, form, status=200, level=None, seen_reorder_point=None, confirmation=None,
-                count_form=None, moves=None, reorder_form=None):
+                count_form=None, moves=None, reorder_form=None, buckets_form=None):
     """The whole page (GetItem + Query); with HTMX after a POST the level, forms and history
     (the Query, and the GetItem unless the write told the level); with HTMX and ?after= the next
     history rows (the Query). ?reason= shows the changes of one reason (a Query of the ByReason
@@ -250,6 +251,7 @@ def _stock_page(request, product_id, *, form, status=200, level=None, seen_reord
             category_name=names.category_names().get(product.category_id, product.category_id),
             reorder_form=reorder_form or ReorderPointForm(initial={"reorder_point": product.reorder_point}),
             alerts_waiting=alert_count(product_id=product_id),  # back-in-stock alerts (issue 36): one GetItem
+            buckets_form=buckets_form or StockBucketsForm(initial={"stock_buckets": product.stock_buckets}),
         )
     else:
         reorder_point = seen_reorder_point  # the write told the level; the form's hint for the next write
@@ -301,10 +303,7 @@ def product_stocktake(request, product_id):
     confirmation = f"Counted {data['counted']} ({delta:+d}): stock is now {change.level}."
     if change.replayed:
         confirmation = f"This count was saved already: stock was set to {change.level}."
-    if not request.htmx:
-        messages.success(request, confirmation)
-        return redirect("staff_product_stock", product_id=product_id)
-    return _stock_page(request, product_id, form=StockAdjustmentForm.fresh(), confirmation=confirmation)
+    return _saved(request, product_id, confirmation)
 
 
 @staff_required
@@ -318,10 +317,29 @@ def product_reorder_point(request, product_id):
     product = gateway.product_set_reorder_point(product_id=product_id, reorder_point=form.cleaned_data["reorder_point"])
     confirmation = f"Reorder point set to {product.effective_reorder_point}" + (
         " (the default)." if product.reorder_point is None else ".")
+    return _saved(request, product_id, confirmation)
+
+
+def _saved(request, product_id, confirmation):
+    """After a stock page form was saved: back to the page with `confirmation` (with HTMX, the stock part)."""
     if not request.htmx:
         messages.success(request, confirmation)
         return redirect("staff_product_stock", product_id=product_id)
     return _stock_page(request, product_id, form=StockAdjustmentForm.fresh(), confirmation=confirmation)
+
+
+@staff_required
+@require_http_methods(["POST"])
+@vary_on_headers("HX-Request")
+def product_stock_buckets(request, product_id):
+    """Set how many stock buckets a product's stock is spread over (1: one item; more for a product
+    sold by a crowd at once). The total stays as it is."""
+    form = StockBucketsForm(request.POST)
+    if not form.is_valid():
+        return _stock_page(request, product_id, form=StockAdjustmentForm.fresh(), buckets_form=form, status=400)
+    product = gateway.stock_set_buckets(product_id=product_id, buckets=form.cleaned_data["stock_buckets"])
+    confirmation = f"Stock buckets set to {product.stock_buckets}; stock is still {product.stock_level}."
+    return _saved(request, product_id, confirmation)
 
 
 @staff_required

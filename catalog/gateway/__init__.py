@@ -18,6 +18,7 @@ Modules, one job each:
   and search terms);
 - `testing`: for tests and benchmarks only (request counting, table deletion).
 """
+from .buckets import stock_set_buckets
 from .budget import BudgetExceeded, request_budget
 from .counts import counts_recount
 from .entities import (
@@ -52,6 +53,7 @@ from .errors import (
     StockBusy,
     StockMoved,
 )
+from .keys import MAX_STOCK_BUCKETS
 from .orders import (
     ADDRESS_FIELDS,
     MAX_LINES,
@@ -127,4 +129,5 @@ __all__ = [
     "products_by_brand", "products_by_category", "products_get_many", "stock_decrease",
     "stock_history", "stock_increase", "table_ensure",
     "Sale", "product_buyers", "product_buyers_all",  # who bought what (issue 33)
+    "MAX_STOCK_BUCKETS", "stock_set_buckets",
 ]

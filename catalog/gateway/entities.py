@@ -127,6 +127,14 @@ class Product:
     reorder_point: int | None = None  # None: LOW_STOCK_THRESHOLD
     image: str = ""
     band: int | None = field(default=None, compare=False)  # `stockBand` as stored (the v2 list indexes project it)
+    # Stock buckets (issue 33, buckets.py): K, whether the stock is spread over the bucket items
+    # (None: gathered, all of it on the product item, which then holds the exact total), the product
+    # item's own units (`reserve`) and the buckets' levels as read (None: not read). While spread,
+    # `stock_level` is the total only once the buckets were read (products_get_many, product_get).
+    stock_buckets: int | None = 1  # None only in an import file that leaves it out (keep the stored K)
+    spread: str | None = field(default=None, compare=False)
+    reserve: int | None = field(default=None, compare=False)
+    bucket_levels: tuple | None = field(default=None, compare=False)
 
     @classmethod
     def from_item(cls, item):
@@ -138,7 +146,10 @@ class Product:
             brand_id=item.get("brandId", ""),
             category_id=item.get("categoryId", ""),
             price=_price(item.get("price")),
-            stock_level=_int(item["stockLevel"]) if "stockLevel" in item else None,
+            stock_level=_int(item["stockLevel"]) if "stockLevel" in item and not item.get("stockSpread") else None,
+            stock_buckets=_int(item.get("stockBuckets"), 1),
+            spread=item.get("stockSpread"),
+            reserve=_int(item["stockLevel"]) if "stockLevel" in item else None,
             description=item.get("description", ""),
             attributes={k: _plain(v) for k, v in (item.get("attributes") or {}).items()},
             image=item.get("image", ""),
@@ -169,6 +180,7 @@ class Product:
             "description": self.description,
             "attributes": dict(self.attributes),
             **({"reorderPoint": self.reorder_point} if self.reorder_point is not None else {}),
+            **({"stockBuckets": self.stock_buckets} if (self.stock_buckets or 1) > 1 else {}),
             **reorder_index_keys(self.product_id, self.stock_level, self.reorder_point),
         }
         if self.image:

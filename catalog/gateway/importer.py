@@ -21,6 +21,7 @@ from . import keys, text
 from .backoff import pause
 from .batches import batch_get, batch_write
 from .boundary import translate_errors
+from .buckets import stock_gather
 from .client import client, table_name
 from .codec import serialize
 from .entities import Brand, Category, Product
@@ -156,6 +157,18 @@ def _reorder_point(value, path, problems):
     return value
 
 
+def _stock_buckets(value, path, problems):
+    """`stockBuckets` is optional (None: the stored K, or 1 for a new product): how many stock buckets
+    a hot product's stock is spread over (buckets.py)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= keys.MAX_STOCK_BUCKETS:
+        problems.append(f"{path}: {value!r} is not a number of stock buckets (a whole number from 1 to "
+                        f"{keys.MAX_STOCK_BUCKETS})")
+        return None
+    return value
+
+
 def _attributes(value, path, problems):
     if value is None:
         return {}
@@ -236,12 +249,13 @@ def _product_builder(brand_ids, category_ids):
         attributes = _attributes(raw.get("attributes"), f"{path}.attributes", problems)
         reorder_point = _reorder_point(raw.get("reorderPoint"), f"{path}.reorderPoint", problems)
         image = _image(raw.get("image"), f"{path}.image", problems)
+        stock_buckets = _stock_buckets(raw.get("stockBuckets"), f"{path}.stockBuckets", problems)
         if len(problems) > before:
             return None
         return Product(
             product_id=product_id, name=name, brand_id=brand_id, category_id=category_id,
             price=price, stock_level=stock, description=description.strip(), attributes=attributes,
-            reorder_point=reorder_point, image=image,
+            reorder_point=reorder_point, image=image, stock_buckets=stock_buckets,
         )
 
     return product
@@ -291,8 +305,9 @@ OPENING_BYTES = 1_000  # at most, an opening stock change with its index keys
 GROUP_ATTEMPTS = 10
 # What an existing product is read for: its place (counts), its name (search terms), what its
 # term items show (price, image, brand and category), and its stock level and reorder point (an
-# update keeps the level; the Reorder index keys follow from both).
-PRODUCT_STATE = "productId, brandId, categoryId, #n, price, image, stockLevel, reorderPoint"
+# update keeps the level; the Reorder index keys follow from both), its stock buckets and whether its
+# stock is spread over them (it is gathered first: buckets.py).
+PRODUCT_STATE = "productId, brandId, categoryId, #n, price, image, stockLevel, reorderPoint, stockBuckets, stockSpread"
 
 
 def _read_products(product_ids, result):
@@ -353,9 +368,12 @@ def _product_action(product, old, reset_stock):
         product,
         reorder_point=product.reorder_point if product.reorder_point is not None else stored_reorder,
         stock_level=product.stock_level if reset_stock else stored_level,
+        stock_buckets=product.stock_buckets or int(old.get("stockBuckets", 1)),
     )
     item = product.to_item()
-    condition = "attribute_exists(PK) AND brandId = :ob AND categoryId = :oc AND #n = :on"
+    # Gathered (its stockLevel the total; buckets.stock_gather ran before if it was spread).
+    condition = ("attribute_exists(PK) AND attribute_not_exists(stockSpread) AND brandId = :ob AND "
+                 "categoryId = :oc AND #n = :on")
     values = {":ob": old["brandId"], ":oc": old["categoryId"], ":on": old.get("name", "")}
     # The level read: a reset's opening change is the difference to it, so it must still hold.
     if old.get("stockLevel") is None:
@@ -379,7 +397,9 @@ def _product_action(product, old, reset_stock):
     item.pop("stockLevel")
     # Attributes an earlier version had but this one has not (an image taken away, the Reorder
     # index keys of a product no longer low) are removed.
-    removed = ([] if product.image else ["image"]) + [name for name in keys.REORDER_ATTRIBUTES if name not in item]
+    removed = ([] if product.image else ["image"]) + [
+        name for name in (*keys.REORDER_ATTRIBUTES, "stockBuckets") if name not in item
+    ]
     names = {f"#a{i}": name for i, name in enumerate(item)}
     names["#n"] = "name"
     expression = "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(item)))
@@ -472,6 +492,10 @@ def _write_group(group, existing, reset_stock, result):
     """One transaction for a group of products and their counts; products another writer changed
     meanwhile are read again and the transaction rebuilt. Updates `existing` with what was read."""
     for attempt in range(GROUP_ATTEMPTS):
+        spread = [p.product_id for p in group if (existing.get(p.product_id) or {}).get("stockSpread")]
+        for product_id in spread:  # its stock back on its item, where the import's conditions see it
+            stock_gather(product_id=product_id)
+        existing.update(_read_products(spread, result) if spread else {})
         moves = [m for p in group for m in _moves(p, existing.get(p.product_id))]
         # Product actions first: a refusal's index i is group[i].
         actions = [_product_action(p, existing.get(p.product_id), reset_stock) for p in group]

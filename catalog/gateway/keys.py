@@ -12,6 +12,10 @@
 | order line       | CUSTOMER#<uid> | ORDER#<oid>#ITEM#<pid> |          |                 |          |                 |
 | readiness probe  | PROBE          | READY (never written)  |          |                 |          |                 |
 | order number     | ORDERNO#<number> | CLAIM               |          |                 |          |                 |
+| stock bucket     | P#<pid>#S#<k>  | STOCK                 |          |                 |          |                 |
+
+A stock bucket (issue 33, hot products; <k> 0 to stockBuckets - 1) holds part of a product's stock
+under its own partition key, so sales of one product spread over K partitions (buckets.py).
 
 An order number (<number>: 8 of the letters and digits people cannot mix up, issue 37) is claimed by
 its own item, written in the order's transaction only if absent, so no two orders of the shop get
@@ -281,6 +285,21 @@ def order_key(customer_id, order_id):
 
 def order_line_key(customer_id, order_id, product_id):
     return {"PK": customer_pk(customer_id), "SK": f"{ORDER_PREFIX}{order_id}#ITEM#{product_id}"}
+
+
+# --- stock buckets (issue 33, engineer 33b) ---------------------------------------------
+# A product with `stockBuckets` K > 1 keeps its sellable stock in K bucket items of their own
+# partitions while spread; its total is the product item's own `stockLevel` plus theirs.
+BUCKET_SK = "STOCK"
+MAX_STOCK_BUCKETS = 100
+
+
+def bucket_pk(product_id, bucket):
+    return f"{product_pk(product_id)}#S#{bucket}"
+
+
+def bucket_key(product_id, bucket):
+    return {"PK": bucket_pk(product_id, bucket), "SK": BUCKET_SK}
 
 
 def order_number_key(number):

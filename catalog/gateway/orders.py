@@ -33,6 +33,7 @@ from . import keys
 from .alerts import alert_due_action
 from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
 from .boundary import error_code, translate_errors
+from .buckets import gathered_products, sale_take, settle_for_sale
 from .client import client, read, table_name
 from .codec import deserialize, serialize
 from .entities import (
@@ -58,7 +59,7 @@ from .errors import (
 from .merged import Stream, merged_all, merged_page
 from .pages import KeyRange, query_items
 from .products import products_get_many
-from .stock import buyer_streams, can_take_relatively, stock_level_take, stock_level_update
+from .stock import buyer_streams, stock_level_update
 from .transact import put, transact_write, update
 from .validate import check_id, check_quantity, client_request_token, page_size, utc_now
 
@@ -174,6 +175,8 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     for attempt in attempts_until_deadline():
         if products is None:
             products = products_get_many(product_ids=[line.product_id for line in lines], consistent=True)
+        # A product spread over stock buckets: a bucket that can serve the line, or gathered (exact).
+        products = settle_for_sale(products, lines)
         problems = line_problems(lines, products)
         if problems:
             placed = _order_or_none(customer_id=customer_id, order_id=order_id)
@@ -254,27 +257,14 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         customer_name=customer_name,
         customer_email=customer_email or "",
     )
-    actions, paths, levels_after = [], [], {}
+    actions, paths, takes, levels_after = [], [], [], {}
     for line in lines:
-        product = products[line.product_id]
-        current, reorder_point = product.stock_level, product.reorder_point
-        if can_take_relatively(current, line.quantity, reorder_point):
-            # Plenty left: take the units relatively; the level after is not known here.
-            paths.append("take")
-            actions.append(stock_level_take(
-                product_id=line.product_id, quantity=line.quantity, reorder_point=reorder_point, price=line.price,
-            ))
-            resulting_level = None
-        else:
-            # Near the reorder point, the low-stock band or zero: the exact compare-and-set.
-            paths.append(current)
-            actions.append(stock_level_update(
-                product_id=line.product_id, current=current, new=current - line.quantity,
-                reorder_point=reorder_point,
-                extra_condition=" AND price = :price", extra_values={":price": line.price},
-            ))
-            resulting_level = current - line.quantity
-        levels_after[line.product_id] = resulting_level
+        # Relative from a bucket or the product item while plenty is left, exact near the edge.
+        take = sale_take(product=products[line.product_id], quantity=line.quantity, price=line.price)
+        takes.append(take)
+        paths.append(take.path)
+        actions.append(take.action)
+        levels_after[line.product_id] = take.resulting_level  # None for a relative take
     order_index = len(actions)
     actions.append(put(order.to_item(), if_absent=True))
     # Each order line is its sale's record (entities.sale_record): no sale item under P#<pid>.
@@ -301,11 +291,11 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     fresh = dict(products)
     for i, line in enumerate(lines):
         if refusal.failed(i):
-            old = refusal.items[i]
-            if old is None:
+            product = takes[i].after_refusal(refusal.items[i])
+            if product is None:
                 fresh.pop(line.product_id, None)  # the product is gone
             else:
-                fresh[line.product_id] = Product.from_item(old)
+                fresh[line.product_id] = product
     return fresh
 
 
@@ -527,7 +517,9 @@ def order_cancel(*, customer_id, order_id, who=""):
     products = None
     for _attempt in contended_attempts():
         if products is None:
-            products = products_get_many(product_ids=[line.product_id for line in order.lines], consistent=True)
+            products = gathered_products(
+                products_get_many(product_ids=[line.product_id for line in order.lines], consistent=True)
+            )
         at = utc_now()
         actions = [_status_update(customer_id, order_id, CANCELLED, at)]
         for line in order.lines:
@@ -568,5 +560,5 @@ def order_cancel(*, customer_id, order_id, who=""):
             if refusal.failed(i) and refusal.items[i] is not None:
                 product = Product.from_item(refusal.items[i])
                 fresh[product.product_id] = product
-        products = fresh
+        products = gathered_products(fresh)
     raise StockBusy(f"Order {order_id} could not be cancelled now (its products' stock is busy); try again.")

@@ -5,6 +5,7 @@
 | 1 | all brands                    | brands_all()                                    | Query PK=BRANDS           |
 | 2 | all categories                | categories_all()                                | Query PK=CATEGORIES       |
 | 3 | product by id                 | product_get(product_id=)                        | GetItem P#<pid>/METADATA  |
+|   | (its stock buckets, if spread)| (the same call)                                 | + BatchGetItem P#<pid>#S#<k> |
 | 6 | products by brand             | products_by_brand(brand_id=)                    | Query GSI1                |
 | 7 | products by brand + category  | products_by_brand(brand_id=, category_id=)      | Query GSI1 begins_with    |
 | 8 | products by category          | products_by_category(category_id=)              | Query GSI2                |
@@ -66,7 +67,36 @@ def product_get(*, product_id, consistent=False):
         })
     if "Item" not in response:
         raise NotFound("Product", product_id)
-    return Product.from_item(deserialize(response["Item"]))
+    return with_buckets([Product.from_item(deserialize(response["Item"]))], consistent=consistent)[0]
+
+
+def bucket_levels(products, *, consistent=False):
+    """{product_id: (level of bucket 0, 1, ...)} of the products (Product or (product_id, K) pairs)
+    whose stock is spread over buckets: one BatchGetItem (100 keys a request) for all of them."""
+    wanted = [(p.product_id, p.stock_buckets) if isinstance(p, Product) else p for p in products]
+    if not wanted:
+        return {}
+    items = batch_get([keys.bucket_key(pid, k) for pid, count in wanted for k in range(count)], consistent=consistent)
+    by_pk = {i["PK"]: int(i.get("stockLevel", 0)) for i in items}
+    return {
+        pid: tuple(by_pk.get(keys.bucket_pk(pid, k), 0) for k in range(count)) for pid, count in wanted
+    }
+
+
+def with_buckets(products, *, consistent=False):
+    """`products` (a list) with the levels of the buckets of those whose stock is spread (one more
+    request, bucket_levels, only if there are any): `stock_level` is then the total, the product
+    item's own units plus its buckets'. A gathered product's item holds the total itself."""
+    spread = [p for p in products if p.spread]
+    if not spread:
+        return products
+    levels = bucket_levels(spread, consistent=consistent)
+    return [levels_read(p, levels[p.product_id]) if p.spread else p for p in products]
+
+
+def levels_read(product, levels):
+    """`product` with its buckets' levels `levels` (a tuple): the total is its item's own plus theirs."""
+    return dataclasses.replace(product, bucket_levels=levels, stock_level=(product.reserve or 0) + sum(levels))
 
 
 def products_stock_levels(*, product_ids):
@@ -77,8 +107,12 @@ def products_stock_levels(*, product_ids):
         raise ValueError(f"at most {BATCH_GET_SIZE} products at once")
     if not ids:
         return {}
-    items = batch_get([keys.product_key(pid) for pid in ids], projection="productId, stockLevel")
-    return {i["productId"]: int(i["stockLevel"]) for i in items if "stockLevel" in i}
+    items = batch_get(
+        [keys.product_key(pid) for pid in ids], projection="productId, stockLevel, stockBuckets, stockSpread"
+    )
+    levels = {i["productId"]: int(i["stockLevel"]) for i in items if "stockLevel" in i}
+    spread = bucket_levels([(i["productId"], int(i.get("stockBuckets", 1))) for i in items if i.get("stockSpread")])
+    return {pid: level + sum(spread.get(pid, ())) for pid, level in levels.items()}
 
 
 def with_stock_levels(page):
@@ -98,7 +132,8 @@ def products_get_many(*, product_ids, consistent=False):
     if len(ids) > BATCH_GET_SIZE:
         raise ValueError(f"at most {BATCH_GET_SIZE} products at once")
     items = batch_get([keys.product_key(pid) for pid in ids], consistent=consistent)
-    return {p.product_id: p for p in (Product.from_item(i) for i in items)}
+    products = with_buckets([Product.from_item(i) for i in items], consistent=consistent)
+    return {p.product_id: p for p in products}
 
 
 # --- product lists (patterns 6 to 9) ----------------------------------------------------

@@ -129,7 +129,7 @@ def _change_stock(*, product_id, delta, token, reason, who, reference, note, exp
     reorder_point = None if expected_reorder_point is UNKNOWN else expected_reorder_point
     for _attempt in contended_attempts():
         if current is None or (current + delta < 0 and not known):  # never refuse on a hint
-            product = product_get(product_id=product_id, consistent=True)
+            product = _gathered(product_get(product_id=product_id, consistent=True))
             current, reorder_point, known = product.stock_level, product.reorder_point, True
         if current + delta < 0:
             # A key used already answers as it did then, even if stock has run out since.
@@ -147,7 +147,8 @@ def _change_stock(*, product_id, delta, token, reason, who, reference, note, exp
             return outcome
         # Someone else changed the stock first (or the hint was stale): try again from the
         # product as DynamoDB returned it with the refusal.
-        if outcome is None:
+        if outcome is None or outcome.spread:  # unknown, or spread over buckets: gather, read again
+            _gathered(outcome)
             current, known = None, False
         else:
             current, reorder_point, known = outcome.stock_level, outcome.reorder_point, True
@@ -179,12 +180,22 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
             outcome = outcome.replay(product_id=product_id, token=token, request=request)
         if isinstance(outcome, StockChange):
             return outcome
-        if outcome is None:
-            outcome = product_get(product_id=product_id, consistent=True)
+        if outcome is None or outcome.spread:
+            outcome = _gathered(product_get(product_id=product_id, consistent=True))
         if outcome.stock_level != expected_level:
             raise StockMoved(product_id, outcome.stock_level)
         reorder_point = outcome.reorder_point  # only the reorder point was guessed wrong
     raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
+
+
+def _gathered(product):
+    """`product` (None: nothing to do), gathered on its item if its stock is spread over buckets
+    (buckets.stock_gather, which reads it again): an exact write needs the total in one place."""
+    if product is None or not product.spread:
+        return product
+    from .buckets import stock_gather  # buckets.py builds on this module
+
+    return stock_gather(product_id=product.product_id)
 
 
 def _apply_stock_change(*, product_id, current, reorder_point, delta, token, reason, who, reference, note, at):
@@ -258,8 +269,8 @@ def stock_level_update(*, product_id, current, new, reorder_point, extra_conditi
         keys.product_key(product_id),
         *_level_and_reorder_expression(product_id, new, reorder_point),
         {":new": new, ":current": current, **_reorder_values(product_id, new, reorder_point), **(extra_values or {})},
-        condition="attribute_exists(PK) AND stockLevel = :current AND " + _reorder_condition(reorder_point)
-        + extra_condition,
+        condition="attribute_exists(PK) AND stockLevel = :current AND " + reorder_condition(reorder_point)
+        + _GATHERED + extra_condition,
         return_old=True,
     )
 
@@ -293,12 +304,17 @@ def stock_level_take(*, product_id, quantity, reorder_point, price):
         "SET stockLevel = stockLevel - :q",
         values,
         condition="attribute_exists(PK) AND stockLevel >= :min AND price = :price AND "
-        + _reorder_condition(reorder_point),
+        + reorder_condition(reorder_point) + _GATHERED,
         return_old=True,
     )
 
 
-def _reorder_condition(reorder_point):
+# An exact write (or a relative one on the product item) needs the product's stock gathered on its
+# item: a product whose stock is spread over buckets (buckets.py) has its total elsewhere.
+_GATHERED = " AND attribute_not_exists(stockSpread)"
+
+
+def reorder_condition(reorder_point):
     return "attribute_not_exists(reorderPoint)" if reorder_point is None else "reorderPoint = :rp"
 
 
@@ -365,7 +381,7 @@ def product_set_reorder_point(*, product_id, reorder_point):
         isinstance(reorder_point, bool) or not isinstance(reorder_point, int) or not 0 <= reorder_point <= MAX_REORDER
     ):
         raise InvalidInput(f"The reorder point must be a whole number from 0 to {MAX_REORDER:,}.")
-    product = product_get(product_id=product_id, consistent=True)
+    product = _gathered(product_get(product_id=product_id, consistent=True))
     for _attempt in contended_attempts():
         params = _reorder_point_update(product, reorder_point)
         try:
@@ -381,7 +397,7 @@ def product_set_reorder_point(*, product_id, reorder_point):
             if old is None:
                 product = product_get(product_id=product_id, consistent=True)  # NotFound if gone
             else:
-                product = Product.from_item(deserialize(old))
+                product = _gathered(Product.from_item(deserialize(old)))
             continue
         return Product.from_item(deserialize(response["Attributes"]))
     raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
@@ -411,7 +427,7 @@ def _reorder_point_update(product, reorder_point):
         "Key": serialize(keys.product_key(product.product_id)),
         "UpdateExpression": expression,
         "ConditionExpression": "attribute_exists(PK) AND stockLevel = :level AND "
-        + _reorder_condition(product.reorder_point),
+        + reorder_condition(product.reorder_point) + _GATHERED,
         "ExpressionAttributeValues": serialize(values),
     }
 

@@ -76,10 +76,12 @@ def test_every_warehouse_page_and_download_needs_staff(catalog, client, django_u
 
 
 @pytest.mark.parametrize("url", ["/staff/receive/", "/staff/receive/continue/", "/staff/products/1/stocktake/",
-                                 "/staff/products/1/reorder-point/", "/staff/orders/c1/20260101T000000000000-ab/"])
+                                 "/staff/products/1/reorder-point/", "/staff/products/1/stock-buckets/",
+                                 "/staff/orders/c1/20260101T000000000000-ab/"])
 def test_a_shopper_cannot_post_to_the_warehouse(catalog, client, django_user_model, url):
     client.force_login(django_user_model.objects.create_user(username="bo", password="pw-bo-shopper"))
-    assert client.post(url, {"counted": "0", "reorder_point": "1", "action": "cancel"}).status_code == 403
+    assert client.post(url, {"counted": "0", "reorder_point": "1", "stock_buckets": "3", "action": "cancel"}) \
+        .status_code == 403
     assert level("1") == 70 and [h.reason for h in history("1")] == ["opening"]
 
 
@@ -118,6 +120,20 @@ def test_staff_edit_a_reorder_point(catalog, staff_client):
     assert "1" not in reorder_ids() and gateway.product_get(product_id="1").reorder_point is None
     assert staff_client.post("/staff/products/1/reorder-point/", {"reorder_point": "-1"}).status_code == 400
     assert "1" not in reorder_ids()
+
+
+def test_staff_spread_a_product_over_stock_buckets_and_see_the_total(catalog, staff_client):
+    response = staff_client.post("/staff/products/1/stock-buckets/", {"stock_buckets": "4"})
+    assert response.status_code == 302
+    assert gateway.product_get(product_id="1").stock_buckets == 4 and level("1") == 70
+    place("1", 2)  # the first sale spreads the 70 units over the 4 buckets and takes from one
+    page = staff_client.get("/staff/products/1/stock/").content.decode()
+    assert '<div id="stock-level" class="stock-level">68</div>' in page
+    assert re.search(r'name="stock_buckets" value="4"', page)
+    assert staff_client.post("/staff/products/1/stock-buckets/", {"stock_buckets": "101"}).status_code == 400
+    assert gateway.product_get(product_id="1").stock_buckets == 4 and level("1") == 68
+    staff_client.post("/staff/products/1/stock-buckets/", {"stock_buckets": "1"})
+    assert gateway.product_get(product_id="1").stock_buckets == 1 and level("1") == 68
 
 
 def test_import_sets_reorder_points_and_keeps_the_list_exact(ddb):

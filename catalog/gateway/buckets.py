@@ -1,0 +1,346 @@
+"""Stock buckets (issue 33): a hot product's stock over K items of their own partitions.
+
+One item takes about 1,000 write units a second, so a product whose every sale writes its own item
+sells at most a few hundred units a second. A product with `stockBuckets` K > 1 is in one of three
+states (`stockSpread` on its product item):
+
+- spread ("spread"): its units are in K bucket items P#<pid>#S#<k> / STOCK (k = 0 .. K-1; the product
+  item keeps what was left over, its `reserve`, usually 0). Each bucket carries a copy of the price
+  and reorder point a sale is conditional on. A sale takes from one bucket chosen at random,
+  relatively, only while that bucket keeps its share of the take floor (ceil(take_floor / K)): K
+  buckets each at or above their share keep the total at or above take_floor, so the band and the
+  Reorder index (on the product item, which no sale writes) stay right. A bucket that is short is
+  left for another.
+- gathered (no `stockSpread`): every unit on the product item, whose `stockLevel` is then the
+  exact total. Every exact write (a sale near the edge, "sold out", a staff change or stocktake, a
+  cancellation, a new reorder point, price or K by import) works on it as on a K = 1 product
+  (stock.stock_level_update is conditional on the product being gathered).
+- gathering ("gathering"): units move from the buckets back to the product item, one bucket a
+  transaction (the total never changes); sales may still take from buckets; nothing adds to one.
+
+The total is always the product item's `stockLevel` plus its buckets' (products.with_buckets).
+Moves between the product item and its buckets change no total and write no ledger entry, so the
+ledger still adds up to the total (reconcile_stock). A sale that finds no bucket able to serve it
+gathers, then sells on the exact path ("sold out" is only ever said from a gathered product, read
+consistently); a gathered product with enough units is spread again at its next sale: the refill
+of low buckets from the others and from receipts (which land on the product item, exactly).
+"""
+import dataclasses
+import math
+import random
+
+from botocore.exceptions import ClientError
+
+from . import keys, stock
+from .backoff import conflict_pause, contended_attempts
+from .boundary import error_code, translate_errors
+from .client import client, read, table_name
+from .codec import deserialize, serialize
+from .entities import Product
+from .errors import InvalidInput, NotFound, StockBusy
+from .products import bucket_levels, levels_read, product_get
+from .transact import transact_write, update
+from .validate import check_id, new_token
+
+SPREAD, GATHERING = "spread", "gathering"
+# Bucket writes a transaction beside the product item's (DynamoDB allows 100 actions).
+CHUNK = 99
+# A move of one bucket's units to the product item is tried this often against sales before the
+# gather reads every bucket again.
+MOVE_ATTEMPTS = 8
+
+
+def check_buckets(value):
+    """`stockBuckets`: a whole number from 1 to MAX_STOCK_BUCKETS."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= keys.MAX_STOCK_BUCKETS:
+        raise InvalidInput(f"Stock buckets must be a whole number from 1 to {keys.MAX_STOCK_BUCKETS}.")
+    return value
+
+
+def share(product):
+    """The units each bucket keeps from a relative take: its share of the take floor."""
+    return math.ceil(stock.take_floor(product.reorder_point) / product.stock_buckets)
+
+
+def bucketed(product):
+    return product.stock_buckets > 1 or product.spread is not None
+
+
+def _servable(product, quantity):
+    """The buckets (as read) that can give `quantity` and keep their share."""
+    floor = share(product)
+    return [k for k, level in enumerate(product.bucket_levels or ()) if level >= quantity + floor]
+
+
+def _spreadable(product, quantity):
+    """Whether a gathered product has enough to spread: each bucket would get its share and two
+    such lines, so the sale that spreads it is served from a bucket and the next few too."""
+    return (
+        product.stock_buckets > 1 and not product.spread and product.stock_level is not None
+        and product.stock_level // product.stock_buckets >= share(product) + 2 * quantity
+    )
+
+
+# --- a sale's stock action (orders._transact_order) ------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class SaleTake:
+    """The stock action of one order line: `action` (an Update), `path` (what the request token
+    names: "take", ("bucket", k) or the exact level read), `resulting_level` (None when the sale
+    does not read it) and the bucket it takes from (None: the product item)."""
+
+    product: Product
+    action: dict
+    path: object
+    resulting_level: int | None
+    bucket: int | None = None
+
+    def after_refusal(self, old):
+        """The product as DynamoDB's refusal shows it (`old`: the item as it was, or None): None when
+        the product is gone. A bucket refused gives its level now (0 if its copy of the price or
+        reorder point is not the product's: not usable)."""
+        if self.bucket is None:
+            return None if old is None else Product.from_item(old)
+        level = 0
+        if old is not None and _same_terms(old, self.product):
+            level = int(old.get("stockLevel", 0))
+        levels = list(self.product.bucket_levels)
+        levels[self.bucket] = level
+        return levels_read(self.product, tuple(levels))
+
+
+def _same_terms(bucket_item, product):
+    rp = bucket_item.get("reorderPoint")
+    return bucket_item.get("price") == product.price and (None if rp is None else int(rp)) == product.reorder_point
+
+
+def sale_take(*, product, quantity, price):
+    """The Update that takes one order line's units: from a random bucket that can give them
+    (spread: relatively, keeping the bucket's share), else on the product item as for K = 1 (relative
+    while plenty is left, exact near the edge: stock.can_take_relatively)."""
+    if product.spread and product.bucket_levels is not None:
+        able = _servable(product, quantity)
+        if able:
+            bucket = random.choice(able)
+            return SaleTake(
+                product, _bucket_take(product, bucket, quantity, price), ("bucket", bucket), None, bucket,
+            )
+    current, reorder_point = product.stock_level, product.reorder_point
+    if product.spread:  # no bucket can serve (order_place settles first): refused, read again
+        current = product.reserve or 0
+    elif stock.can_take_relatively(current, quantity, reorder_point):
+        # Plenty left: take the units relatively; the level after is not known here.
+        action = stock.stock_level_take(
+            product_id=product.product_id, quantity=quantity, reorder_point=reorder_point, price=price,
+        )
+        return SaleTake(product, action, "take", None)
+    # Near the reorder point, the low-stock band or zero: the exact compare-and-set.
+    action = stock.stock_level_update(
+        product_id=product.product_id, current=current, new=current - quantity, reorder_point=reorder_point,
+        extra_condition=" AND price = :price", extra_values={":price": price},
+    )
+    return SaleTake(product, action, current, current - quantity)
+
+
+def _bucket_take(product, bucket, quantity, price):
+    values = {":q": quantity, ":min": quantity + share(product), ":price": price}
+    if product.reorder_point is not None:
+        values[":rp"] = product.reorder_point
+    return update(
+        keys.bucket_key(product.product_id, bucket),
+        "SET stockLevel = stockLevel - :q",
+        values,
+        condition="attribute_exists(PK) AND stockLevel >= :min AND price = :price AND "
+        + stock.reorder_condition(product.reorder_point),
+        return_old=True,
+    )
+
+
+def settle_for_sale(products, lines):
+    """{product_id: Product}, each line's bucketed product made ready for sale_take: spread with a
+    bucket (as read) that can serve the line, or gathered and read consistently (the exact path, and
+    an exact "sold out"). Gathers or spreads where needed; other products are left as they are."""
+    fresh = dict(products)
+    for line in lines:
+        product = fresh.get(line.product_id)
+        if product is None or not bucketed(product) or product.price != line.price:
+            continue
+        fresh[line.product_id] = _settle(product, line.quantity)
+    return fresh
+
+
+def _settle(product, quantity):
+    for _attempt in contended_attempts():
+        if product.spread:
+            if product.bucket_levels is None:
+                product = _read(product.product_id)
+                continue
+            if _servable(product, quantity):
+                return product
+            product = stock_gather(product_id=product.product_id)
+        if _spreadable(product, quantity):
+            spread = _spread(product)
+            product = spread if spread is not None else _read(product.product_id)
+            continue
+        return product
+    raise StockBusy(f"Stock of product {product.product_id} is changing too often right now; try again.")
+
+
+# --- moves between the product item and its buckets (the total never changes) ---------------
+
+def _read(product_id):
+    """The product (with its buckets' levels, if spread), read consistently."""
+    return product_get(product_id=product_id, consistent=True)
+
+
+def _product_item(product_id):
+    with translate_errors():
+        response = read("GetItem", {
+            "TableName": table_name(), "Key": serialize(keys.product_key(product_id)), "ConsistentRead": True,
+        })
+    if "Item" not in response:
+        raise NotFound("Product", product_id)
+    return Product.from_item(deserialize(response["Item"]))
+
+
+def _set_state(product_id, state, *, expected):
+    """Move the product item from state `expected` to `state` (None: gathered). False if it was not
+    in `expected`."""
+    names = {"#s": "stockSpread"}
+    values = {":e": expected}
+    expression = "REMOVE #s" if state is None else "SET #s = :n"
+    if state is not None:
+        values[":n"] = state
+    try:
+        with translate_errors():
+            client().update_item(
+                TableName=table_name(), Key=serialize(keys.product_key(product_id)), UpdateExpression=expression,
+                ConditionExpression="#s = :e", ExpressionAttributeNames=names,
+                ExpressionAttributeValues=serialize(values),
+            )
+    except ClientError as exc:
+        if error_code(exc) != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True
+
+
+def stock_gather(*, product_id):
+    """Bring every unit of a product's buckets back to its product item and leave it gathered (its
+    stockLevel the exact total): the product item goes to "gathering", each bucket's units move in a
+    transaction of their own (relative, so sales taking meanwhile only make it try again with the
+    level DynamoDB returns), and once every bucket reads 0 the product is gathered. Returns the
+    Product, read consistently. Safe to run twice at once, or to resume after a crash."""
+    check_id("Product", product_id)
+    for _attempt in contended_attempts():
+        product = _product_item(product_id)
+        if not product.spread:
+            return product
+        if product.spread == SPREAD and not _set_state(product_id, GATHERING, expected=SPREAD):
+            continue
+        levels = bucket_levels([product], consistent=True)[product_id]
+        full = [(bucket, level) for bucket, level in enumerate(levels) if level > 0]
+        if not full:  # nothing adds to a bucket while gathering: 0 stays 0
+            _set_state(product_id, None, expected=GATHERING)
+            continue
+        for bucket, level in full:
+            _move_to_item(product_id, bucket, level)
+    raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
+
+
+def _move_to_item(product_id, bucket, level):
+    """Move `level` units (what the bucket was read at) from a bucket to the product item, while it is
+    gathering; a sale in between makes it try again with the level DynamoDB returns."""
+    for _attempt in range(MOVE_ATTEMPTS):
+        refusal = transact_write(
+            [
+                update(keys.product_key(product_id), "ADD stockLevel :n", {":n": level, ":g": GATHERING},
+                       condition="stockSpread = :g"),
+                update(keys.bucket_key(product_id, bucket), "SET stockLevel = stockLevel - :n", {":n": level},
+                       condition="stockLevel >= :n", return_old=True),
+            ],
+            request_token=new_token()[:36],
+        )
+        if refusal is None or refusal.failed(0):
+            return  # moved; or the product is no longer gathering (another gatherer finished)
+        if refusal.failed(1):
+            old = refusal.items[1]
+            level = int(old.get("stockLevel", 0)) if old else 0
+            if level <= 0:
+                return
+        else:
+            conflict_pause()
+
+
+def _spread(product):
+    """Spread a gathered product's units (read consistently) evenly over its K buckets, each with
+    a copy of the price and reorder point a sale is conditional on; the product item keeps none. One
+    transaction a CHUNK of buckets; the first also conditional on the product as read (level, K,
+    price, reorder point, gathered). Returns the product as spread, or None if it had changed."""
+    count, total = product.stock_buckets, product.stock_level
+    base, extra = divmod(total, count)
+    amounts = [base + (1 if bucket < extra else 0) for bucket in range(count)]
+    terms = {":price": product.price}
+    if product.reorder_point is not None:
+        terms[":rp"] = product.reorder_point
+    rest = total
+    for start in range(0, count, CHUNK):
+        chunk = range(start, min(count, start + CHUNK))
+        left = rest - sum(amounts[bucket] for bucket in chunk)
+        values = {":level": rest, ":left": left, ":s": SPREAD}
+        if start == 0:
+            condition = ("stockLevel = :level AND attribute_not_exists(stockSpread) AND stockBuckets = :k AND "
+                         "price = :price AND " + stock.reorder_condition(product.reorder_point))
+            values.update({":k": count, **terms})
+        else:
+            condition = "stockLevel = :level AND stockSpread = :s"
+        actions = [update(keys.product_key(product.product_id), "SET stockLevel = :left, stockSpread = :s", values,
+                          condition=condition)]
+        for bucket in chunk:
+            expression = ("SET #t = :t, productId = :pid, stockLevel = if_not_exists(stockLevel, :z) + :n, "
+                          "price = :price")
+            expression += ", reorderPoint = :rp" if product.reorder_point is not None else " REMOVE reorderPoint"
+            actions.append(update(
+                keys.bucket_key(product.product_id, bucket), expression,
+                {":t": "STOCK_BUCKET", ":pid": product.product_id, ":z": 0, ":n": amounts[bucket], **terms},
+                names={"#t": "type"},
+            ))
+        if transact_write(actions, request_token=new_token()[:36]) is not None:
+            return None if start == 0 else _read(product.product_id)
+        rest = left
+    return dataclasses.replace(product, spread=SPREAD, reserve=rest, bucket_levels=tuple(amounts), stock_level=total)
+
+
+def stock_set_buckets(*, product_id, buckets):
+    """Change a product's K (staff): gather it, then set `stockBuckets` on the gathered product item
+    (the buckets are all empty then); its next sale spreads it over the new K. The total never
+    changes. Returns the Product."""
+    check_id("Product", product_id)
+    check_buckets(buckets)
+    if _product_item(product_id).stock_buckets == buckets:
+        return _read(product_id)  # nothing to change (and nothing to gather)
+    for _attempt in contended_attempts():
+        product = stock_gather(product_id=product_id)
+        if product.stock_buckets == buckets:
+            return product
+        expression = "REMOVE stockBuckets" if buckets == 1 else "SET stockBuckets = :k"
+        try:
+            with translate_errors():
+                client().update_item(
+                    TableName=table_name(), Key=serialize(keys.product_key(product_id)),
+                    UpdateExpression=expression,
+                    ConditionExpression="attribute_exists(PK) AND attribute_not_exists(stockSpread)",
+                    **({"ExpressionAttributeValues": serialize({":k": buckets})} if buckets > 1 else {}),
+                )
+        except ClientError as exc:
+            if error_code(exc) != "ConditionalCheckFailedException":
+                raise
+            continue  # spread meanwhile by a sale: gather again
+        return dataclasses.replace(product, stock_buckets=buckets)
+    raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
+
+
+def gathered_products(products):
+    """{product_id: Product} with each product whose stock is spread gathered first (stock_gather):
+    for exact writes of several products in one transaction (a cancellation puts units back)."""
+    return {pid: stock_gather(product_id=pid) if p.spread else p for pid, p in products.items()}
