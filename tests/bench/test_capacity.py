@@ -156,31 +156,33 @@ def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, 
     assert set(saved["mixes"]) == {"ordinary_day", "brand_sale", "flash_sale"}
     assert costs["product"]["requests"] == {"GetItem": 1} and costs["brand"]["requests"] == {"Query": 1}
     assert all(error == 0 for errors in linearity.values() for error in errors.values())
-    # A sale of a product in one stock bucket writes 4 units under the product's key (its level and its
-    # history item, transactional): 250 sales/s. Spread over 10 buckets (issue 33) the level's 2 units go to one
-    # bucket of 10 and the product item is not written: the history item's ByReason entry (2 units under
-    # P#<pid>#R#sold) is what limits it then, 500 sales/s (engineer 33a moves the sale record off the product).
-    # Its brand's and category's list index entries only when it moves the stock band: 6 of a product's 1,000
-    # units (the mix's stock), 2 units each time: 83,333 sales/s of one brand. Every order writes 2 units in
-    # the OPEN_ORDERS partition(s): 500 orders/s of the shop per shard (keys.py).
+    # A sale of a product in one stock bucket writes 2 units under the product's key (its level, transactional;
+    # its record is the order line, issue 33): 500 sales/s. Spread over 10 buckets the level's 2 units go to one
+    # bucket of 10 and the product item is not written: then reads limit it, each buyer's pages reading the item
+    # and all its buckets (2.5 read units a sale on each): 1,200 sales/s. Its brand's and category's list index
+    # entries only when it moves the stock band: 6 of a product's 1,000 units (the mix's stock), 2 units each
+    # time: 83,333 sales/s of one brand. Every order writes 2 units in one of the OPEN_ORDERS shards: 500
+    # orders/s of the shop per shard (keys.py).
     design, one_bucket = sales[capacity.DESIGN], sales[capacity.ONE_BUCKET]
-    assert one_bucket["product"]["sales_per_s"] == 250 and one_bucket["product"]["limited_by"].startswith("table P#")
+    assert one_bucket["product"]["sales_per_s"] == 500 and one_bucket["product"]["limited_by"].startswith("table P#")
     hot = costs["hot_checkout"]["charges"]
     assert "table|product|METADATA|W" not in hot and hot["table|bucket|STOCK|W"] == 2
     assert costs["hot_funnel"]["requests"] == {"GetItem": 1, "BatchGetItem": 5}  # each read: the item, its buckets
-    assert design["product"]["sales_per_s"] == 500 and design["product"]["limited_by"].startswith("ByReason P#")
+    assert design["product"]["sales_per_s"] == 1200
+    assert design["product"]["limited_by"].startswith("table P#<rank 1>#S#")
     shards = getattr(keys, "OPEN_ORDER_SHARDS", 1)
     assert design["shop"]["sales_per_s"] == 500 * shards
     assert design["brand"]["sales_per_s"] == design["category"]["sales_per_s"] == 83_333.3
     limit = design["brand"]["limited_by"]  # an index partition of the brand (GSI1v2, ByName1v2, ...)
     assert not limit.startswith("table") and " B#<brand 1> " in limit
     assert design["shop"]["limited_by"].startswith("OpenOrders OPEN_ORDERS")
-    assert saved["limits"] == {"product_units_per_s": 500, "brand_units_per_s": 83_333.3,
+    assert saved["limits"] == {"product_units_per_s": 1200, "brand_units_per_s": 83_333.3,
                                "category_units_per_s": 83_333.3, "shop_orders_per_s": 500 * shards}
-    # A checkout line: its product (or bucket), history item and order line, its sale's Ledger and ByReason
-    # entries (26 before the stock band); a staff adjustment: the product, history item and idempotency mark,
-    # Ledger and ByReason.
-    assert saved["write_units"] == {"checkout_line": 10, "hot_checkout_line": 10, "staff_adjustment": 10}
+    # A checkout line: its product (or bucket) and order line (the sale's record), the line's Ledger and Buyers
+    # entries (issue 33; 10 with a history item and its ByReason entry, 26 before the stock band); a staff
+    # adjustment: the product, history item and idempotency mark, Ledger and ByReason, and (an increase: units
+    # available again) its product's back-in-stock due item (issue 36: 2 units).
+    assert saved["write_units"] == {"checkout_line": 8, "hot_checkout_line": 8, "staff_adjustment": 12}
     # A line shaped as a relative sale writes (no band, no resulting level) costs the same: the product update
     # is one unit's worth either way, and it writes no list index entry either.
     assert sum(costs["relative_sale_line"]["charges"].values()) == 8
