@@ -609,6 +609,8 @@ def bench(args, *, server_env=None):
 
         derive(results)
         if args.pages_only:
+            results["meta"]["seconds"] = round(time.perf_counter() - started, 1)
+            results["meta"]["load_average_after"] = _load_average()
             return report.write(results, args.out, with_chart=False)
 
         largest = args.sizes[-1]
