@@ -404,6 +404,8 @@ def markdown(results):
             ),
             "",
         ]
+    if not results.get("contention"):  # a run of the pages only (bench/run.py --pages-only)
+        return "\n".join(out)
     out += [
         "## Contention: buyers taking 1 each from one product until it runs out",
         "",

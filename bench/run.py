@@ -105,6 +105,10 @@ def parse_args(argv=None):
     parser.add_argument(
         "--observability-renders", type=int, help="... timed renders of each a page a round (default 25; quick 10)"
     )
+    parser.add_argument(
+        "--pages-only", action="store_true",
+        help="the pages alone (in-process, raw, HTTP): no metrics cost, contention or bulk receiving",
+    )
     parser.add_argument("--no-chart", action="store_true", help="skip the PNG chart")
     parser.add_argument("--db-path", help="keep DynamoDB Local's data in this folder (default: in memory)")
     parser.add_argument(
@@ -604,6 +608,10 @@ def bench(args, *, server_env=None):
             results["stalls"] = {**summary(args.out / "stalls.log"), "exit_code": probe["exit_code"]}
 
         derive(results)
+        if args.pages_only:
+            results["meta"]["seconds"] = round(time.perf_counter() - started, 1)
+            results["meta"]["load_average_after"] = _load_average()
+            return report.write(results, args.out, with_chart=False)
 
         largest = args.sizes[-1]
         use_table(tables[largest])

@@ -15,7 +15,7 @@ from storefront.http import (
     wants_partial,
 )
 
-from . import cards, gateway, images, links, names, product_page
+from . import cards, gateway, images, names, product_page
 from .gateway.alerts import alert_count
 
 
@@ -34,30 +34,26 @@ SORT_CHOICES = (
 
 
 def _filter_links(request, filters, filter_param, selected, counts, total, sort):
-    """"All" plus one chip per filter value that has products, each ending with its count; each
-    a real link (keeping the sort order), enhanced by HTMX. Made once per process for each page
-    and sort order while the names (filters, counts) are the same objects (links.chips_memo)."""
+    """"All" plus one chip per filter value that has products, each ending with its count (keeping
+    the sort order). Made once per process for each page and sort order while the names (filters,
+    counts) are the same objects (cards.filter_chips)."""
     chosen = getattr(selected, f"{filter_param}_id", None)
 
-    def make():
-        chips = [("all", "All", total, request.path + query_string(sort=sort), chosen is None)]
+    def chips():
+        yield ("all", "All", total, request.path + query_string(sort=sort), chosen is None)
         for f in filters:
             value = getattr(f, f"{filter_param}_id")
-            if not counts.get(value):
-                continue  # no chip leads to an empty list
-            chips.append(
-                (
+            if counts.get(value):  # no chip leads to an empty list
+                yield (
                     f"{filter_param}-{value}", f.name, int(counts[value]),
                     request.path + query_string(**{filter_param: value, "sort": sort}), value == chosen,
                 )
-            )
-        return links.filter_chips(chips)
 
-    return links.chips_memo.get((request.path, filter_param, chosen, sort, total), (filters, counts), make)
+    return cards.filter_chips((request.path, filter_param, chosen, sort, total), (filters, counts), chips)
 
 
 def _sort_links(request, params, sort, choices=SORT_CHOICES):
-    return links.sort_links_for(tuple(
+    return cards.sort_links(tuple(
         (value or "featured", name, request.path + query_string(**params, sort=value), value == sort)
         for value, name in choices
     ))

@@ -8,12 +8,10 @@ import os
 import threading
 
 import boto3
-import botocore.session
 from botocore.config import Config
 from django.conf import settings
 
-from . import budget, telemetry
-from .wire import FastReadParserFactory
+from . import budget, telemetry, wire
 
 log = logging.getLogger(__name__)
 
@@ -82,11 +80,9 @@ def _build_client():
         # DynamoDB Local accepts any credentials; spare the operator from inventing some.
         kwargs = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
     log.debug("building DynamoDB client for %s", endpoint or f"AWS {settings.AWS_REGION}")
-    core = botocore.session.get_session()
-    core.register_component("response_parser_factory", FastReadParserFactory())
-    return telemetry.install(budget.install(
-        boto3.session.Session(botocore_session=core).client("dynamodb", endpoint_url=endpoint, config=config, **kwargs)
-    ))
+    return telemetry.install(budget.install(wire.install(
+        boto3.session.Session().client("dynamodb", endpoint_url=endpoint, config=config, **kwargs)
+    )))
 
 
 _READ_METHODS = {"GetItem": "get_item", "Query": "query"}

@@ -1,37 +1,35 @@
-"""A faster reading of DynamoDB's successful read answers, inside botocore.
+"""A faster reading of DynamoDB's successful read answers, through botocore's public events.
 
 botocore parses every JSON answer by walking the operation's output shape (for a 25-item Query,
 about 940 calls, a millisecond here) to turn blobs and timestamps into Python types. The answers
 of GetItem, Query and BatchGetItem hold neither, unless an attribute is binary (`B`, `BS`), which
 this table never stores: for those answers, without such a type tag in the body, the plain
-`json.loads` result is exactly what the shape walk would give. Everything else (errors, other
-operations, any body with a binary tag) goes through botocore's own parser unchanged, and
-everything around the parse (signing, retries, timeouts, credential refresh, error mapping) is
-botocore's as before. tests/gateway/test_wire.py checks the two parsers agree.
-"""
-from botocore.parsers import PROTOCOL_PARSERS, JSONParser, ResponseParserFactory
+`json.loads` result is exactly what the shape walk would give.
 
-# The output shapes whose successful answers are plain JSON unless an attribute is binary.
-PLAIN_OUTPUTS = frozenset({"GetItemOutput", "QueryOutput", "BatchGetItemOutput"})
+botocore emits `before-parse.dynamodb.<operation>` with the answer (`response_dict`) and a
+`customized_response_dict` whose keys it lays over the parsed answer (its own S3 handlers change
+`response_dict` there the same way). The handler puts the decoded body in the latter and leaves
+botocore's unmodified parser an empty body, so it still adds the answer's metadata. Everything else
+(errors, other operations, any body with a binary tag) is parsed by botocore as before, and
+everything around the parse (signing, retries, the CRC32 check on the HTTP answer, timeouts, error
+mapping) is botocore's. tests/gateway/test_wire.py checks the result is what botocore alone gives.
+"""
+import json
+
+# The operations whose successful answers are plain JSON unless an attribute is binary.
+PLAIN_READS = ("GetItem", "Query", "BatchGetItem")
 BINARY_TAGS = (b'"B":', b'"BS":')
 
 
-class FastReadParser(JSONParser):
-    def _handle_json_body(self, raw_body, shape):
-        if (
-            shape is not None
-            and shape.name in PLAIN_OUTPUTS
-            and raw_body
-            and not any(tag in raw_body for tag in BINARY_TAGS)
-        ):
-            return self._parse_body_as_json(raw_body)
-        return super()._handle_json_body(raw_body, shape)
+def before_parse(response_dict, customized_response_dict, **kwargs):
+    body = response_dict["body"]
+    if response_dict["status_code"] != 200 or not body or any(tag in body for tag in BINARY_TAGS):
+        return
+    customized_response_dict.update(json.loads(body))
+    response_dict["body"] = b"{}"
 
 
-class FastReadParserFactory(ResponseParserFactory):
-    """botocore's parser factory, with FastReadParser for the JSON protocol (DynamoDB's)."""
-
-    def create_parser(self, protocol_name):
-        if PROTOCOL_PARSERS[protocol_name] is JSONParser:
-            return FastReadParser(**self._defaults)
-        return super().create_parser(protocol_name)
+def install(client):
+    for operation in PLAIN_READS:
+        client.meta.events.register(f"before-parse.dynamodb.{operation}", before_parse)
+    return client

@@ -75,6 +75,23 @@ def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_ur
     assert "### CPU a page" not in markdown
 
 
+def test_a_run_of_the_pages_only_writes_their_figures_and_skips_the_rest(settings, dynamodb_local_url, tmp_path):
+    settings.DYNAMODB_ENDPOINT_URL = dynamodb_local_url
+    dynamo.reset_client()
+    args = bench_run.parse_args([
+        "--sizes", "60", "--no-load", "--no-chart", "--raw-iterations", "12", "--flat-rounds", "1",
+        "--warmup", "20", "--baseline", "10", "--out", str(tmp_path), "--pages-only",
+    ])
+    try:
+        bench_run.bench(args)
+    finally:
+        dynamo.reset_client()
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["overhead"]["brand"]["render_ratio"] > 0 and results["costs"]["brand"]["warm"]["requests"] == 1
+    assert not {"contention", "observability", "receive"} & set(results) and results["meta"]["seconds"] > 0
+    assert "## Contention" not in (tmp_path / "results.md").read_text()
+
+
 def test_the_buyer_counts_are_one_eight_32_and_128_in_quick_runs_too():
     assert bench_run.parse_args(["--quick"]).buyers == bench_run.parse_args([]).buyers == [1, 8, 32, 128]
     assert (bench_run.parse_args(["--quick"]).start_stock, bench_run.parse_args([]).start_stock) == (60, 200)
