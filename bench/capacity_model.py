@@ -51,6 +51,9 @@ DEFAULTS = {
     "staff_adjustments_per_s": 0.1,
     "app_processes": 8,
     "names_ttl_s": 60,
+    # HOT_PRODUCT_CACHE_SECONDS (settings): each process reads a spread product about once this often
+    # (catalog/hot_products.py); 0: not kept, its pages read it each time.
+    "hot_product_ttl_s": 1,
     "customer_orders_per_s": 1 / 60,
     "stock_per_product": 1000,
     "low_stock_threshold": 5,  # LOW_STOCK_THRESHOLD: the stock bands a product passes on its way to sold out
@@ -262,6 +265,21 @@ def hot_sale(costs):
     return charges
 
 
+def hot_refresh_load(costs, mix=None):
+    """What the server processes read of a product spread over HOT_BUCKETS buckets a second, however many
+    buy it: each process's `hot_products` copy (catalog/hot_products.py) read again as it expires
+    (`hot_refresh` measured; `app_processes` / `hot_product_ttl_s`), {(where, role, rw): units a second}.
+    Empty when not measured or not kept (ttl 0: then the funnel's measured reads are per sale)."""
+    mix = {**DEFAULTS, **(mix or {})}
+    if "hot_refresh" not in costs or not mix["hot_product_ttl_s"]:
+        return {}
+    rate = mix["app_processes"] / mix["hot_product_ttl_s"]
+    out = {}
+    for (where, role, _kind, rw), units in _split(costs["hot_refresh"]["charges"])[1].items():
+        out[(where, role, rw)] = out.get((where, role, rw), 0.0) + units * rate
+    return out
+
+
 def sale_charges(costs, option=None, mix=None, *, hot=False):
     """What one unit sold (a one-line order of quantity 1, the whole funnel) costs each partition
     role: {(where, role, rw): units}; `hot`: of a product spread over HOT_BUCKETS stock buckets (as
@@ -290,6 +308,8 @@ def max_sales(costs, option=None, mix=None, limits=LIMITS, *, hot=True):
     which also caps the others), and the partition that limits each."""
     ordinary = sale_charges(costs, option, mix)
     hot_charges = sale_charges(costs, option, mix, hot=True) if hot else ordinary
+    # A hot product's pages are read from each process's copy: those reads take their share first.
+    refresh = hot_refresh_load(costs, mix) if hot and hot_charges is not ordinary else {}
     result = {}
     targets = (("product", PER_LINE_ROLES), ("brand", {"brand"}), ("category", {"category"}), ("shop", set()))
     for target, roles in targets:
@@ -301,10 +321,15 @@ def max_sales(costs, option=None, mix=None, limits=LIMITS, *, hot=True):
             mine = role in roles if roles else role not in PER_LINE_ROLES
             if units <= 0 or role in SPREAD_ROLES or not mine:
                 continue
-            rate = limits[rw] / units * SHARDED_ROLES.get(role, 1) * PRODUCT_SHARDS.get(role, 1)
+            keys_of_role = SHARDED_ROLES.get(role, 1) * PRODUCT_SHARDS.get(role, 1)
+            kept = refresh.get((where, role, rw), 0.0) if target == "product" else 0.0
+            rate = max(limits[rw] * keys_of_role - kept, 0.0) / units
             if rate < best[0]:
-                best = (rate, f"{where} {_key_name(role, 0)} "
-                              f"({units:g} {'WRU' if rw == 'W' else 'RRU'} a sale, limit {limits[rw]:g}/s)")
+                unit = "WRU" if rw == "W" else "RRU"
+                also = f" + {kept / keys_of_role:g} {unit}/s of the processes' kept copies" if kept else ""
+                shards = PRODUCT_SHARDS.get(role, 1)  # a product's keys of this role: the load on each
+                each = f"{units / shards:g} {unit} a sale on each" if shards > 1 else f"{units:g} {unit} a sale"
+                best = (rate, f"{where} {_key_name(role, 0)} ({each}{also}, limit {limits[rw]:g}/s)")
         result[target] = {"sales_per_s": round(best[0], 1) if best[1] else None, "limited_by": best[1]}
     return result
 

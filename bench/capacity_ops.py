@@ -19,10 +19,10 @@ import re
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.test import Client
 
-from catalog import availability, gateway
+from catalog import availability, gateway, hot_products
 from catalog.gateway import importer, keys
 from catalog.gateway.entities import OrderLine, sale_record
 from catalog.gateway.transact import put, transact_write, update
@@ -250,10 +250,13 @@ def _hot_product(ctx):
 
 def _hot_funnel(ctx, measure):
     """A buyer of a product spread over HOT_BUCKETS buckets, up to the checkout: add to cart, the cart and
-    the checkout page (what they read of the product and its buckets)."""
+    the checkout page (what they read of the product and its buckets). On a busy site the product is kept in
+    each process's `hot_products` cache (catalog/hot_products.py), as here after the product page: these
+    pages read nothing, and the model counts the process's own reads of it (`hot_refresh`) per second."""
     ctx.hot = _hot_product(ctx)
     client = ctx.client(ctx.shopper)
     client.get("/")
+    _ok(client.get(f"/products/{ctx.hot}/"), "hot product page")
     with measure():
         _ok(client.post("/cart/add/", {"product_id": ctx.hot, "quantity": 1}, **HX), "add to cart")
         _ok(client.get("/cart/"), "cart")
@@ -267,6 +270,16 @@ def _hot_checkout(ctx, measure):
         response = _ok(ctx.hot_client.post("/checkout/", ctx.hot_form), "checkout")
     if response.status_code != 302 or "/account/orders/" not in response["Location"]:
         raise RuntimeError("the checkout of the hot product did not place the order")
+
+
+def _hot_refresh(ctx, measure):
+    """The product page of that product with the `hot_products` cache empty: what one server process reads
+    of it each time its kept copy expires (about once a second, HOT_PRODUCT_CACHE_SECONDS)."""
+    caches[hot_products.CACHE].clear()
+    client = ctx.client()
+    client.get("/")
+    with measure():
+        _ok(client.get(f"/products/{ctx.hot}/"), "hot product page, not kept")
 
 
 def _order_detail(ctx, measure):
@@ -341,6 +354,8 @@ OPERATIONS = [
               f"add to cart, cart and checkout page of a product spread over {HOT_BUCKETS} stock buckets", lines=1),
     Operation("hot_checkout", "order", _hot_checkout,
               f"a one-line order of a product spread over {HOT_BUCKETS} stock buckets", lines=1),
+    Operation("hot_refresh", "page", _hot_refresh,
+              "a product page of that product not kept in hot_products: a process's read of it once a second"),
     Operation("order_detail", "page", _order_detail, "one order (after the checkout)"),
     Operation("orders_list", "page", _orders_list, "a customer's orders"),
     Operation("staff_adjustment", "request", _staff_adjustment, "staff stock +1 with the level shown (HTMX)"),

@@ -15,7 +15,7 @@ from storefront.http import (
     wants_partial,
 )
 
-from . import cards, gateway, images, names, product_page
+from . import cards, gateway, hot_products, images, names, product_page
 from .gateway.alerts import alert_count
 
 
@@ -243,8 +243,9 @@ def search(request):
 
 @require_safe
 def product_detail(request, product_id):
-    """Pattern 3: one product, its stock read fresh."""
-    product = gateway.product_get(product_id=product_id)
+    """Pattern 3: one product, its stock read fresh (a product spread over stock buckets: up to a second
+    old, hot_products)."""
+    product = hot_products.product_for_shopper(product_id)
     brand_name = names.brand_names().get(product.brand_id, product.brand_id)
     category_name = names.category_names().get(product.category_id, product.category_id)
     return render(

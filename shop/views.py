@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
 
-from catalog import gateway
+from catalog import gateway, hot_products
 from catalog.gateway import CatalogUnavailable, InvalidInput, OrderRejected, OutcomeUnknown, StockBusy, keys
 from catalog.gateway.alerts import alerts_of_owner
 from storefront.errors import RETRY_AFTER
@@ -25,7 +25,8 @@ def _form_error(form):
 
 
 def _cart_context(cart):
-    products = gateway.products_get_many(product_ids=list(cart.lines)) if len(cart) else {}
+    # A product spread over stock buckets up to a second old (catalog.hot_products): the checkout decides.
+    products = hot_products.products_for_shopper(list(cart.lines)) if len(cart) else {}
     lines = rules.cart_lines(cart.order_lines(), products)
     cart.saw(products)
     return {
@@ -40,7 +41,7 @@ def _cart_context(cart):
 @require_safe
 @vary_on_headers("HX-Request")
 def cart_view(request):
-    """The cart, with prices and stock read fresh (one BatchGetItem)."""
+    """The cart, with prices and stock read fresh (one BatchGetItem; a spread product: hot_products)."""
     cart = Cart(request.session)
     return render(request, partial_template(request, "shop/cart.html", "cart"), _cart_context(cart))
 
@@ -53,7 +54,7 @@ def cart_add(request):
         if not request.htmx:
             raise InvalidInput(_form_error(form))
         return _added(request, None, error=_form_error(form), status=400)
-    product = gateway.product_get(product_id=form.cleaned_data["product_id"])
+    product = hot_products.product_for_shopper(form.cleaned_data["product_id"])
     added = rules.addition(
         product=product, quantity=form.cleaned_data["quantity"], in_cart=cart.quantity(product.product_id),
         lines_in_cart=len(cart),

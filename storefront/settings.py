@@ -365,7 +365,14 @@ STOCK_ALERT_MARGIN = env_int("STOCK_ALERT_MARGIN", 2)
 # The shop's address for links in emails the job sends (no request to take it from): confirm, unsubscribe.
 SHOP_BASE_URL = env("SHOP_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
 
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# A product whose stock is spread over buckets, as shoppers' pages read it, is kept this many seconds in the
+# `hot_products` cache (catalog/hot_products.py; 0: not kept); staff pages and the checkout read it exactly.
+HOT_PRODUCT_CACHE_SECONDS = env_int("HOT_PRODUCT_CACHE_SECONDS", 1)
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "hot_products": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "hot-products",
+                     "TIMEOUT": HOT_PRODUCT_CACHE_SECONDS},
+}
 
 # --- Operating it: health checks, metrics, traces, logs (README "Operating it") ----------------
 # /metrics answers these client addresses (as django-axes sees them: TRUSTED_PROXY_COUNT), and any

@@ -4,7 +4,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from django.core.cache import cache
+from django.core.cache import caches
 from moto import mock_aws
 
 from catalog.gateway import client as dynamo
@@ -16,9 +16,11 @@ from .helpers import CHROMIUM, CHROMIUM_ARGS, seed, small_catalog
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    cache.clear()
+    for cache in caches.all():  # the default cache and the named ones (hot_products)
+        cache.clear()
     yield
-    cache.clear()
+    for cache in caches.all():
+        cache.clear()
 
 
 @pytest.fixture
