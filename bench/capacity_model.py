@@ -356,21 +356,9 @@ def write_units(costs):
     return units
 
 
-# --- design options, modelled (not implemented). The stock band in the list indexes instead of the level
-# (modelled here before as "coarse availability") is implemented since issue 32: it is in the costs. ---
+# --- design options, modelled (not implemented): none left. The stock band in the list indexes (issue 32), the
+# sale's record off the product's key (issue 33: the order line) and the stock over sharded counters (issue 33:
+# stock buckets, `hot_funnel` and `hot_checkout`) were modelled here before and are in the measured costs now;
+# a new option is a function of (charges, mix) returning the charges it changes, with a label. ---
 
-def _history_off_product(charges, mix):
-    """Stock history items under their own key (e.g. the product and an hour, or a shard): a sale's
-    STOCK# item no longer writes to the product's partition."""
-    out = {}
-    for (where, role, kind, rw), v in charges.items():
-        key = (where, "history", kind, rw) if role == "product" and kind == "STOCK" else (where, role, kind, rw)
-        out[key] = out.get(key, 0.0) + v
-    return out
-
-
-OPTIONS = {
-    "history_off_product_key": {"apply": _history_off_product, "label": "history off the product's key (modelled)"},
-}
-# (The stock over sharded counters, modelled here before, is implemented since issue 33: stock buckets,
-# measured as `hot_funnel` and `hot_checkout`.)
+OPTIONS = {}
