@@ -48,6 +48,14 @@ def add_to_cart(server, browser, quantity=1):
     assert response.status_code == 302, response.text
 
 
+def two_with_the_charger(server, sessions):
+    """Two shoppers, each with one charger in the cart."""
+    ann, bob = browser_of(sessions[0]), browser_of(sessions[1])
+    add_to_cart(server, ann)
+    add_to_cart(server, bob)
+    return ann, bob
+
+
 def order_form(html, i):
     return {"csrfmiddlewaretoken": csrf(html), "order_id": hidden(html, "order_id"), "token": hidden(html, "token"),
             "name": f"Buyer {i}", "street": "Hauptstraße 1", "postcode": "10115", "city": "Berlin", "country": "DE"}
@@ -65,9 +73,7 @@ def level():
 def test_two_shoppers_and_the_last_unit(local_ddb, settings, shared_database, tmp_path):
     env, sessions = start(settings, shared_database, 2, level=1, seconds=3)
     with AppServer(env, tmp_path / "app.log") as server:
-        ann, bob = browser_of(sessions[0]), browser_of(sessions[1])
-        add_to_cart(server, ann)
-        add_to_cart(server, bob)
+        ann, bob = two_with_the_charger(server, sessions)
         ann_page = ann.get(f"{server.url}/checkout/", timeout=TIMEOUT).text
         assert HELD in ann_page and 'aria-live="polite"' in ann_page and "<time datetime=" in ann_page
         # Bob sees the unit held: sold out for him, on the product page and at checkout.
@@ -128,9 +134,7 @@ def test_a_crowd_of_32_opens_checkout_for_10_units(local_ddb, settings, shared_d
 def test_holds_off_the_checkout_holds_nothing(local_ddb, settings, shared_database, tmp_path):
     env, sessions = start(settings, shared_database, 2, level=1, seconds=0)
     with AppServer(env, tmp_path / "app.log") as server:
-        ann, bob = browser_of(sessions[0]), browser_of(sessions[1])
-        add_to_cart(server, ann)
-        add_to_cart(server, bob)
+        ann, bob = two_with_the_charger(server, sessions)
         ann_page = ann.get(f"{server.url}/checkout/", timeout=TIMEOUT).text
         bob_page = bob.get(f"{server.url}/checkout/", timeout=TIMEOUT).text
         assert HELD not in ann_page and HELD not in bob_page and level() == 1  # as today: both may pay
