@@ -122,12 +122,15 @@ def _hold_condition(hold, *, ended_by=None):
 
 # --- taking (opening the checkout) ----------------------------------------------------------
 
-class _PutBack:
+class PutBack:
     """The stock action of a line the shopper now holds fewer units of (the cart went down elsewhere):
-    the difference goes back, exactly, on the gathered product item."""
+    the difference goes back, exactly, on the gathered product item (gathered here if spread)."""
 
     def __init__(self, product, units):
+        if product.spread:
+            product = stock_gather(product_id=product.product_id)
         self.product = product
+        self.resulting_level = product.stock_level + units
         self.action = stock_level_update(
             product_id=product.product_id, current=product.stock_level, new=product.stock_level + units,
             reorder_point=product.reorder_point,
@@ -193,9 +196,7 @@ def _transact_holds(*, customer_id, lines, more, products, holds, until):
         if extra.quantity > 0:
             take = sale_take(product=product, quantity=extra.quantity, price=line.price)
         elif extra.quantity < 0:
-            if product.spread:
-                product = stock_gather(product_id=product.product_id)
-            take = _PutBack(product, -extra.quantity)
+            take = PutBack(product, -extra.quantity)
         else:
             take = None
         if take is not None:
@@ -250,16 +251,29 @@ class HoldTake:
 
 
 def hold_consume(hold):
+    return HoldTake(hold, hold_delete(hold), ("hold", hold.until))
+
+
+def hold_delete(hold):
+    """The Delete action of a hold, only if it is still the one read."""
     condition, values = _hold_condition(hold)
-    return HoldTake(hold, delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition,
-                                 values=values), ("hold", hold.until))
+    return delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values)
 
 
-def held_for(lines, holds):
-    """{product_id: Hold} of the lines the shopper holds exactly (same quantity and price)."""
-    return {line.product_id: holds[line.product_id] for line in lines
-            if line.product_id in holds and holds[line.product_id].quantity == line.quantity
-            and holds[line.product_id].price == line.price}
+def order_line_take(*, product, line, hold):
+    """An order line's stock action and the extra action its hold needs (None): without a hold, the
+    sale's take; with a hold of the line's quantity, the hold deleted and nothing taken (hold_consume);
+    with a hold of another quantity (the cart changed after the checkout was opened), the difference
+    taken (or given back) and the hold deleted beside it, so the shopper's own hold never stands in
+    their way."""
+    if hold is None:
+        return sale_take(product=product, quantity=line.quantity, price=line.price), None
+    extra = line.quantity - hold.quantity
+    if extra == 0:
+        return hold_consume(hold), None
+    if extra > 0:
+        return sale_take(product=product, quantity=extra, price=line.price), hold_delete(hold)
+    return PutBack(product, -extra), hold_delete(hold)
 
 
 # --- releasing ------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from . import keys
 from .alerts import alert_due_action
 from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
 from .boundary import error_code, translate_errors
-from .buckets import gathered_products, sale_take, settle_for_sale
+from .buckets import gathered_products, settle_for_sale
 from .client import client, read, table_name
 from .codec import deserialize, serialize
 from .entities import (
@@ -57,7 +57,7 @@ from .errors import (
     OrderStatusRefused,
     StockBusy,
 )
-from .holds import held_for, hold_consume, holds_enabled, holds_of
+from .holds import HoldTake, holds_enabled, holds_of, order_line_take
 from .merged import Stream, merged_all, merged_page
 from .pages import KeyRange, query_items
 from .products import products_get_many
@@ -181,11 +181,13 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     for attempt in attempts_until_deadline():
         if products is None:
             products = products_get_many(product_ids=[line.product_id for line in lines], consistent=True)
-        if holds is None:  # timed holds (issue 36): the lines the shopper holds take no stock
-            holds = held_for(lines, holds_of(customer_id=customer_id, product_ids=[line.product_id for line in lines])
-                             if holds_enabled() else {})
-        # A product spread over stock buckets: a bucket that can serve the line, or gathered (exact).
-        products = settle_for_sale(products, [line for line in lines if line.product_id not in holds])
+        if holds is None:  # timed holds (issue 36): the units the shopper holds are theirs, no stock check
+            holds = holds_of(customer_id=customer_id, product_ids=[line.product_id for line in lines]) \
+                if holds_enabled() else {}
+        # A product spread over stock buckets: a bucket that can serve the line (what it takes beyond
+        # the shopper's hold), or gathered (exact).
+        beyond = [_beyond(line, holds) for line in lines]
+        products = settle_for_sale(products, [line for line in beyond if line.quantity > 0])
         problems = line_problems(lines, _with_held(products, holds))
         if problems:
             placed = _order_or_none(customer_id=customer_id, order_id=order_id)
@@ -229,6 +231,12 @@ THROTTLED = object()  # DynamoDB throttled an item: nothing decided, try again a
 HOLD_GONE = object()  # a line's hold is no longer the one read: read again
 
 
+def _beyond(line, holds):
+    """The line's units beyond what the shopper holds of it."""
+    hold = holds.get(line.product_id)
+    return dataclasses.replace(line, quantity=line.quantity - hold.quantity) if hold else line
+
+
 def _with_held(products, holds):
     """The products as the shopper may buy them: what others can buy plus the units they hold."""
     return {pid: dataclasses.replace(p, stock_level=(p.stock_level or 0) + holds[pid].quantity) if pid in holds else p
@@ -263,8 +271,9 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     above take_floor, so buyers of one product do not invalidate each other; near the edge it takes
     the exact path (stock_level_update), which keeps the band and the Reorder index exact. The sale's
     record of a relative take has no resulting level. A line the shopper holds (`holds`, issue 36)
-    deletes its hold instead (holds.hold_consume): its units left the stock when they were held;
-    its record says `fromHold`. Returns HOLD_GONE when such a hold is no longer the one read."""
+    deletes its hold (holds.order_line_take) and takes only the units beyond it: its units left the
+    stock when they were held; its record says `fromHold`. Returns HOLD_GONE when a hold is no longer
+    the one read."""
     holds = holds or {}
     order = Order(
         order_id=order_id, customer_id=customer_id, placed_at=at, token=token,
@@ -279,13 +288,13 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         customer_name=customer_name,
         customer_email=customer_email or "",
     )
-    actions, paths, takes, levels_after = [], [], [], {}
+    actions, paths, takes, levels_after, hold_actions = [], [], [], {}, []
     for line in lines:
         # Relative from a bucket or the product item while plenty is left, exact near the edge.
-        if line.product_id in holds:
-            take = hold_consume(holds[line.product_id])
-        else:
-            take = sale_take(product=products[line.product_id], quantity=line.quantity, price=line.price)
+        take, hold_action = order_line_take(
+            product=products[line.product_id], line=line, hold=holds.get(line.product_id))
+        if hold_action is not None:
+            hold_actions.append(hold_action)
         takes.append(take)
         paths.append(take.path)
         actions.append(take.action)
@@ -301,6 +310,8 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     number_index = len(actions)
     actions.append(put(order.number_claim_item(), if_absent=True))
     actions.append(_customer_update(customer_id=customer_id, name=customer_name, email=customer_email, at=at))
+    first_hold_action = len(actions)
+    actions.extend(hold_actions)
     levels = tuple((path, products[line.product_id].reorder_point) for path, line in zip(paths, lines, strict=True))
     refusal = transact_write(actions, request_token=client_request_token(token, order_id, stamp, levels, number))
     if refusal is None:
@@ -313,7 +324,8 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         return THROTTLED
     if not refusal.any_failed:
         return CONFLICT  # another transaction was in the way: nothing to read
-    if any(refusal.failed(i) for i, line in enumerate(lines) if line.product_id in holds):
+    hold_failed = any(refusal.failed(i) for i in range(first_hold_action, len(actions)))
+    if hold_failed or any(refusal.failed(i) for i, line in enumerate(lines) if isinstance(takes[i], HoldTake)):
         return HOLD_GONE
     fresh = dict(products)
     for i, line in enumerate(lines):

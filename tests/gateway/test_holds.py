@@ -95,6 +95,22 @@ def test_a_shopper_is_never_blocked_by_their_own_hold(holds_on):
     assert level() == 1 and reconcile_product(product_id="7") is None
 
 
+def test_an_order_of_more_than_held_uses_the_hold_and_takes_the_rest(holds_on):
+    catalog_with(3)
+    holds_take(customer_id="ann", lines=[line(2)])
+    place("ann", [line(3)])  # one more added after the checkout opened: the last unit, beside her two
+    assert level() == 0 and holds_of_product(product_id="7", consistent=True) == []
+    assert reconcile_product(product_id="7") is None
+
+
+def test_an_order_of_fewer_than_held_gives_back_the_rest(holds_on):
+    catalog_with(3)
+    holds_take(customer_id="bob", lines=[line(3)])
+    place("bob", [line(2)])  # one fewer (another device): the third goes back
+    assert level() == 1 and holds_of_product(product_id="7", consistent=True) == []
+    assert reconcile_product(product_id="7") is None
+
+
 def test_an_order_within_the_hold_needs_no_stock_and_the_release_cannot_double_it(holds_on):
     catalog_with(2)
     held = holds_take(customer_id="ann", lines=[line(2)])
