@@ -72,10 +72,6 @@ class Hold:
     def until_time(self):
         return datetime.fromtimestamp(self.until, UTC)
 
-    @property
-    def is_over(self):
-        return self.until <= time.time()
-
 
 @dataclasses.dataclass(frozen=True)
 class ReleasedHold:
@@ -333,7 +329,7 @@ class ReleaseSummary:
     units: int
 
     def __str__(self):
-        return f"holds released: {self.holds} ({self.units} units)"
+        return f"holds released: {self.holds} ({self.units} unit{'' if self.units == 1 else 's'})"
 
 
 def holds_ended(*, now=None):

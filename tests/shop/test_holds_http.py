@@ -84,7 +84,7 @@ def test_two_shoppers_and_the_last_unit(local_ddb, settings, shared_database, tm
         assert "Sold out" in response.text
         # Ann lets her hold run out; the job (as `make run` runs it) gives the unit back.
         time.sleep(3.5)
-        assert "holds released: 1 (1 units)" in manage(env, "run_stock_jobs")
+        assert "holds released: 1 (1 unit)" in manage(env, "run_stock_jobs")
         assert level() == 1
         bob_page = bob.get(f"{server.url}/checkout/", timeout=TIMEOUT).text
         assert HELD in bob_page
