@@ -27,12 +27,17 @@ def _form_error(form):
     return " ".join(str(e) for errors in form.errors.values() for e in errors)
 
 
+def _theirs(session, products):
+    """{product_id: Product} as this shopper may buy them: units they hold (timed holds, issue 36) are
+    theirs, beside the level others see."""
+    own = checkouts.own_units(session)
+    return {pid: dataclasses.replace(p, stock_level=p.stock_level + own[pid])
+            if pid in own and p.stock_level is not None else p for pid, p in products.items()}
+
+
 def _cart_context(cart):
     products = gateway.products_get_many(product_ids=list(cart.lines)) if len(cart) else {}
-    # Units this shopper holds (timed holds, issue 36) are theirs: the level others see, plus those.
-    own = checkouts.own_units(cart.session)
-    products = {pid: dataclasses.replace(p, stock_level=p.stock_level + own[pid])
-                if pid in own and p.stock_level is not None else p for pid, p in products.items()}
+    products = _theirs(cart.session, products)
     lines = rules.cart_lines(cart.order_lines(), products)
     cart.saw(products)
     return {
@@ -61,6 +66,7 @@ def cart_add(request):
             raise InvalidInput(_form_error(form))
         return _added(request, None, error=_form_error(form), status=400)
     product = gateway.product_get(product_id=form.cleaned_data["product_id"])
+    product = _theirs(request.session, {product.product_id: product})[product.product_id]
     added = rules.addition(
         product=product, quantity=form.cleaned_data["quantity"], in_cart=cart.quantity(product.product_id),
         lines_in_cart=len(cart),

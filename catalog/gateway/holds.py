@@ -39,6 +39,9 @@ from .transact import delete, put, transact_write
 from .validate import check_id, client_request_token, utc_now
 
 ENDED, CANCELLED = "ended", "cancelled"
+# How long the record of a released hold is kept (what staff see): then DynamoDB's TTL deletes it. The
+# record is no stock change (the ledger never needs it); the hold item itself has no TTL.
+RELEASED_KEPT_SECONDS = 90 * 24 * 3600
 
 
 @dataclasses.dataclass(frozen=True)
@@ -292,6 +295,7 @@ def hold_release(*, hold, why, ended_by=None):
             **keys.hold_log_key(hold.product_id, hold.customer_id, at), "type": "HOLD_RELEASED",
             "productId": hold.product_id, "customerId": hold.customer_id, "quantity": hold.quantity,
             "heldAt": hold.held_at, "holdUntil": hold.until, "releasedAt": at, "why": why,
+            "expiresAt": int(time.time()) + RELEASED_KEPT_SECONDS,  # DynamoDB's TTL forgets the record later
         }
         actions = [delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values),
                    put(log, if_absent=True)]

@@ -48,6 +48,19 @@ def test_opening_the_checkout_holds_the_cart_in_four_requests(catalog, holds_on,
         "Sold from a hold")
 
 
+def test_the_holder_can_add_more_beside_the_units_they_hold(catalog, holds_on, settings, alice):
+    settings.STOCK_HOLD_MAX_UNITS = 5
+    add(alice, "5", 3)  # Surface Duo, 5 in stock
+    alice.get("/checkout/")
+    assert level("5") == 2
+    response = add(alice, "5", 2)  # their 3 and the 2 others can still buy
+    assert response.status_code == 302
+    html = alice.get("/cart/").content.decode()
+    assert 'value="5"' in html and 'href="/checkout/"' in html
+    alice.get("/checkout/")  # the hold grows to the new quantity
+    assert level("5") == 0
+
+
 def test_removing_the_line_releases_the_hold_at_once(catalog, holds_on, alice):
     add(alice, "4", 2)  # Pixel 9, 12 in stock
     alice.get("/checkout/")
