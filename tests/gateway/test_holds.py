@@ -131,6 +131,16 @@ def test_a_cancelled_checkout_releases_at_once(holds_on):
     assert reconcile_product(product_id="7") is None
 
 
+def test_a_stocktake_counts_held_units_on_the_shelf(holds_on):
+    catalog_with(5)
+    holds_take(customer_id="ann", lines=[line(2)])
+    change = gateway.stock_count(product_id="7", counted=5, expected_level=3, token=gateway.new_token())
+    assert change.level == 3 and change.adjustment.delta == 0  # all there: 3 to sell, 2 held
+    change = gateway.stock_count(product_id="7", counted=4, expected_level=3, token=gateway.new_token())
+    assert change.level == 2 and change.adjustment.delta == -1  # one missing
+    assert reconcile_product(product_id="7") is None
+
+
 def test_one_shopper_cannot_hold_more_than_the_limit(holds_on):
     catalog_with(40)
     with pytest.raises(OrderRejected) as refused:
