@@ -65,7 +65,9 @@ from .stock import buyer_streams, stock_level_update
 from .transact import put, transact_write, update
 from .validate import check_id, check_quantity, client_request_token, page_size, utc_now
 
-MAX_LINES = 25  # 2 actions a line (stock, order line) + 3, or 3 a line + 1 to cancel: within DynamoDB's 100
+# 2 actions a line (stock, order line) + 3, or 3 with a timed hold of another quantity (its delete), or 3 a line + 1
+# to cancel: within DynamoDB's 100.
+MAX_LINES = 25
 ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
 ADDRESS_MAX_LENGTH = 200
 
