@@ -5,6 +5,8 @@ The checkout form carries both (hidden fields), which keeps a double click, a re
 resubmit to one order; a posted ID that is not the one issued here (another customer's, an earlier
 order's, a made-up one) is refused before anything is read or written.
 """
+import time
+
 from prometheus_client import Counter
 
 from catalog import gateway
@@ -48,3 +50,27 @@ def is_issued(session, *, order_id, token):
 def done(session):
     """The order is placed: the next checkout gets a new ID."""
     session.pop(SESSION_KEY, None)
+
+
+# --- timed holds (issue 36): what this session holds, so the cart can count it as the shopper's ----
+
+HOLDS_KEY = "held"
+
+
+def held(session, holds):
+    """Remember the shopper's holds just taken ({product_id: Hold}): their end and units."""
+    session[HOLDS_KEY] = {pid: {"quantity": hold.quantity, "until": hold.until} for pid, hold in holds.items()}
+
+
+def own_units(session):
+    """{product_id: units} this session holds now (as remembered; the order reads the holds themselves)."""
+    now = time.time()
+    return {pid: h["quantity"] for pid, h in (session.get(HOLDS_KEY) or {}).items() if h["until"] > now}
+
+
+def forget_holds(session, product_ids=None):
+    """The holds of these products (all: None) were released or became the order."""
+    remembered = dict(session.get(HOLDS_KEY) or {})
+    for pid in list(remembered) if product_ids is None else product_ids:
+        remembered.pop(pid, None)
+    session[HOLDS_KEY] = remembered

@@ -8,6 +8,7 @@ urlpatterns = [
     path("cart/update/", views.cart_update, name="cart_update"),
     path("cart/remove/", views.cart_remove, name="cart_remove"),
     path("checkout/", views.checkout, name="checkout"),
+    path("checkout/release/", views.checkout_release, name="checkout_release"),
     path("account/", views.account, name="account"),
     path("account/orders/", views.order_list, name="orders"),
     path("account/orders/<str:order_id>/", views.order_detail, name="order"),

@@ -1,5 +1,7 @@
 """Cart, checkout and the customer's orders. Thin views: the session holds the cart, the
 gateway reads products and places orders in DynamoDB."""
+import dataclasses
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
@@ -10,6 +12,7 @@ from django.views.decorators.vary import vary_on_headers
 from catalog import gateway, hot_products
 from catalog.gateway import CatalogUnavailable, InvalidInput, OrderRejected, OutcomeUnknown, StockBusy, keys
 from catalog.gateway.alerts import alerts_of_owner
+from catalog.gateway.holds import holds_enabled, holds_release, holds_take
 from storefront.errors import RETRY_AFTER
 from storefront.http import partial_template
 
@@ -24,9 +27,18 @@ def _form_error(form):
     return " ".join(str(e) for errors in form.errors.values() for e in errors)
 
 
+def _theirs(session, products):
+    """{product_id: Product} as this shopper may buy them: units they hold (timed holds, issue 36) are
+    theirs, beside the level others see."""
+    own = checkouts.own_units(session)
+    return {pid: dataclasses.replace(p, stock_level=p.stock_level + own[pid])
+            if pid in own and p.stock_level is not None else p for pid, p in products.items()}
+
+
 def _cart_context(cart):
     # A product spread over stock buckets up to a second old (catalog.hot_products): the checkout decides.
     products = hot_products.products_for_shopper(list(cart.lines)) if len(cart) else {}
+    products = _theirs(cart.session, products)
     lines = rules.cart_lines(cart.order_lines(), products)
     cart.saw(products)
     return {
@@ -55,6 +67,7 @@ def cart_add(request):
             raise InvalidInput(_form_error(form))
         return _added(request, None, error=_form_error(form), status=400)
     product = hot_products.product_for_shopper(form.cleaned_data["product_id"])
+    product = _theirs(request.session, {product.product_id: product})[product.product_id]
     added = rules.addition(
         product=product, quantity=form.cleaned_data["quantity"], in_cart=cart.quantity(product.product_id),
         lines_in_cart=len(cart),
@@ -87,6 +100,7 @@ def cart_update(request):
     cart = Cart(request.session)
     if form.is_valid():
         cart.set_quantity(form.cleaned_data["product_id"], form.cleaned_data["quantity"])
+        _release(request, [form.cleaned_data["product_id"]])  # the next checkout holds the new quantity
     return _cart_changed(request, cart, None if form.is_valid() else _form_error(form))
 
 
@@ -96,7 +110,18 @@ def cart_remove(request):
     cart = Cart(request.session)
     if form.is_valid():
         cart.remove(form.cleaned_data["product_id"])
+        _release(request, [form.cleaned_data["product_id"]])
     return _cart_changed(request, cart, None if form.is_valid() else _form_error(form))
+
+
+def _release(request, product_ids=None):
+    """Give back at once the units this session holds of these products (all: None): a line removed
+    or changed, a cancelled checkout. Nothing to read when the session holds none of them."""
+    remembered = request.session.get(checkouts.HOLDS_KEY) or {}
+    wanted = [pid for pid in (remembered if product_ids is None else product_ids) if pid in remembered]
+    if wanted and request.user.is_authenticated:
+        holds_release(customer_id=request.user.customer_key_id, product_ids=wanted)
+    checkouts.forget_holds(request.session, wanted)
 
 
 def _cart_changed(request, cart, error):
@@ -123,9 +148,40 @@ def checkout(request):
     if not context["can_checkout"]:
         messages.error(request, "Some products in your cart can’t be bought as they are; see below.")
         return redirect("cart")
+    if holds_enabled():
+        held = _hold(request, cart)
+        if held is None:
+            return redirect("cart")
+        context["held_until"] = min(hold.until_time for hold in held.values())
     address = request.user.last_address or {"name": request.user.name}
     context["form"] = CheckoutForm(initial={**checkouts.issue(request.session), **address})
     return render(request, "shop/checkout.html", context)
+
+
+def _hold(request, cart):
+    """Hold the cart's units for the shopper (renewing their own hold): {product_id: Hold}, or None
+    with the reasons as messages (the cart shows what can be bought)."""
+    try:
+        held = holds_take(customer_id=request.user.customer_key_id, lines=cart.order_lines())
+    except OrderRejected as exc:
+        for problem in exc.problems:
+            messages.error(request, str(problem))
+        messages.error(request, "Nothing is held for you. Please check your cart and try again.")
+        return None
+    except StockBusy as exc:
+        messages.error(request, str(exc))
+        return None
+    checkouts.held(request.session, held)
+    return held
+
+
+@login_required
+@require_POST
+def checkout_release(request):
+    """Cancel the checkout: the units held for it go back at once."""
+    _release(request)
+    messages.info(request, "The units held for you are released; your cart is as it was.")
+    return redirect("cart")
 
 
 def _place_order(request, cart):
@@ -182,6 +238,7 @@ def _place_order(request, cart):
     checkouts.counted("placed")
     cart.placed(order.order_id)
     checkouts.done(request.session)
+    checkouts.forget_holds(request.session)  # the holds became the order
     accounts.remember_address(request.user, form.address())
     accounts.send_order_confirmation(request.user, order)  # after the transaction; never undoes it
     messages.success(request, f"Thank you! Your order {order.reference} is placed.")

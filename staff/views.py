@@ -27,6 +27,7 @@ from catalog.gateway import (
     receiving,
 )
 from catalog.gateway.alerts import alert_count, alert_counts
+from catalog.gateway.holds import holds_enabled, holds_of_product, holds_released
 from shop import accounts
 from shop.mfa import needs_second_factor
 from storefront.errors import RETRY_AFTER
@@ -253,6 +254,9 @@ def _stock_page(request, product_id, *, form, status=200, level=None, seen_reord
             alerts_waiting=alert_count(product_id=product_id),  # back-in-stock alerts (issue 36): one GetItem
             buckets_form=buckets_form or StockBucketsForm(initial={"stock_buckets": product.stock_buckets}),
         )
+        if holds_enabled():  # timed holds (issue 36): held now and released lately, a Query each
+            context.update(holds_now=holds_of_product(product_id=product_id, consistent=True),
+                           holds_released=holds_released(product_id=product_id))
     else:
         reorder_point = seen_reorder_point  # the write told the level; the form's hint for the next write
     if partial != "history-page" and count_form is None:

@@ -365,6 +365,13 @@ STOCK_ALERT_MARGIN = env_int("STOCK_ALERT_MARGIN", 2)
 # The shop's address for links in emails the job sends (no request to take it from): confirm, unsubscribe.
 SHOP_BASE_URL = env("SHOP_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
 
+# --- Timed holds (issue 36; catalog/gateway/holds.py; run_stock_jobs releases those that ended) -----
+# Opening the checkout holds the cart's units for this many seconds; 0 turns holds off (the shop sells
+# at the moment the order is placed, as before).
+STOCK_HOLD_SECONDS = env_int("STOCK_HOLD_SECONDS", 600)
+# At most this many units of one product held for one shopper (a bigger cart line cannot check out).
+STOCK_HOLD_MAX_UNITS = env_int("STOCK_HOLD_MAX_UNITS", 10, minimum=1)
+
 # A product whose stock is spread over buckets, as shoppers' pages read it, is kept this many seconds in the
 # `hot_products` cache (catalog/hot_products.py; 0: not kept); staff pages and the checkout read it exactly.
 HOT_PRODUCT_CACHE_SECONDS = env_int("HOT_PRODUCT_CACHE_SECONDS", 1)

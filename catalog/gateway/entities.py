@@ -273,7 +273,8 @@ class StockAdjustment:
             who=item.get("customerName", "") if line else item.get("who", ""),
             order_id=item.get("orderId"),
             reference=item["orderId"] if line else item.get("reference", ""),
-            note=note,
+            # A sale of units held while the shopper paid (timed holds, issue 36) says so.
+            note="Sold from a hold" if line and item.get("fromHold") else note,
             customer_id=item.get("customerId", ""),
             order_number=item.get("orderNumber", ""),
         )

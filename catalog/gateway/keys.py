@@ -81,6 +81,18 @@ units available (in its own transaction); run_stock_jobs reads the ALERT_SHARDS 
 | alert         | ALERT#<owner>      | P#<pid> | AQ#P#<pid> (waiting) or AQ#OUT#<shard> (email due) / <asked>#<aid> |
 | waiting count | ALERTS#P#<pid>     | COUNT   |                                                                |
 | alerts due    | ALERTS_DUE#<shard> | P#<pid> |                                                                |
+
+Timed holds (issue 36): opening the checkout holds the cart's units for STOCK_HOLD_SECONDS. A hold is
+one item a shopper and product under the product's partition; its units are taken from the stock as a
+sale's are (so every page shows what others can still buy). The HoldExpiry index is sparse (a hold is
+in it until it becomes a sale or is released), keyed by the hold's end, over HOLD_SHARDS partitions
+(a hash of product and customer, as the open orders): run_stock_jobs reads each shard up to now. A
+released hold leaves a record (what staff see on the product's stock page).
+
+| item          | PK      | SK                  | HoldExpiryPK / HoldExpirySK                      |
+|---------------|---------|---------------------|--------------------------------------------------|
+| hold          | P#<pid> | HOLD#<cid>          | HOLDS#<shard> / <until, epoch s, 10 digits>#<pid>#<cid> |
+| released hold | P#<pid> | HOLDLOG#<time>#<cid> |                                                 |
 """
 import hashlib
 import re
@@ -443,6 +455,44 @@ def alert_due_pk(shard):
 
 def alert_due_key(product_id):
     return {"PK": alert_due_pk(_shard(product_id)), "SK": f"{ALERT_PRODUCT_PREFIX}{product_id}"}
+
+
+# --- timed holds (issue 36) -------------------------------------------------------------
+
+HOLD_EXPIRY = "HoldExpiry"
+HOLD_EXPIRY_ATTRIBUTES = (f"{HOLD_EXPIRY}PK", f"{HOLD_EXPIRY}SK")
+# Holds are spread over this many HoldExpiry partitions; the release job reads every one each pass,
+# so it can be raised (never lowered while holds wait in the higher shards).
+HOLD_SHARDS = 16
+HOLD_PREFIX = "HOLD#"
+HOLD_LOG_PREFIX = "HOLDLOG#"
+
+
+def hold_key(product_id, customer_id):
+    """A shopper's hold of a product's units (one a shopper and product)."""
+    return {"PK": product_pk(product_id), "SK": f"{HOLD_PREFIX}{customer_id}"}
+
+
+def holds_pk(shard):
+    return f"HOLDS#{shard}"
+
+
+def hold_expiry_keys(product_id, customer_id, until):
+    """A hold's HoldExpiry keys: its shard (a hash of product and customer), then its end (epoch s)."""
+    return {
+        f"{HOLD_EXPIRY}PK": holds_pk(_shard_of(f"{product_id}#{customer_id}", HOLD_SHARDS)),
+        f"{HOLD_EXPIRY}SK": f"{until:010d}#{product_id}#{customer_id}",
+    }
+
+
+def hold_expiry_before(now):
+    """The HoldExpirySK bound of holds that ended by `now` (epoch s): SK < this."""
+    return f"{now + 1:010d}#"
+
+
+def hold_log_key(product_id, customer_id, at):
+    """The record of a released hold (`at`: the release's time stamp)."""
+    return {"PK": product_pk(product_id), "SK": f"{HOLD_LOG_PREFIX}{at}#{customer_id}"}
 
 
 # --- table migrations -------------------------------------------------------------------

@@ -585,6 +585,10 @@ STEPS = [
              f"open orders: moved to their OpenOrders shard (of {keys.OPEN_ORDER_SHARDS})", online=True),
     # Issue 36 (back-in-stock alerts): the queue of waiting alerts and of alert emails due.
     AddIndex("0055_index_AlertQueue", keys.ALERT_QUEUE, "index AlertQueue (back-in-stock alerts)"),
+    # Issue 36 (timed holds; names 0065-0074 are kept for its steps): holds by the time they end, which
+    # the release job reads. Before the code is deployed (the code writes and reads it); no backfill:
+    # a table of before has no holds.
+    AddIndex("0065_index_HoldExpiry", keys.HOLD_EXPIRY, "index HoldExpiry (timed holds, by their end)"),
 ]
 
 

@@ -18,6 +18,7 @@ An order has two names: its ID (sorts by time, unguessable, what URLs and keys u
 number is a hash of the ID and an attempt count, so a retried checkout asks for the same number;
 a number another order holds already (the claim's condition fails) is tried again with the next.
 """
+import dataclasses
 import hashlib
 import secrets
 from datetime import UTC, datetime
@@ -33,7 +34,7 @@ from . import keys
 from .alerts import alert_due_action
 from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
 from .boundary import error_code, translate_errors
-from .buckets import gathered_products, sale_take, settle_for_sale
+from .buckets import gathered_products, settle_for_sale
 from .client import client, read, table_name
 from .codec import deserialize, serialize
 from .entities import (
@@ -56,6 +57,7 @@ from .errors import (
     OrderStatusRefused,
     StockBusy,
 )
+from .holds import HoldTake, holds_enabled, holds_of, order_line_take
 from .merged import Stream, merged_all, merged_page
 from .pages import KeyRange, query_items
 from .products import products_get_many
@@ -63,7 +65,9 @@ from .stock import buyer_streams, stock_level_update
 from .transact import put, transact_write, update
 from .validate import check_id, check_quantity, client_request_token, page_size, utc_now
 
-MAX_LINES = 25  # 2 actions a line (stock, order line) + 3, or 3 a line + 1 to cancel: within DynamoDB's 100
+# 2 actions a line (stock, order line) + 3, or 3 with a timed hold of another quantity (its delete), or 3 a line + 1
+# to cancel: within DynamoDB's 100.
+MAX_LINES = 25
 ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
 ADDRESS_MAX_LENGTH = 200
 
@@ -98,7 +102,7 @@ def order_number_clean(text):
     return number
 
 
-def _check_lines(lines):
+def check_lines(lines):
     if not lines:
         raise InvalidInput("The cart is empty.")
     if len(lines) > MAX_LINES:
@@ -119,6 +123,7 @@ class LineProblem:
     GONE = "gone"
     SHORT = "short"
     PRICE = "price"
+    LIMIT = "limit"  # more than STOCK_HOLD_MAX_UNITS to hold (holds.holds_take; `available` is the limit)
 
     def __init__(self, product_id, kind, *, name="", available=None, price=None):
         self.product_id = product_id
@@ -132,6 +137,9 @@ class LineProblem:
             return f"{self.name} is no longer sold."
         if self.kind == self.SHORT:
             return f"{availability.shortage(self.name, self.available)}."
+        if self.kind == self.LIMIT:
+            return (f"While you pay, we hold at most {self.available} of {self.name} for one shopper; "
+                    "please lower the quantity in your cart.")
         return f"The price of {self.name} changed to {euro(self.price)}."
 
     def __repr__(self):
@@ -168,16 +176,21 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     address = _check_address(address)
     check_id("Order", order_id)
     check_id("Idempotency key", token)
-    _check_lines(lines)
-    products, number_attempt = None, 0
+    check_lines(lines)
+    products, number_attempt, holds = None, 0, None
     # Until the request's write budget runs out (attempts_until_deadline): a crowd is no reason to
     # give up, only the time the shopper can wait is.
     for attempt in attempts_until_deadline():
         if products is None:
             products = products_get_many(product_ids=[line.product_id for line in lines], consistent=True)
-        # A product spread over stock buckets: a bucket that can serve the line, or gathered (exact).
-        products = settle_for_sale(products, lines)
-        problems = line_problems(lines, products)
+        if holds is None:  # timed holds (issue 36): the units the shopper holds are theirs, no stock check
+            holds = holds_of(customer_id=customer_id, product_ids=[line.product_id for line in lines]) \
+                if holds_enabled() else {}
+        # A product spread over stock buckets: a bucket that can serve the line (what it takes beyond
+        # the shopper's hold), or gathered (exact).
+        beyond = [_beyond(line, holds) for line in lines]
+        products = settle_for_sale(products, [line for line in beyond if line.quantity > 0])
+        problems = line_problems(lines, _with_held(products, holds))
         if problems:
             placed = _order_or_none(customer_id=customer_id, order_id=order_id)
             if placed is not None:
@@ -186,7 +199,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
         outcome = _transact_order(
             customer_id=customer_id, customer_name=customer_name, order_id=order_id, token=token,
             lines=lines, products=products, at=utc_now(), customer_email=customer_email, address=address,
-            number=order_number_for(order_id, number_attempt),
+            number=order_number_for(order_id, number_attempt), holds=holds,
         )
         if isinstance(outcome, Order):
             return outcome
@@ -204,6 +217,9 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
         if outcome is THROTTLED:
             backoff_pause(attempt + 1)  # DynamoDB had no capacity: give it a growing pause
             continue
+        if outcome is HOLD_GONE:
+            products, holds = None, None  # a hold was released (it ended) or renewed meanwhile: read again
+            continue
         # A condition was refused: `outcome` holds the products as DynamoDB returned them; decide
         # again from those (the exact path near the edge, or sold out / only N left).
         products = outcome
@@ -214,6 +230,19 @@ REPLAY = object()  # the order was placed before: answer it
 NUMBER_TAKEN = object()  # another order holds the number asked for
 CONFLICT = object()  # a TransactionConflict: nothing decided, try the same again
 THROTTLED = object()  # DynamoDB throttled an item: nothing decided, try again after a pause
+HOLD_GONE = object()  # a line's hold is no longer the one read: read again
+
+
+def _beyond(line, holds):
+    """The line's units beyond what the shopper holds of it."""
+    hold = holds.get(line.product_id)
+    return dataclasses.replace(line, quantity=line.quantity - hold.quantity) if hold else line
+
+
+def _with_held(products, holds):
+    """The products as the shopper may buy them: what others can buy plus the units they hold."""
+    return {pid: dataclasses.replace(p, stock_level=(p.stock_level or 0) + holds[pid].quantity) if pid in holds else p
+            for pid, p in products.items()}
 
 
 def _same_order(order, *, token, lines):
@@ -232,7 +261,7 @@ def _same_order(order, *, token, lines):
 
 
 def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at, number,
-                    customer_email=None, address=None):
+                    customer_email=None, address=None, holds=None):
     """One TransactWriteItems: each line's stock decrease (relative or exact, below; if the price is
     still the one seen), the order, its lines (each the record of its sale), the claim of its number
     and the customer. Returns the Order; REPLAY when the order exists already; NUMBER_TAKEN when
@@ -243,7 +272,11 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     A line takes its units relatively (stock_level_take) while the level read leaves the product
     above take_floor, so buyers of one product do not invalidate each other; near the edge it takes
     the exact path (stock_level_update), which keeps the band and the Reorder index exact. The sale's
-    record of a relative take has no resulting level."""
+    record of a relative take has no resulting level. A line the shopper holds (`holds`, issue 36)
+    deletes its hold (holds.order_line_take) and takes only the units beyond it: its units left the
+    stock when they were held; its record says `fromHold`. Returns HOLD_GONE when a hold is no longer
+    the one read."""
+    holds = holds or {}
     order = Order(
         order_id=order_id, customer_id=customer_id, placed_at=at, token=token,
         total=sum((line.price * line.quantity for line in lines), Decimal("0.00")),
@@ -257,10 +290,13 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         customer_name=customer_name,
         customer_email=customer_email or "",
     )
-    actions, paths, takes, levels_after = [], [], [], {}
+    actions, paths, takes, levels_after, hold_actions = [], [], [], {}, []
     for line in lines:
         # Relative from a bucket or the product item while plenty is left, exact near the edge.
-        take = sale_take(product=products[line.product_id], quantity=line.quantity, price=line.price)
+        take, hold_action = order_line_take(
+            product=products[line.product_id], line=line, hold=holds.get(line.product_id))
+        if hold_action is not None:
+            hold_actions.append(hold_action)
         takes.append(take)
         paths.append(take.path)
         actions.append(take.action)
@@ -272,10 +308,12 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     actions.extend(put(sale_record(
         item, at=stamp, customer_id=customer_id, customer_name=customer_name, customer_email=customer_email,
         order_number=number, resulting_level=levels_after[item["productId"]],
-    )) for item in order.line_items())
+    ) | ({"fromHold": True} if item["productId"] in holds else {})) for item in order.line_items())
     number_index = len(actions)
     actions.append(put(order.number_claim_item(), if_absent=True))
     actions.append(_customer_update(customer_id=customer_id, name=customer_name, email=customer_email, at=at))
+    first_hold_action = len(actions)
+    actions.extend(hold_actions)
     levels = tuple((path, products[line.product_id].reorder_point) for path, line in zip(paths, lines, strict=True))
     refusal = transact_write(actions, request_token=client_request_token(token, order_id, stamp, levels, number))
     if refusal is None:
@@ -288,6 +326,9 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         return THROTTLED
     if not refusal.any_failed:
         return CONFLICT  # another transaction was in the way: nothing to read
+    hold_failed = any(refusal.failed(i) for i in range(first_hold_action, len(actions)))
+    if hold_failed or any(refusal.failed(i) for i, line in enumerate(lines) if isinstance(takes[i], HoldTake)):
+        return HOLD_GONE
     fresh = dict(products)
     for i, line in enumerate(lines):
         if refusal.failed(i):

@@ -64,6 +64,8 @@ INDEXES = {
     # Back-in-stock alerts (issue 36; keys.py): waiting alerts of a product and emails due. ALL: an
     # alert is small, and ALL stays out of the INCLUDE limit (PROJECTED_ATTRIBUTE_LIMIT).
     keys.ALERT_QUEUE: None,
+    # Timed holds (issue 36): holds by the time they end, for the release job. ALL: a hold is small.
+    keys.HOLD_EXPIRY: None,
 }
 # Indexes of earlier layouts that migrate_table's steps still create on the way (and delete later).
 PREVIOUS_INDEXES = {prefix: PREVIOUS_LIST_ATTRIBUTES for prefix in keys.LIST_INDEXES}

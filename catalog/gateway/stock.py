@@ -161,7 +161,8 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
     started from. Records a `counted` change of the difference (0 too: the count is in the
     history) only if the stock is still `expected_level` (compare-and-set); otherwise writes
     nothing and raises StockMoved with the level now. The same `token` again answers as the
-    first time."""
+    first time. With timed holds on, `counted` is every unit on the shelf, held ones too: the units
+    held now (one Query) are not part of the level, so the difference is taken without them."""
     check_id("Product", product_id)
     texts = _texts(token=token, who=who, reference=reference, note=note)
     if isinstance(counted, bool) or not isinstance(counted, int) or not 0 <= counted <= 10**9:
@@ -169,6 +170,7 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
     if expected_level is None:
         raise InvalidInput("A count needs the level it was started from.")
     _check_level_hint(expected_level)
+    counted -= _held_on_the_shelf(product_id, counted)
     reorder_point = None if expected_reorder_point is UNKNOWN else expected_reorder_point
     for _attempt in contended_attempts():
         outcome = _apply_stock_change(
@@ -186,6 +188,18 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
             raise StockMoved(product_id, outcome.stock_level)
         reorder_point = outcome.reorder_point  # only the reorder point was guessed wrong
     raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
+
+
+def _held_on_the_shelf(product_id, counted):
+    """Units of the product held while shoppers pay (timed holds, issue 36; 0 when holds are off): on the
+    shelf, so in a count, but out of the level. InvalidInput when fewer were counted than are held."""
+    from .holds import holds_enabled, units_held  # holds.py builds on this module
+
+    held = units_held(product_id=product_id) if holds_enabled() else 0
+    if counted < held:
+        raise InvalidInput(f"{held} units are held for shoppers paying now, more than the {counted} counted: "
+                           "count again (held units are on the shelf too). Nothing was changed.")
+    return held
 
 
 def _gathered(product):

@@ -42,6 +42,18 @@ def update(key, expression, values, *, condition=None, names=None, return_old=Fa
     return {"Update": action}
 
 
+def delete(key, *, condition=None, values=None, return_old=False):
+    """A Delete action, optionally conditional (`values` plain Python, serialized here)."""
+    action = {"TableName": table_name(), "Key": serialize(key)}
+    if condition:
+        action["ConditionExpression"] = condition
+    if values:
+        action["ExpressionAttributeValues"] = serialize(values)
+    if return_old:
+        action["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
+    return {"Delete": action}
+
+
 @dataclass(frozen=True)
 class Refusal:
     """Why DynamoDB refused a transaction. `codes[i]` and `items[i]` belong to action i (the

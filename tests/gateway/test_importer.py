@@ -195,7 +195,7 @@ def test_create_table_prints_the_one_definition(ddb):
     indexes = {i["IndexName"]: i for i in request["GlobalSecondaryIndexes"]}
     lists = ("GSI1", "GSI2", "ByName1", "ByPrice1", "ByName2", "ByPrice2", "ByName3", "ByPrice3")
     assert set(indexes) == {f"{name}v2" for name in lists} | {"Ledger", "ByReason", "Reorder", "OpenOrders",
-                                                              "AlertQueue", "Buyers"}
+                                                              "AlertQueue", "Buyers", "HoldExpiry"}
     for name in lists:
         index = indexes[f"{name}v2"]
         assert [k["AttributeName"] for k in index["KeySchema"]] == [f"{name}PK", f"{name}SK"]

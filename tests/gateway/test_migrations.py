@@ -439,8 +439,8 @@ def pre_band_table(today, settings):
     source, items = today
     target = f"preband-{uuid.uuid4().hex[:10]}"
     # With the indexes of the steps recorded below (PRE_BAND_STEPS: every step that is not online,
-    # 0055_index_AlertQueue of issue 36 too).
-    indexes = [*keys.LIST_INDEXES, *schema.WAREHOUSE_INDEXES, keys.ALERT_QUEUE]
+    # 0055_index_AlertQueue and 0065_index_HoldExpiry of issue 36 too).
+    indexes = [*keys.LIST_INDEXES, *schema.WAREHOUSE_INDEXES, keys.ALERT_QUEUE, keys.HOLD_EXPIRY]
     dynamo.client().create_table(**schema.create_table_request(target, indexes=indexes))
     dynamo.client().get_waiter("table_exists").wait(TableName=target)
     for item in all_items(source).values():

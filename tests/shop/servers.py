@@ -69,6 +69,7 @@ def app_env(settings, database_url):
         "DYNAMODB_ENDPOINT_URL": settings.DYNAMODB_ENDPOINT_URL,
         "DYNAMODB_TABLE": settings.DYNAMODB_TABLE,
         "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+        "STOCK_HOLD_SECONDS": str(settings.STOCK_HOLD_SECONDS),  # timed holds as the test has them (off: 0)
     }
 
 

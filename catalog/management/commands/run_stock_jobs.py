@@ -5,12 +5,14 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog.gateway.errors import CatalogError
+from catalog.gateway.holds import holds_release_ended
 from shop.stock_alerts import send_due_alerts
 
 
 class Command(BaseCommand):
     help = (
-        "One pass of the stock jobs: back-in-stock alerts that are due are claimed (oldest ask first, at most "
+        "One pass of the stock jobs: timed holds that ended are released (their units back in stock); "
+        "back-in-stock alerts that are due are claimed (oldest ask first, at most "
         "the units that came in plus STOCK_ALERT_MARGIN) and their emails sent, with the guests' confirmation "
         "emails. --loop SECONDS runs a pass every SECONDS until stopped (as `make run` does). Safe to run "
         "several at once and to stop at any moment: nothing is lost or sent twice (see the README)."
@@ -47,8 +49,11 @@ class Command(BaseCommand):
             signal.signal(signal.SIGTERM, before)
 
     def one_pass(self):
-        # The release of timed holds that ended (issue 36, timed holds: a later session) goes here, before
-        # the alerts, so that units a released hold returns are due to alerts in the same pass.
+        # Timed holds that ended go back to the stock first, so that the units a released hold returns
+        # are due to alerts in the same pass.
+        released = holds_release_ended()
+        if released.holds or self.verbosity > 1:
+            self.stdout.write(str(released))
         summary = send_due_alerts()
         if summary.claimed or summary.sent or summary.failed or self.verbosity > 1:
             self.stdout.write(str(summary))

@@ -1,0 +1,399 @@
+"""Timed holds (issue 36): the units a shopper is paying for, set aside while they pay.
+
+Opening the checkout takes the cart's units from the stock with the same conditional writes as a
+sale (buckets.sale_take: relative while plenty is left, exact near the edge, from a bucket on a
+spread product) and writes the shopper's hold item beside them, in one transaction; so the level
+every page shows is what others can still buy, and a crowd cannot hold more than there is. Opening
+it again renews the shopper's own hold (only the difference is taken or put back; the shopper's own
+units count for them, so they are never blocked by their own hold). Placing the order deletes the
+hold in the order's transaction instead of taking stock (orders._transact_order: hold_consume);
+a cancelled or emptied cart, or the release job once the hold ended, puts the units back exactly
+(and marks the product due for back-in-stock alerts, as a receipt does) and leaves a record.
+
+A hold is no stock change of the ledger: held units are out of `stockLevel` and in a hold item
+of the product's partition, so a level is the sum of its changes minus the units held now
+(reconcile.py); a hold that becomes a sale is recorded as that sale (its order line).
+"""
+import dataclasses
+import time
+from datetime import UTC, datetime
+from decimal import Decimal
+
+from django.conf import settings
+
+from . import keys
+from .alerts import alert_due_action
+from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
+from .batches import batch_get
+from .boundary import translate_errors
+from .buckets import sale_take, settle_for_sale, stock_gather
+from .client import client, table_name
+from .codec import deserialize, serialize
+from .entities import Product
+from .errors import NotFound, OrderRejected, StockBusy
+from .pages import KeyRange, query_items
+from .products import product_get, products_get_many
+from .stock import stock_level_update
+from .threads import SHARD_READERS, in_parallel
+from .transact import delete, put, transact_write
+from .validate import check_id, client_request_token, utc_now
+
+ENDED, CANCELLED = "ended", "cancelled"
+# How long the record of a released hold is kept (what staff see): then DynamoDB's TTL deletes it. The
+# record is no stock change (the ledger never needs it); the hold item itself has no TTL.
+RELEASED_KEPT_SECONDS = 90 * 24 * 3600
+
+
+@dataclasses.dataclass(frozen=True)
+class Hold:
+    """A shopper's hold of `quantity` units of a product at `price`, until `until` (epoch s)."""
+
+    product_id: str
+    customer_id: str
+    quantity: int
+    price: Decimal
+    until: int
+    held_at: str
+
+    @classmethod
+    def from_item(cls, item):
+        return cls(
+            product_id=item["productId"], customer_id=item["customerId"], quantity=int(item["quantity"]),
+            price=Decimal(str(item["price"])), until=int(item["holdUntil"]), held_at=item.get("heldAt", ""),
+        )
+
+    def to_item(self):
+        # Not `expiresAt`: DynamoDB's TTL would delete the hold and its units would never come back.
+        return {
+            **keys.hold_key(self.product_id, self.customer_id),
+            **keys.hold_expiry_keys(self.product_id, self.customer_id, self.until),
+            "type": "HOLD", "productId": self.product_id, "customerId": self.customer_id,
+            "quantity": self.quantity, "price": self.price, "holdUntil": self.until, "heldAt": self.held_at,
+        }
+
+    @property
+    def until_time(self):
+        return datetime.fromtimestamp(self.until, UTC)
+
+
+@dataclasses.dataclass(frozen=True)
+class ReleasedHold:
+    """The record of a hold that ended or was cancelled: its units went back to the stock."""
+
+    product_id: str
+    customer_id: str
+    quantity: int
+    held_at: str
+    released_at: datetime
+    why: str
+
+    @classmethod
+    def from_item(cls, item):
+        return cls(
+            product_id=item["productId"], customer_id=item["customerId"], quantity=int(item["quantity"]),
+            held_at=item.get("heldAt", ""), released_at=datetime.fromisoformat(item["releasedAt"]), why=item["why"],
+        )
+
+
+def holds_enabled():
+    return settings.STOCK_HOLD_SECONDS > 0
+
+
+def holds_of(*, customer_id, product_ids, consistent=True):
+    """{product_id: Hold} of a shopper's holds of these products: one BatchGetItem."""
+    check_id("Customer", customer_id)
+    ids = list(dict.fromkeys(product_ids))
+    if not ids:
+        return {}
+    items = batch_get([keys.hold_key(pid, customer_id) for pid in ids], consistent=consistent)
+    return {item["productId"]: Hold.from_item(item) for item in items}
+
+
+def _hold_condition(hold, *, ended_by=None):
+    """The condition that `hold` is still the one read (not renewed, sold or released meanwhile)."""
+    values = {":hq": hold.quantity, ":hu": hold.until}
+    condition = "quantity = :hq AND holdUntil = :hu"
+    if ended_by is not None:
+        condition += " AND holdUntil <= :now"
+        values[":now"] = ended_by
+    return condition, values
+
+
+# --- taking (opening the checkout) ----------------------------------------------------------
+
+class PutBack:
+    """The stock action of a line the shopper now holds fewer units of (the cart went down elsewhere):
+    the difference goes back, exactly, on the gathered product item (gathered here if spread)."""
+
+    def __init__(self, product, units):
+        if product.spread:
+            product = stock_gather(product_id=product.product_id)
+        self.product = product
+        self.resulting_level = product.stock_level + units
+        self.action = stock_level_update(
+            product_id=product.product_id, current=product.stock_level, new=product.stock_level + units,
+            reorder_point=product.reorder_point,
+        )
+        self.path = ("back", product.stock_level)
+
+    def after_refusal(self, old):
+        return None if old is None else Product.from_item(old)
+
+
+def holds_take(*, customer_id, lines, seconds=None, max_units=None):
+    """Hold the units of `lines` (PurchaseLine) for the shopper for `seconds` (STOCK_HOLD_SECONDS),
+    renewing what they hold already: one transaction of each line's stock take (only the units not
+    held yet) and hold item (conditional on the hold as read). Returns {product_id: Hold}. Raises
+    OrderRejected (LineProblem: gone, short of what others can buy plus the shopper's own hold,
+    price changed, above STOCK_HOLD_MAX_UNITS) and holds nothing then."""
+    from .orders import LineProblem, check_lines, line_problems  # orders.py builds on this module
+
+    check_id("Customer", customer_id)
+    check_lines(lines)
+    seconds = settings.STOCK_HOLD_SECONDS if seconds is None else seconds
+    max_units = settings.STOCK_HOLD_MAX_UNITS if max_units is None else max_units
+    ids = [line.product_id for line in lines]
+    products, holds = None, None
+    for attempt in attempts_until_deadline():
+        if products is None:
+            products = products_get_many(product_ids=ids, consistent=True)
+        if holds is None:
+            holds = holds_of(customer_id=customer_id, product_ids=ids)
+        own = {pid: hold.quantity for pid, hold in holds.items()}
+        more = [dataclasses.replace(line, quantity=line.quantity - own.get(line.product_id, 0)) for line in lines]
+        products = settle_for_sale(products, [line for line in more if line.quantity > 0])
+        # What the shopper can have: what others can still buy plus what they hold themselves.
+        theirs = {pid: dataclasses.replace(p, stock_level=(p.stock_level or 0) + own.get(pid, 0))
+                  for pid, p in products.items()}
+        problems = line_problems(lines, theirs)
+        problems += [LineProblem(line.product_id, LineProblem.LIMIT, name=products[line.product_id].name,
+                                 available=max_units)
+                     for line in lines if line.quantity > max_units and line.product_id in products]
+        if problems:
+            raise OrderRejected(problems)
+        outcome = _transact_holds(customer_id=customer_id, lines=lines, more=more, products=products, holds=holds,
+                                  until=int(time.time()) + seconds)
+        if isinstance(outcome, dict) and all(isinstance(h, Hold) for h in outcome.values()):
+            return outcome
+        if outcome == "conflict":
+            conflict_pause()
+        elif outcome == "throttled":
+            backoff_pause(attempt + 1)
+        elif outcome == "holds":
+            holds, products = None, None  # the shopper's hold changed meanwhile (another tab): read again
+        else:
+            products = outcome
+    raise StockBusy("So many people are checking out these products right now that we could not hold them for you; "
+                    "please try again.")
+
+
+def _transact_holds(*, customer_id, lines, more, products, holds, until):
+    stamp = utc_now().isoformat(timespec="microseconds")
+    actions, takes, new = [], {}, {}
+    for line, extra in zip(lines, more, strict=True):
+        product = products[line.product_id]
+        if extra.quantity > 0:
+            take = sale_take(product=product, quantity=extra.quantity, price=line.price)
+        elif extra.quantity < 0:
+            take = PutBack(product, -extra.quantity)
+        else:
+            take = None
+        if take is not None:
+            takes[len(actions)] = (line.product_id, take)
+            actions.append(take.action)
+    hold_index = len(actions)
+    for line in lines:
+        before = holds.get(line.product_id)
+        hold = Hold(product_id=line.product_id, customer_id=customer_id, quantity=line.quantity, price=line.price,
+                    until=until, held_at=before.held_at if before else stamp)
+        new[line.product_id] = hold
+        if before is None:
+            actions.append(put(hold.to_item(), if_absent=True))
+        else:
+            condition, values = _hold_condition(before)
+            action = put(hold.to_item())
+            action["Put"].update(ConditionExpression=condition, ExpressionAttributeValues=serialize(values))
+            actions.append(action)
+    paths = tuple((pid, take.path) for pid, take in takes.values())
+    refusal = transact_write(actions, request_token=client_request_token("hold", customer_id, stamp, until, paths))
+    if refusal is None or refusal.replay:
+        return new
+    if any(refusal.failed(i) for i in range(hold_index, len(actions))):
+        return "holds"
+    if refusal.throttled and not refusal.any_failed:
+        return "throttled"
+    if not refusal.any_failed:
+        return "conflict"
+    fresh = dict(products)
+    for i, (pid, take) in takes.items():
+        if refusal.failed(i):
+            product = take.after_refusal(refusal.items[i])
+            if product is None:
+                fresh.pop(pid, None)
+            else:
+                fresh[pid] = product
+    return fresh
+
+
+# --- turning a hold into a sale (orders._transact_order) -------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class HoldTake:
+    """An order line's stock action when the shopper holds its units: the hold is deleted (only if it
+    is still the one read), no stock is taken, so no stock check can fail. The interface of
+    buckets.SaleTake (action, path, resulting_level)."""
+
+    hold: Hold
+    action: dict
+    path: tuple
+    resulting_level: None = None
+
+
+def hold_consume(hold):
+    return HoldTake(hold, hold_delete(hold), ("hold", hold.until))
+
+
+def hold_delete(hold):
+    """The Delete action of a hold, only if it is still the one read."""
+    condition, values = _hold_condition(hold)
+    return delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values)
+
+
+def order_line_take(*, product, line, hold):
+    """An order line's stock action and the extra action its hold needs (None): without a hold, the
+    sale's take; with a hold of the line's quantity, the hold deleted and nothing taken (hold_consume);
+    with a hold of another quantity (the cart changed after the checkout was opened), the difference
+    taken (or given back) and the hold deleted beside it, so the shopper's own hold never stands in
+    their way."""
+    if hold is None:
+        return sale_take(product=product, quantity=line.quantity, price=line.price), None
+    extra = line.quantity - hold.quantity
+    if extra == 0:
+        return hold_consume(hold), None
+    if extra > 0:
+        return sale_take(product=product, quantity=extra, price=line.price), hold_delete(hold)
+    return PutBack(product, -extra), hold_delete(hold)
+
+
+# --- releasing ------------------------------------------------------------------------------
+
+def hold_release(*, hold, why, ended_by=None):
+    """Put a hold's units back (exactly, on the gathered product item), delete it and record it: one
+    transaction, only if the hold is still the one read (and, with `ended_by`, ended by then), which
+    also marks the product due for back-in-stock alerts. True if released; False if the hold was
+    renewed, sold or released meanwhile."""
+    condition, values = _hold_condition(hold, ended_by=ended_by)
+    for _attempt in contended_attempts():
+        try:
+            product = product_get(product_id=hold.product_id, consistent=True)
+        except NotFound:
+            product = None  # no longer sold: its units went with it; the hold still goes
+        if product is not None and product.spread:
+            product = stock_gather(product_id=hold.product_id)
+        at = utc_now().isoformat(timespec="microseconds")
+        log = {
+            **keys.hold_log_key(hold.product_id, hold.customer_id, at), "type": "HOLD_RELEASED",
+            "productId": hold.product_id, "customerId": hold.customer_id, "quantity": hold.quantity,
+            "heldAt": hold.held_at, "holdUntil": hold.until, "releasedAt": at, "why": why,
+            "expiresAt": int(time.time()) + RELEASED_KEPT_SECONDS,  # DynamoDB's TTL forgets the record later
+        }
+        actions = [delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values),
+                   put(log, if_absent=True)]
+        if product is not None:
+            actions += [
+                stock_level_update(product_id=hold.product_id, current=product.stock_level,
+                                   new=product.stock_level + hold.quantity, reorder_point=product.reorder_point),
+                alert_due_action(hold.product_id, hold.quantity),  # units back: alerts are due, as for a receipt
+            ]
+        state = None if product is None else (product.stock_level, product.reorder_point)
+        refusal = transact_write(actions, request_token=client_request_token(
+            "release", hold.product_id, hold.customer_id, hold.until, at, state))
+        if refusal is None or refusal.replay:
+            return True
+        if refusal.failed(0):
+            return False
+        if not refusal.any_failed:
+            conflict_pause()
+    raise StockBusy(f"Stock of product {hold.product_id} is changing too often right now; try again.")
+
+
+def holds_release(*, customer_id, product_ids, why=CANCELLED):
+    """Release a shopper's holds of these products at once (a cancelled checkout, a line removed or
+    changed): one BatchGetItem, then a transaction a hold. Returns the units put back."""
+    units = 0
+    for hold in holds_of(customer_id=customer_id, product_ids=product_ids).values():
+        if hold_release(hold=hold, why=why):
+            units += hold.quantity
+    return units
+
+
+@dataclasses.dataclass(frozen=True)
+class ReleaseSummary:
+    holds: int
+    units: int
+
+    def __str__(self):
+        return f"holds released: {self.holds} ({self.units} unit{'' if self.units == 1 else 's'})"
+
+
+def holds_ended(*, now=None):
+    """Every hold that ended by `now` (epoch s): one Query (a page) of each HoldExpiry shard up to now."""
+    now = int(time.time()) if now is None else now
+    pk, sk = keys.HOLD_EXPIRY_ATTRIBUTES
+    found = []
+
+    def send(shard):
+        params = {
+            "TableName": table_name(), "IndexName": keys.HOLD_EXPIRY,
+            "KeyConditionExpression": f"{pk} = :pk AND {sk} < :end",
+            "ExpressionAttributeValues": serialize({":pk": keys.holds_pk(shard), ":end": keys.hold_expiry_before(now)}),
+        }
+        while True:
+            with translate_errors():
+                response = client().query(**params)
+            found.extend(Hold.from_item(deserialize(item)) for item in response["Items"])
+            if "LastEvaluatedKey" not in response:
+                return
+            params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+    in_parallel(range(keys.HOLD_SHARDS), send, workers=SHARD_READERS)
+    return found
+
+
+def holds_release_ended(*, now=None):
+    """The release job (run_stock_jobs): every hold that ended by `now` goes back to the stock. The
+    index is read eventually consistently: a hold renewed or sold meanwhile is left alone (its
+    release's condition fails). Safe to run twice at once, or again after a crash."""
+    now = int(time.time()) if now is None else now
+    released = [hold for hold in holds_ended(now=now) if hold_release(hold=hold, why=ENDED, ended_by=now)]
+    return ReleaseSummary(holds=len(released), units=sum(hold.quantity for hold in released))
+
+
+# --- what staff see and reconcile counts ------------------------------------------------------
+
+def holds_of_product(*, product_id, consistent=False):
+    """The holds of a product now (one Query of its partition's HOLD# items; a page of 1,000)."""
+    check_id("Product", product_id)
+    key_range = KeyRange(partition=keys.product_pk(product_id), prefix=keys.HOLD_PREFIX, consistent=consistent)
+    items, _last = query_items(key_range, limit=1000)
+    return [Hold.from_item(item) for item in items]
+
+
+def holds_released(*, product_id, limit=20):
+    """A product's released holds, newest first: one Query."""
+    check_id("Product", product_id)
+    key_range = KeyRange(partition=keys.product_pk(product_id), prefix=keys.HOLD_LOG_PREFIX, forward=False)
+    items, _last = query_items(key_range, limit=limit)
+    return [ReleasedHold.from_item(item) for item in items]
+
+
+def units_held(*, product_id, consistent=True):
+    """Units of a product held now: the sum of its hold items (every page of them)."""
+    key_range = KeyRange(partition=keys.product_pk(product_id), prefix=keys.HOLD_PREFIX, consistent=consistent)
+    total, after = 0, None
+    while True:
+        items, last = query_items(key_range, limit=1000, after=after)
+        total += sum(int(item["quantity"]) for item in items)
+        if last is None:
+            return total
+        after = key_range.encode(last)

@@ -1,0 +1,188 @@
+"""Timed holds (issue 36) on DynamoDB Local: units held while a shopper pays are out of what others
+can buy, become the sale when the order is placed, and come back when the hold ends or is cancelled."""
+import time
+from concurrent.futures import ThreadPoolExecutor
+from decimal import Decimal
+
+import pytest
+
+from catalog import gateway
+from catalog.gateway import LineProblem, PurchaseLine, keys, orders
+from catalog.gateway.alerts import alerts_due
+from catalog.gateway.errors import OrderRejected
+from catalog.gateway.holds import (
+    holds_of,
+    holds_of_product,
+    holds_release,
+    holds_release_ended,
+    holds_released,
+    holds_take,
+)
+from catalog.gateway.reconcile import reconcile_product
+from tests.helpers import seed, small_catalog
+
+pytestmark = pytest.mark.dynamodb_local
+
+
+@pytest.fixture
+def holds_on(settings, local_ddb):
+    settings.STOCK_HOLD_SECONDS = 600
+    settings.STOCK_HOLD_MAX_UNITS = 5
+    return settings
+
+
+def catalog_with(level, buckets=1):
+    data = small_catalog()
+    data["products"][6].update(stockLevel=level, stockBuckets=buckets)  # product 7, Acme Car Charger, 29.90
+    seed(data)
+
+
+def line(quantity=1, product_id="7"):
+    return PurchaseLine(product_id=product_id, quantity=quantity, price=Decimal("29.90"))
+
+
+def level(product_id="7"):
+    return gateway.product_get(product_id=product_id, consistent=True).stock_level
+
+
+def place(customer, lines):
+    return orders.order_place(customer_id=customer, customer_name=customer, order_id=orders.new_order_id(),
+                              token=gateway.new_token(), lines=lines)
+
+
+def sales(product_id="7"):
+    history = gateway.stock_history(product_id=product_id, limit=100, consistent=True).items
+    return [h for h in history if h.reason == "sold"]
+
+
+def test_two_shoppers_and_the_last_unit(holds_on):
+    catalog_with(1)
+    held = holds_take(customer_id="ann", lines=[line()])
+    assert level() == 0  # what others can still buy
+    assert reconcile_product(product_id="7") is None  # the held unit is accounted for
+    with pytest.raises(OrderRejected) as refused:
+        holds_take(customer_id="bob", lines=[line()])
+    assert [p.kind for p in refused.value.problems] == [LineProblem.SHORT]
+    with pytest.raises(OrderRejected):
+        place("bob", [line()])
+    # The job before the hold ended leaves it alone; after, the unit is back and alerts are due.
+    assert holds_release_ended().holds == 0 and level() == 0
+    summary = holds_release_ended(now=held["7"].until)
+    assert (summary.holds, summary.units) == (1, 1) and level() == 1
+    assert any(d.product_id == "7" for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s))
+    assert [(r.customer_id, r.quantity, r.why) for r in holds_released(product_id="7")] == [("ann", 1, "ended")]
+    assert holds_release_ended(now=held["7"].until).holds == 0  # released once, never twice
+    holds_take(customer_id="bob", lines=[line()])
+    order = place("bob", [line()])
+    assert level() == 0 and [line.quantity for line in order.lines] == [1]
+    assert [(-s.delta) for s in sales()] == [1]  # the hold that became a sale is a sale
+    assert holds_of_product(product_id="7") == []
+    assert reconcile_product(product_id="7") is None
+    with pytest.raises(OrderRejected):  # ann's hold is gone: nothing left for her
+        place("ann", [line()])
+
+
+def test_a_shopper_is_never_blocked_by_their_own_hold(holds_on):
+    catalog_with(3)
+    first = holds_take(customer_id="ann", lines=[line(3)])
+    time.sleep(1.1)
+    again = holds_take(customer_id="ann", lines=[line(3)])  # another tab: renewed, not refused
+    assert again["7"].until > first["7"].until and again["7"].held_at == first["7"].held_at
+    assert level() == 0
+    holds_take(customer_id="ann", lines=[line(2)])  # fewer: one unit goes back
+    assert level() == 1 and holds_of(customer_id="ann", product_ids=["7"])["7"].quantity == 2
+    place("ann", [line(2)])
+    assert level() == 1 and reconcile_product(product_id="7") is None
+
+
+def test_an_order_of_more_than_held_uses_the_hold_and_takes_the_rest(holds_on):
+    catalog_with(3)
+    holds_take(customer_id="ann", lines=[line(2)])
+    place("ann", [line(3)])  # one more added after the checkout opened: the last unit, beside her two
+    assert level() == 0 and holds_of_product(product_id="7", consistent=True) == []
+    assert reconcile_product(product_id="7") is None
+
+
+def test_an_order_of_fewer_than_held_gives_back_the_rest(holds_on):
+    catalog_with(3)
+    holds_take(customer_id="bob", lines=[line(3)])
+    place("bob", [line(2)])  # one fewer (another device): the third goes back
+    assert level() == 1 and holds_of_product(product_id="7", consistent=True) == []
+    assert reconcile_product(product_id="7") is None
+
+
+def test_an_order_within_the_hold_needs_no_stock_and_the_release_cannot_double_it(holds_on):
+    catalog_with(2)
+    held = holds_take(customer_id="ann", lines=[line(2)])
+    order = place("ann", [line(2)])
+    assert order.total == Decimal("59.80") and level() == 0
+    # The job runs after the hold's end: the hold became the order, so nothing comes back.
+    assert holds_release_ended(now=held["7"].until + 5).holds == 0 and level() == 0
+    assert reconcile_product(product_id="7") is None
+
+
+def test_a_cancelled_checkout_releases_at_once(holds_on):
+    catalog_with(4)
+    holds_take(customer_id="ann", lines=[line(3)])
+    assert level() == 1
+    assert holds_release(customer_id="ann", product_ids=["7"]) == 3
+    assert level() == 4 and holds_of_product(product_id="7") == []
+    assert [r.why for r in holds_released(product_id="7")] == ["cancelled"]
+    assert reconcile_product(product_id="7") is None
+
+
+def test_a_stocktake_counts_held_units_on_the_shelf(holds_on):
+    catalog_with(5)
+    holds_take(customer_id="ann", lines=[line(2)])
+    change = gateway.stock_count(product_id="7", counted=5, expected_level=3, token=gateway.new_token())
+    assert change.level == 3 and change.adjustment.delta == 0  # all there: 3 to sell, 2 held
+    change = gateway.stock_count(product_id="7", counted=4, expected_level=3, token=gateway.new_token())
+    assert change.level == 2 and change.adjustment.delta == -1  # one missing
+    assert reconcile_product(product_id="7") is None
+
+
+def test_one_shopper_cannot_hold_more_than_the_limit(holds_on):
+    catalog_with(40)
+    with pytest.raises(OrderRejected) as refused:
+        holds_take(customer_id="ann", lines=[line(6)])
+    assert [p.kind for p in refused.value.problems] == [LineProblem.LIMIT]
+    assert "at most 5 of Acme Car Charger" in str(refused.value.problems[0])
+    assert level() == 40
+
+
+def test_a_crowd_holds_exactly_the_units_there_are(holds_on):
+    catalog_with(10)
+
+    def hold(i):
+        try:
+            holds_take(customer_id=f"c{i}", lines=[line()])
+            return True
+        except OrderRejected:
+            return False
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        held = sum(pool.map(hold, range(32)))
+    assert held == 10 and level() == 0 and len(holds_of_product(product_id="7", consistent=True)) == 10
+    assert reconcile_product(product_id="7") is None
+
+
+def test_a_spread_product_holds_through_a_bucket(holds_on):
+    catalog_with(200, buckets=4)
+    place("warm", [line()])  # the first sale spreads it
+    holds_take(customer_id="ann", lines=[line(3)])
+    assert level() == 196
+    product_item = gateway.products.product_get(product_id="7", consistent=True)
+    assert product_item.spread  # the hold took from a bucket, as a sale does
+    place("ann", [line(3)])
+    assert level() == 196 and reconcile_product(product_id="7") is None
+
+
+def test_holds_off_the_order_reads_no_hold(settings, local_ddb):
+    settings.STOCK_HOLD_SECONDS = 0
+    catalog_with(1)
+    from catalog.gateway.testing import count_requests
+
+    with count_requests() as counter:
+        place("ann", [line()])
+    assert "BatchGetItem" in counter.operations and counter.operations.count("BatchGetItem") == 1
+    assert level() == 0

@@ -1,0 +1,86 @@
+"""Timed holds (issue 36) in the shop's views, on moto: what each page asks DynamoDB, and what the
+holder and others see in their carts."""
+import pytest
+
+from catalog import gateway
+from catalog.gateway.testing import count_requests
+from tests.helpers import make_account
+from tests.shop.test_views import add, checkout_form
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def holds_on(settings):
+    settings.STOCK_HOLD_SECONDS = 600
+    settings.STOCK_HOLD_MAX_UNITS = 3
+
+
+@pytest.fixture
+def alice(client, django_user_model):
+    client.force_login(make_account(django_user_model, "alice", "a-long-password-1"))
+    return client
+
+
+def level(product_id):
+    return gateway.product_get(product_id=product_id, consistent=True).stock_level
+
+
+def test_opening_the_checkout_holds_the_cart_in_four_requests(catalog, holds_on, alice):
+    add(alice, "8")  # Acme Roadster: the last one
+    alice.get("/cart/")  # the header's brand and category names are cached from here on
+    with count_requests() as counter:
+        html = alice.get("/checkout/").content.decode()
+    # The cart's products; then, for the hold, the products (consistent) and the shopper's holds; one transaction.
+    assert counter.operations == ["BatchGetItem", "BatchGetItem", "BatchGetItem", "TransactWriteItems"]
+    assert "We hold these units for you until" in html and level("8") == 0
+    cart = alice.get("/cart/").content.decode()  # the holder's own cart: the unit is theirs
+    assert "Sold out" not in cart and 'href="/checkout/"' in cart
+    form = checkout_form(alice)  # the checkout opened again (another tab): the hold renewed, never refused
+    assert level("8") == 0
+    with count_requests() as counter:
+        response = alice.post("/checkout/", form)
+    # The products and the shopper's holds (one BatchGetItem each), the order's transaction (the hold
+    # deleted, no stock taken), the confirmation email's claim.
+    assert counter.operations == ["BatchGetItem", "BatchGetItem", "TransactWriteItems", "UpdateItem"]
+    assert response.status_code == 302 and "/account/orders/" in response["Location"]
+    assert level("8") == 0 and gateway.stock_history(product_id="8", consistent=True).items[0].note == (
+        "Sold from a hold")
+
+
+def test_the_holder_can_add_more_beside_the_units_they_hold(catalog, holds_on, settings, alice):
+    settings.STOCK_HOLD_MAX_UNITS = 5
+    add(alice, "5", 3)  # Surface Duo, 5 in stock
+    alice.get("/checkout/")
+    assert level("5") == 2
+    response = add(alice, "5", 2)  # their 3 and the 2 others can still buy
+    assert response.status_code == 302
+    html = alice.get("/cart/").content.decode()
+    assert 'value="5"' in html and 'href="/checkout/"' in html
+    alice.get("/checkout/")  # the hold grows to the new quantity
+    assert level("5") == 0
+
+
+def test_removing_the_line_releases_the_hold_at_once(catalog, holds_on, alice):
+    add(alice, "4", 2)  # Pixel 9, 12 in stock
+    alice.get("/checkout/")
+    assert level("4") == 10
+    alice.post("/cart/remove/", {"product_id": "4"})
+    assert level("4") == 12
+
+
+def test_more_than_the_limit_is_not_held_and_the_shopper_is_told(catalog, holds_on, alice):
+    add(alice, "4", 4)
+    response = alice.get("/checkout/", follow=True)
+    assert response.redirect_chain[-1][0] == "/cart/"
+    assert "we hold at most 3 of Pixel 9 for one shopper" in response.content.decode()
+    assert level("4") == 12
+
+
+def test_holds_off_the_checkout_reads_one_batch_and_writes_nothing(catalog, settings, alice):
+    settings.STOCK_HOLD_SECONDS = 0
+    add(alice, "8")
+    alice.get("/cart/")
+    with count_requests() as counter:
+        alice.get("/checkout/")
+    assert counter.operations == ["BatchGetItem"] and level("8") == 1
