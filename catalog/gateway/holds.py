@@ -371,29 +371,54 @@ def holds_release_ended(*, now=None):
 
 # --- what staff see and reconcile counts ------------------------------------------------------
 
+def _per_partition(product_id, read):
+    """`read(partition)` for each of a product's hold partitions (sent at once), in partition order."""
+    partitions = keys.hold_partitions(product_id)
+    results = {}
+
+    def send(i):
+        results[i] = read(partitions[i])
+
+    in_parallel(range(len(partitions)), send, workers=SHARD_READERS)
+    return [results[i] for i in range(len(partitions))]
+
+
 def holds_of_product(*, product_id, consistent=False):
-    """The holds of a product now (one Query of its partition's HOLD# items; a page of 1,000)."""
+    """The holds of a product now: one Query of each of its hold partitions (a page of 1,000 each)."""
     check_id("Product", product_id)
-    key_range = KeyRange(partition=keys.product_pk(product_id), prefix=keys.HOLD_PREFIX, consistent=consistent)
-    items, _last = query_items(key_range, limit=1000)
-    return [Hold.from_item(item) for item in items]
+
+    def read(partition):
+        key_range = KeyRange(partition=partition, prefix=keys.HOLD_PREFIX, consistent=consistent)
+        return query_items(key_range, limit=1000)[0]
+
+    return [Hold.from_item(item) for items in _per_partition(product_id, read) for item in items]
 
 
 def holds_released(*, product_id, limit=20):
-    """A product's released holds, newest first: one Query."""
+    """A product's released holds, newest first: one Query of each hold partition, `limit` each, and the
+    newest `limit` of those (a bounded list)."""
     check_id("Product", product_id)
-    key_range = KeyRange(partition=keys.product_pk(product_id), prefix=keys.HOLD_LOG_PREFIX, forward=False)
-    items, _last = query_items(key_range, limit=limit)
-    return [ReleasedHold.from_item(item) for item in items]
+
+    def read(partition):
+        key_range = KeyRange(partition=partition, prefix=keys.HOLD_LOG_PREFIX, forward=False)
+        return query_items(key_range, limit=limit)[0]
+
+    items = [item for part in _per_partition(product_id, read) for item in part]
+    items.sort(key=lambda item: item["SK"], reverse=True)
+    return [ReleasedHold.from_item(item) for item in items[:limit]]
 
 
 def units_held(*, product_id, consistent=True):
-    """Units of a product held now: the sum of its hold items (every page of them)."""
-    key_range = KeyRange(partition=keys.product_pk(product_id), prefix=keys.HOLD_PREFIX, consistent=consistent)
-    total, after = 0, None
-    while True:
-        items, last = query_items(key_range, limit=1000, after=after)
-        total += sum(int(item["quantity"]) for item in items)
-        if last is None:
-            return total
-        after = key_range.encode(last)
+    """Units of a product held now: the sum of its hold items (every page of each hold partition)."""
+
+    def read(partition):
+        key_range = KeyRange(partition=partition, prefix=keys.HOLD_PREFIX, consistent=consistent)
+        total, after = 0, None
+        while True:
+            items, last = query_items(key_range, limit=1000, after=after)
+            total += sum(int(item["quantity"]) for item in items)
+            if last is None:
+                return total
+            after = key_range.encode(last)
+
+    return sum(_per_partition(product_id, read))

@@ -83,16 +83,18 @@ units available (in its own transaction); run_stock_jobs reads the ALERT_SHARDS 
 | alerts due    | ALERTS_DUE#<shard> | P#<pid> |                                                                |
 
 Timed holds (issue 36): opening the checkout holds the cart's units for STOCK_HOLD_SECONDS. A hold is
-one item a shopper and product under the product's partition; its units are taken from the stock as a
-sale's are (so every page shows what others can still buy). The HoldExpiry index is sparse (a hold is
-in it until it becomes a sale or is released), keyed by the hold's end, over HOLD_SHARDS partitions
-(a hash of product and customer, as the open orders): run_stock_jobs reads each shard up to now. A
-released hold leaves a record (what staff see on the product's stock page).
+one item a shopper and product, in one of HOLD_KEY_SHARDS partitions of the product (a hash of the
+customer; every sale of a hot product puts and deletes one, so not under P#<pid>: issue 33); its units
+are taken from the stock as a sale's are (so every page shows what others can still buy). The
+HoldExpiry index is sparse (a hold is in it until it becomes a sale or is released), keyed by the
+hold's end, over HOLD_SHARDS partitions (a hash of product and customer, as the open orders):
+run_stock_jobs reads each shard up to now. A released hold leaves a record (what staff see on the
+product's stock page).
 
 | item          | PK      | SK                  | HoldExpiryPK / HoldExpirySK                      |
 |---------------|---------|---------------------|--------------------------------------------------|
-| hold          | P#<pid> | HOLD#<cid>          | HOLDS#<shard> / <until, epoch s, 10 digits>#<pid>#<cid> |
-| released hold | P#<pid> | HOLDLOG#<time>#<cid> |                                                 |
+| hold          | P#<pid>#H#<shard> | HOLD#<cid>  | HOLDS#<shard> / <until, epoch s, 10 digits>#<pid>#<cid> |
+| released hold | P#<pid>#H#<shard> | HOLDLOG#<time>#<cid> |                                        |
 """
 import hashlib
 import re
@@ -466,11 +468,24 @@ HOLD_EXPIRY_ATTRIBUTES = (f"{HOLD_EXPIRY}PK", f"{HOLD_EXPIRY}SK")
 HOLD_SHARDS = 16
 HOLD_PREFIX = "HOLD#"
 HOLD_LOG_PREFIX = "HOLDLOG#"
+# A product's holds and their records are spread over this many partitions (a hash of the customer): with
+# holds on, every sale puts a hold and deletes it (4 write units), so one partition would cap a hot product at
+# 250 sales a second; 8 give it 2,000. Readers read every one: a constant.
+HOLD_KEY_SHARDS = 8
+
+
+def hold_pk(product_id, shard):
+    return f"{product_pk(product_id)}#H#{shard}"
+
+
+def hold_partitions(product_id):
+    """Every partition a product's holds and their records are in."""
+    return [hold_pk(product_id, shard) for shard in range(HOLD_KEY_SHARDS)]
 
 
 def hold_key(product_id, customer_id):
     """A shopper's hold of a product's units (one a shopper and product)."""
-    return {"PK": product_pk(product_id), "SK": f"{HOLD_PREFIX}{customer_id}"}
+    return {"PK": hold_pk(product_id, _shard_of(customer_id, HOLD_KEY_SHARDS)), "SK": f"{HOLD_PREFIX}{customer_id}"}
 
 
 def holds_pk(shard):
@@ -492,7 +507,8 @@ def hold_expiry_before(now):
 
 def hold_log_key(product_id, customer_id, at):
     """The record of a released hold (`at`: the release's time stamp)."""
-    return {"PK": product_pk(product_id), "SK": f"{HOLD_LOG_PREFIX}{at}#{customer_id}"}
+    return {"PK": hold_pk(product_id, _shard_of(customer_id, HOLD_KEY_SHARDS)),
+            "SK": f"{HOLD_LOG_PREFIX}{at}#{customer_id}"}
 
 
 # --- table migrations -------------------------------------------------------------------
