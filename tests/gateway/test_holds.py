@@ -186,3 +186,25 @@ def test_holds_off_the_order_reads_no_hold(settings, local_ddb):
         place("ann", [line()])
     assert "BatchGetItem" in counter.operations and counter.operations.count("BatchGetItem") == 1
     assert level() == 0
+
+
+def test_with_holds_on_a_sale_writes_nothing_under_the_products_key_but_its_level(holds_on):
+    """Measured on DynamoDB Local (bench/capacity_meter.py: each request's reported units, transactional
+    writes twice): opening the checkout and placing a one-line order. Under P#<pid> only the level (taken
+    when the hold is, not again); the hold is put and deleted in one of the product's hold partitions (by
+    the customer), so a hot product's holds are no hot key (issue 33)."""
+    from bench.capacity_meter import CapacityMeter
+
+    catalog_with(50)
+    with CapacityMeter() as meter:
+        holds_take(customer_id="ann", lines=[line()])
+        place("ann", [line()])
+    writes = {}
+    for c in meter.charges():
+        if c.rw == "W" and c.where == "table":
+            writes[c.pk] = writes.get(c.pk, 0) + c.units
+    product = keys.product_pk("7")
+    hold_partition = keys.hold_key("7", "ann")["PK"]
+    assert hold_partition.startswith(f"{product}#H#")
+    assert writes[product] == 2 and writes[hold_partition] == 4  # the level; the hold put and deleted
+    assert sorted(pk for pk in writes if pk.startswith(product)) == sorted([product, hold_partition])
