@@ -41,6 +41,9 @@ def parse_args(argv=None):
     parser.add_argument("--read-limit", type=float, default=LIMITS["R"], help="read units a second a partition")
     parser.add_argument("--write-limit", type=float, default=LIMITS["W"], help="write units a second a partition")
     parser.add_argument("--costs", type=Path, help="model only: per-operation costs from a saved capacity.json")
+    parser.add_argument("--holds", type=int, default=0, metavar="SECONDS",
+                        help="STOCK_HOLD_SECONDS while measuring (default 0: holds off; the model's funnel and band "
+                             "changes assume the stock is taken when the order is placed)")
     parser.add_argument("--no-chart", action="store_true")
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "capacity")
     return parser.parse_args(argv)
@@ -135,6 +138,7 @@ def main(argv=None):
                     "DJANGO_SQLITE_PATH": str(args.out / "db.sqlite3"),
                     "DJANGO_LOG_LEVEL": "WARNING",
                     "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+                    "STOCK_HOLD_SECONDS": str(args.holds),
                 })
                 (args.out / "db.sqlite3").unlink(missing_ok=True)
                 import django
@@ -148,6 +152,7 @@ def main(argv=None):
 
         meta["indexes"] = [g["IndexName"] for g in create_table_request("x").get("GlobalSecondaryIndexes", [])]
     mixes, sales, linearity = run_model(costs, args)
+    meta.setdefault("stock_hold_seconds", args.holds)
     meta["seconds"] = round(time.perf_counter() - started, 1)
     meta["prices"] = {"read_per_million_usd": args.read_price, "write_per_million_usd": args.write_price}
     meta["limits"] = {"read_units_per_s": args.read_limit, "write_units_per_s": args.write_limit}

@@ -21,15 +21,18 @@ SECONDS_A_MONTH = 730 * 3600
 FUNNEL = ("cart_view", "checkout_get", "checkout_post")
 # The stock buckets of the hot product `make capacity` measures (issue 33: "10 buckets or fewer").
 HOT_BUCKETS = 10
-# A product's own keys: its item and history (product), its stock buckets, its Buyers index shards.
-PER_LINE_ROLES = {"product", "bucket", "buyers", "brand", "category"}
+# A product's own keys: its item and history (product), its stock buckets, its Buyers index shards, its timed
+# holds' partitions (issue 36).
+PER_LINE_ROLES = {"product", "bucket", "buyers", "holds", "brand", "category"}
 # Per-product roles spread evenly over that many keys of the product (read from keys.py where it has them).
-PRODUCT_SHARDS = {"bucket": HOT_BUCKETS, "buyers": getattr(keys, "BUYER_SHARDS", 1)}
+PRODUCT_SHARDS = {"bucket": HOT_BUCKETS, "buyers": getattr(keys, "BUYER_SHARDS", 1),
+                  "holds": getattr(keys, "HOLD_KEY_SHARDS", 1)}
 # A buyer's own partition; an order number's claim (a partition per order); history moved under a sharded key.
 SPREAD_ROLES = {"customer", "order", "history"}
 # Roles whose load is spread evenly over a fixed number of keys: a day's Ledger shards, the OpenOrders shards
 # (keys.py: one partition until issue 33's sharding, OPEN_ORDER_SHARDS after).
-SHARDED_ROLES = {"ledger": keys.LEDGER_SHARDS, "open_orders": getattr(keys, "OPEN_ORDER_SHARDS", 1)}
+SHARDED_ROLES = {"ledger": keys.LEDGER_SHARDS, "open_orders": getattr(keys, "OPEN_ORDER_SHARDS", 1),
+                 "hold_expiry": getattr(keys, "HOLD_SHARDS", 1)}
 
 # On-demand list prices, us-east-1, USD, in effect since 2024-11-01 (aws.amazon.com/dynamodb/pricing/on-demand/,
 # checked 2026-11-23); other regions cost more (eu-central-1 about 20 % more): pass yours.
@@ -236,6 +239,8 @@ def model(costs, mix, prices=PRICES, limits=LIMITS):
 def _key_name(role, index):
     return {"product": f"P#<rank {index + 1}>", "bucket": f"P#<rank {index + 1}>#S#<one of {HOT_BUCKETS}>",
             "buyers": f"P#<rank {index + 1}>#B#<one of {PRODUCT_SHARDS['buyers']}>",
+            "holds": f"P#<rank {index + 1}>#H#<one of {PRODUCT_SHARDS['holds']}>",
+            "hold_expiry": f"HOLDS#<one of {SHARDED_ROLES['hold_expiry']}>",
             "open_orders": "OPEN_ORDERS" + (f"#<one of {SHARDED_ROLES['open_orders']}>"
                                             if SHARDED_ROLES["open_orders"] > 1 else ""),
             "brand": f"B#<brand {index + 1}>",

@@ -81,6 +81,8 @@ class Context:
             return sharded
         if pk.startswith(keys.OPEN_ORDERS_PK):
             return "open_orders"  # the OpenOrders partition (or, sharded, one of its shards)
+        if hasattr(keys, "holds_pk") and pk.startswith(keys.holds_pk("")):
+            return "hold_expiry"  # one of the HoldExpiry index's shards (timed holds, issue 36)
         if pk.startswith(keys.customer_pk("")):
             return "customer"
         if pk.startswith(keys.ORDER_NUMBER_PREFIX):
@@ -103,13 +105,14 @@ class Context:
 
     def product_shard_role(self, pk):
         """"bucket" for a product's stock bucket (P#<pid>#S#<k>), "buyers" for one of its Buyers index
-        shards (P#<pid>#B#<n>, issue 33's who-bought-what): a product's own keys, each of many."""
+        shards (P#<pid>#B#<n>, issue 33's who-bought-what), "holds" for one of its timed holds' partitions
+        (P#<pid>#H#<n>, issue 36): a product's own keys, each of many."""
         prefix, _, rest = pk.partition("#")
         pid, _, tail = rest.partition("#")
         if prefix != "P" or pid not in self.products:
             return None
         kind = tail.split("#", 1)[0]
-        return {"S": "bucket", "B": "buyers"}.get(kind)
+        return {"S": "bucket", "B": "buyers", "H": "holds"}.get(kind)
 
 
 def _ok(response, what):
