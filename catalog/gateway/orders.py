@@ -65,9 +65,11 @@ from .stock import buyer_streams, stock_level_update
 from .transact import put, transact_write, update
 from .validate import check_id, check_quantity, client_request_token, page_size, utc_now
 
-# 2 actions a line (stock, order line) + 3, or 3 with a timed hold of another quantity (its delete), or 3 a line + 1
-# to cancel: within DynamoDB's 100.
+# 2 actions a line (stock, order line) + 3, or 3 with a timed hold of another quantity (its delete): within
+# DynamoDB's 100 actions a transaction (TRANSACTION_ACTIONS). A cancellation takes 3 a line + 1, and its
+# back-in-stock marks (1 a line) go in the same transaction while they fit, after it when they do not.
 MAX_LINES = 25
+TRANSACTION_ACTIONS = 100
 ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
 ADDRESS_MAX_LENGTH = 200
 
@@ -582,13 +584,19 @@ def order_cancel(*, customer_id, order_id, who=""):
         actions.extend(update(keys.order_line_key(customer_id, order_id, line.product_id), "SET cancelledAt = :at",
                               {":at": at.isoformat(timespec="microseconds")}, condition="attribute_exists(PK)")
                        for line in order.lines)
-        # Back-in-stock alerts (issue 36): the units put back are due to the product's alerts (after the lines).
-        actions += [alert_due_action(line.product_id, line.quantity)
-                    for line in order.lines if line.product_id in products]
+        # Back-in-stock alerts (issue 36): the units put back are due to the product's alerts (after the lines),
+        # in the same transaction while it has room (an order of MAX_LINES lines: not all of them).
+        due = [alert_due_action(line.product_id, line.quantity) for line in order.lines if line.product_id in products]
+        if len(actions) + len(due) <= TRANSACTION_ACTIONS:
+            actions, due = actions + due, []
         state = tuple((p.product_id, p.stock_level, p.reorder_point) for p in products.values())
         refusal = transact_write(
             actions, request_token=client_request_token("cancel", customer_id, order_id, at.isoformat(), state)
         )
+        if refusal is None and due:
+            # Their own transaction, right after (the same token again is the same write): a crash in
+            # between leaves those alerts to the product's next receipt; the cancellation stands.
+            transact_write(due, request_token=client_request_token("cancel-due", customer_id, order_id))
         if refusal is None or refusal.replay:
             return order_get(customer_id=customer_id, order_id=order_id)
         if refusal.failed(0):

@@ -6,7 +6,8 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import LineProblem, PurchaseLine, orders
+from catalog.gateway import LineProblem, PurchaseLine, keys, orders
+from catalog.gateway.alerts import alerts_due
 from catalog.gateway.errors import InvalidInput, NotFound, OrderRejected
 from catalog.gateway.testing import count_requests
 from tests.helpers import items_in_partition, seed, small_catalog
@@ -220,6 +221,12 @@ def test_a_full_cart_of_25_lines_fits_one_transaction(local_ddb):
     order = place([PurchaseLine(f"z{i}", 1, Decimal("2.50")) for i in range(25)])
     assert len(order.lines) == 25 and order.total == Decimal("62.50")
     assert stock("z24") == 4
+    # Staff can cancel it too: every unit back, and every product due to its back-in-stock alerts (a
+    # cancellation of 25 lines takes 101 actions with them: the marks follow in their own transaction).
+    orders.order_cancel(customer_id="7", order_id=order.order_id, who="staff")
+    assert [stock(f"z{i}") for i in range(25)] == [5] * 25
+    due = {d.product_id: d for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s)}
+    assert {f"z{i}" for i in range(25)} <= set(due)
 
 
 # --- the customer item, the address copy, the confirmation claim ------------------------------
