@@ -114,12 +114,16 @@ def order_costs(costs, lines_per_order):
 def band_change_charges(costs):
     """What a sale that moves its product's stock band (catalog/availability.stock_band) writes beyond
     one inside a band: the product's list index entries, {(where, role, kind, rw): units}. Measured as
-    the difference of a one-line checkout that crosses a band (`band_change_checkout`) and one that
-    does not (`checkout_post_1`), index entries only."""
+    the difference of a one-line checkout page and order that cross a band (`band_change_checkout`) and
+    ones that do not (`checkout_get_1` + `checkout_post_1`), index entries only: with timed holds the
+    band moves when the checkout page holds the unit, without when the order takes it."""
     if "band_change_checkout" not in costs:
         return {}
     crossing = _split(costs["band_change_checkout"]["charges"])[1]
-    inside = _split(costs["checkout_post_1"]["charges"])[1]
+    inside = {}
+    for name in ("checkout_get_1", "checkout_post_1"):
+        for k, v in _split(costs[name]["charges"])[1].items():
+            inside[k] = inside.get(k, 0.0) + v
     out = {k: v - inside.get(k, 0.0) for k, v in crossing.items() if k[0] != "table"}
     return {k: v for k, v in out.items() if v > 1e-9}
 

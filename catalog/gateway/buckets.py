@@ -156,27 +156,32 @@ def _bucket_take(product, bucket, quantity, price):
     )
 
 
-def settle_for_sale(products, lines):
+def settle_for_sale(products, lines, *, consistent=True):
     """{product_id: Product}, each line's bucketed product made ready for sale_take: spread with a
     bucket (as read) that can serve the line, or gathered and read consistently (the exact path, and
-    an exact "sold out"). Gathers or spreads where needed; other products are left as they are."""
+    an exact "sold out"). Gathers or spreads where needed; other products are left as they are.
+    `consistent`: whether `products` were read consistently; if not, a product whose buckets look
+    unable to serve is read again consistently before it is gathered (a stale read never gathers)."""
     fresh = dict(products)
     for line in lines:
         product = fresh.get(line.product_id)
         if product is None or not bucketed(product) or product.price != line.price:
             continue
-        fresh[line.product_id] = _settle(product, line.quantity)
+        fresh[line.product_id] = _settle(product, line.quantity, confirmed=consistent)
     return fresh
 
 
-def _settle(product, quantity):
+def _settle(product, quantity, *, confirmed=True):
     for _attempt in contended_attempts():
         if product.spread:
             if product.bucket_levels is None:
-                product = _read(product.product_id)
+                product, confirmed = _read(product.product_id), True
                 continue
             if _servable(product, quantity):
                 return product
+            if not confirmed:
+                product, confirmed = _read(product.product_id), True
+                continue
             product = stock_gather(product_id=product.product_id)
         if _spreadable(product, quantity):
             spread = _spread(product)

@@ -26,16 +26,16 @@ from .alerts import alert_due_action
 from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
 from .batches import batch_get
 from .boundary import translate_errors
-from .buckets import sale_take, settle_for_sale, stock_gather
+from .buckets import GATHERING, SPREAD, sale_take, settle_for_sale, stock_gather
 from .client import client, table_name
 from .codec import deserialize, serialize
 from .entities import Product
-from .errors import NotFound, OrderRejected, StockBusy
+from .errors import OrderRejected, StockBusy
 from .pages import KeyRange, query_items
-from .products import product_get, products_get_many
+from .products import products_get_many
 from .stock import stock_level_update
 from .threads import SHARD_READERS, in_parallel
-from .transact import delete, put, transact_write
+from .transact import delete, put, transact_write, update
 from .validate import check_id, client_request_token, utc_now
 
 ENDED, CANCELLED = "ended", "cancelled"
@@ -153,15 +153,19 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None):
     seconds = settings.STOCK_HOLD_SECONDS if seconds is None else seconds
     max_units = settings.STOCK_HOLD_MAX_UNITS if max_units is None else max_units
     ids = [line.product_id for line in lines]
-    products, holds = None, None
+    products, holds, consistent = None, None, False
     for attempt in attempts_until_deadline():
-        if products is None:
-            products = products_get_many(product_ids=ids, consistent=True)
         if holds is None:
             holds = holds_of(customer_id=customer_id, product_ids=ids)
         own = {pid: hold.quantity for pid, hold in holds.items()}
         more = [dataclasses.replace(line, quantity=line.quantity - own.get(line.product_id, 0)) for line in lines]
-        products = settle_for_sale(products, [line for line in more if line.quantity > 0])
+        taking = [line for line in more if line.quantity > 0]
+        if products is None:
+            # As orders.order_place: any replica first (every take is conditional), and only the buckets
+            # of the products it takes more of; a refusal is confirmed on a consistent read.
+            products = products_get_many(product_ids=ids, consistent=consistent,
+                                         levels_of={line.product_id for line in taking})
+        products = settle_for_sale(products, taking, consistent=consistent)
         # What the shopper can have: what others can still buy plus what they hold themselves.
         theirs = {pid: dataclasses.replace(p, stock_level=(p.stock_level or 0) + own.get(pid, 0))
                   for pid, p in products.items()}
@@ -169,6 +173,9 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None):
         problems += [LineProblem(line.product_id, LineProblem.LIMIT, name=products[line.product_id].name,
                                  available=max_units)
                      for line in lines if line.quantity > max_units and line.product_id in products]
+        if problems and not consistent:
+            products, consistent = None, True
+            continue
         if problems:
             raise OrderRejected(problems)
         outcome = _transact_holds(customer_id=customer_id, lines=lines, more=more, products=products, holds=holds,
@@ -278,18 +285,16 @@ def order_line_take(*, product, line, hold):
 # --- releasing ------------------------------------------------------------------------------
 
 def hold_release(*, hold, why, ended_by=None):
-    """Put a hold's units back (exactly, on the gathered product item), delete it and record it: one
-    transaction, only if the hold is still the one read (and, with `ended_by`, ended by then), which
-    also marks the product due for back-in-stock alerts. True if released; False if the hold was
+    """Put a hold's units back, delete it and record it: one transaction, only if the hold is still the
+    one read (and, with `ended_by`, ended by then), which also marks the product due for back-in-stock
+    alerts. The units go back exactly on a gathered product item; on a spread product, relatively onto
+    its item's own units (its reserve: no gather, no bucket read, and the total stays the item's plus
+    its buckets'), only while it is still spread or gathering. True if released; False if the hold was
     renewed, sold or released meanwhile."""
     condition, values = _hold_condition(hold, ended_by=ended_by)
     for _attempt in contended_attempts():
-        try:
-            product = product_get(product_id=hold.product_id, consistent=True)
-        except NotFound:
-            product = None  # no longer sold: its units went with it; the hold still goes
-        if product is not None and product.spread:
-            product = stock_gather(product_id=hold.product_id)
+        product = products_get_many(product_ids=[hold.product_id], consistent=True, levels_of=()).get(hold.product_id)
+        # None: no longer sold: its units went with it; the hold still goes
         at = utc_now().isoformat(timespec="microseconds")
         log = {
             **keys.hold_log_key(hold.product_id, hold.customer_id, at), "type": "HOLD_RELEASED",
@@ -299,13 +304,17 @@ def hold_release(*, hold, why, ended_by=None):
         }
         actions = [delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values),
                    put(log, if_absent=True)]
+        if product is not None and product.spread:
+            actions.append(update(keys.product_key(hold.product_id), "ADD stockLevel :n",
+                                  {":n": hold.quantity, ":s": SPREAD, ":g": GATHERING},
+                                  condition="stockSpread IN (:s, :g)"))
+        elif product is not None:
+            actions.append(stock_level_update(product_id=hold.product_id, current=product.stock_level,
+                                              new=product.stock_level + hold.quantity,
+                                              reorder_point=product.reorder_point))
         if product is not None:
-            actions += [
-                stock_level_update(product_id=hold.product_id, current=product.stock_level,
-                                   new=product.stock_level + hold.quantity, reorder_point=product.reorder_point),
-                alert_due_action(hold.product_id, hold.quantity),  # units back: alerts are due, as for a receipt
-            ]
-        state = None if product is None else (product.stock_level, product.reorder_point)
+            actions.append(alert_due_action(hold.product_id, hold.quantity))  # units back: as for a receipt
+        state = None if product is None else (product.spread, product.stock_level, product.reorder_point)
         refusal = transact_write(actions, request_token=client_request_token(
             "release", hold.product_id, hold.customer_id, hold.until, at, state))
         if refusal is None or refusal.replay:

@@ -179,20 +179,28 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     check_id("Order", order_id)
     check_id("Idempotency key", token)
     check_lines(lines)
-    products, number_attempt, holds = None, 0, None
+    products, number_attempt, holds, consistent = None, 0, None, False
+    ids = [line.product_id for line in lines]
     # Until the request's write budget runs out (attempts_until_deadline): a crowd is no reason to
     # give up, only the time the shopper can wait is.
     for attempt in attempts_until_deadline():
-        if products is None:
-            products = products_get_many(product_ids=[line.product_id for line in lines], consistent=True)
         if holds is None:  # timed holds (issue 36): the units the shopper holds are theirs, no stock check
-            holds = holds_of(customer_id=customer_id, product_ids=[line.product_id for line in lines]) \
-                if holds_enabled() else {}
-        # A product spread over stock buckets: a bucket that can serve the line (what it takes beyond
-        # the shopper's hold), or gathered (exact).
+            holds = holds_of(customer_id=customer_id, product_ids=ids) if holds_enabled() else {}
+        # What each line takes beyond the shopper's hold: only those products' buckets are read.
         beyond = [_beyond(line, holds) for line in lines]
-        products = settle_for_sale(products, [line for line in beyond if line.quantity > 0])
+        taking = [line for line in beyond if line.quantity > 0]
+        if products is None:
+            # Read as a hot product's crowd can afford (half the units, any replica): every take is
+            # conditional, so a stale level is refused and read again; a refusal of the order is
+            # only ever said from a consistent read (below).
+            products = products_get_many(product_ids=ids, consistent=consistent,
+                                         levels_of={line.product_id for line in taking})
+        # A product spread over stock buckets: a bucket that can serve the line, or gathered (exact).
+        products = settle_for_sale(products, taking, consistent=consistent)
         problems = line_problems(lines, _with_held(products, holds))
+        if problems and not consistent:
+            products, consistent = None, True  # confirm on the latest write before saying no
+            continue
         if problems:
             placed = _order_or_none(customer_id=customer_id, order_id=order_id)
             if placed is not None:

@@ -83,15 +83,17 @@ def bucket_levels(products, *, consistent=False):
     }
 
 
-def with_buckets(products, *, consistent=False):
+def with_buckets(products, *, consistent=False, levels_of=None):
     """`products` (a list) with the levels of the buckets of those whose stock is spread (one more
     request, bucket_levels, only if there are any): `stock_level` is then the total, the product
-    item's own units plus its buckets'. A gathered product's item holds the total itself."""
-    spread = [p for p in products if p.spread]
+    item's own units plus its buckets'. A gathered product's item holds the total itself.
+    `levels_of` (product IDs) limits the buckets read to those products' (None: all); the others'
+    `bucket_levels` stay None and their `stock_level` is their item's own units only."""
+    spread = [p for p in products if p.spread and (levels_of is None or p.product_id in levels_of)]
     if not spread:
         return products
     levels = bucket_levels(spread, consistent=consistent)
-    return [levels_read(p, levels[p.product_id]) if p.spread else p for p in products]
+    return [levels_read(p, levels[p.product_id]) if p.product_id in levels else p for p in products]
 
 
 def levels_read(product, levels):
@@ -125,14 +127,14 @@ def with_stock_levels(page):
     )
 
 
-def products_get_many(*, product_ids, consistent=False):
+def products_get_many(*, product_ids, consistent=False, levels_of=None):
     """Several products by id in one BatchGetItem (at most 100): {product_id: Product}.
-    Unknown ids are simply absent."""
+    Unknown ids are simply absent. `levels_of`: as with_buckets."""
     ids = list(dict.fromkeys(check_id("Product", pid) for pid in product_ids))
     if len(ids) > BATCH_GET_SIZE:
         raise ValueError(f"at most {BATCH_GET_SIZE} products at once")
     items = batch_get([keys.product_key(pid) for pid in ids], consistent=consistent)
-    products = with_buckets([Product.from_item(i) for i in items], consistent=consistent)
+    products = with_buckets([Product.from_item(i) for i in items], consistent=consistent, levels_of=levels_of)
     return {p.product_id: p for p in products}
 
 

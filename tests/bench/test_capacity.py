@@ -1,11 +1,10 @@
 """The capacity model (`make capacity`): its measured costs match the items the code writes, and the
 report is written from them."""
 import json
-import re
 
 import pytest
 
-from bench import capacity, capacity_report
+from bench import capacity, capacity_model, capacity_report
 from bench.capacity_meter import CapacityMeter, index_entry_size, item_size, schema_indexes, write_units
 from bench.capacity_ops import measure_all
 from catalog import gateway
@@ -121,8 +120,9 @@ def test_a_checkout_line_costs_its_product_update_and_its_order_line_with_two_in
     assert len(claim) == 1
     writes = {k: v for k, v in _charged(one).items() if k[2] == "W"}
     assert writes == _expected_writes(customer + product_items + claim, before_one)
-    # The consistent read of the line's product before the transaction: one 4 KB unit.
-    assert _charged(one)[("table", "P#1", "R")] == 1
+    # The read of the line's product before the transaction, from any replica (its take is conditional; a
+    # refusal is confirmed consistently): half a 4 KB unit.
+    assert _charged(one)[("table", "P#1", "R")] == 0.5
 
     two, second = place(["1", "4"])
     # Each order claims its own number, and its open-order entry and its lines' Ledger and Buyers entries go to
@@ -161,9 +161,10 @@ def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, 
     # its record is the order line, issue 33): 500 sales/s. Spread over 10 buckets the level's 2 units go to one
     # bucket of 10 and the product item is not written: then reads limit it. Its pages (add to cart, cart, checkout
     # page) read the process's kept copy (catalog/hot_products.py): nothing a sale; the checkout reads the item
-    # and its buckets consistently (1 read unit a sale on each), and each of the model's 8 processes reads them
-    # again once a second (0.5 units each): (3,000 - 4) / 1 = 2,996 sales/s (1,200 when every page read them).
-    # Its brand's and category's list index
+    # and its buckets from any replica (0.5 read units a sale on each), and each of the model's 8 processes reads
+    # them again once a second (0.5 units each): (3,000 - 4) / 0.5 = 5,992 sales/s of reads (2,996 when the
+    # checkout read consistently, 1,200 when every page read them). Then the writes limit it: the order line's
+    # Buyers entry, 2 units in one of the product's 8 shards, 4,000 sales/s. Its brand's and category's list index
     # entries only when it moves the stock band: 6 of a product's 1,000 units (the mix's stock), 2 units each
     # time: 83,333 sales/s of one brand. Every order writes 2 units in one of the OPEN_ORDERS shards: 500
     # orders/s of the shop per shard (keys.py).
@@ -173,18 +174,17 @@ def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, 
     assert "table|product|METADATA|W" not in hot and hot["table|bucket|STOCK|W"] == 2
     assert costs["hot_funnel"]["requests"] == {}  # the kept copy
     assert costs["hot_refresh"]["requests"] == {"GetItem": 1, "BatchGetItem": 1}  # the item, its 10 buckets
-    assert costs["hot_checkout"]["charges"]["table|product|METADATA|R"] == 1  # consistent: exact as before
-    assert costs["hot_checkout"]["charges"]["table|bucket|STOCK|R"] == 10
-    assert design["product"]["sales_per_s"] == 2996
-    limit = r"table P#<rank 1>(#S#<one of 10>)? \(1 RRU a sale( on each)? \+ 4 RRU/s"  # the item or a bucket
-    assert re.match(limit, design["product"]["limited_by"])
+    assert costs["hot_checkout"]["charges"]["table|product|METADATA|R"] == 0.5  # any replica
+    assert costs["hot_checkout"]["charges"]["table|bucket|STOCK|R"] == 5
+    assert design["product"]["sales_per_s"] == 4000
+    assert design["product"]["limited_by"].startswith("Buyers P#<rank 1>#B#<one of 8> (0.25 WRU a sale on each")
     shards = getattr(keys, "OPEN_ORDER_SHARDS", 1)
     assert design["shop"]["sales_per_s"] == 500 * shards
     assert design["brand"]["sales_per_s"] == design["category"]["sales_per_s"] == 83_333.3
     limit = design["brand"]["limited_by"]  # an index partition of the brand (GSI1v2, ByName1v2, ...)
     assert not limit.startswith("table") and " B#<brand 1> " in limit
     assert design["shop"]["limited_by"].startswith("OpenOrders OPEN_ORDERS")
-    assert saved["limits"] == {"product_units_per_s": 2996, "brand_units_per_s": 83_333.3,
+    assert saved["limits"] == {"product_units_per_s": 4000, "brand_units_per_s": 83_333.3,
                                "category_units_per_s": 83_333.3, "shop_orders_per_s": 500 * shards}
     # A checkout line: its product (or bucket) and order line (the sale's record), the line's Ledger and Buyers
     # entries (issue 33; 10 with a history item and its ByReason entry, 26 before the stock band); a staff
@@ -194,11 +194,13 @@ def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, 
     # A line shaped as a relative sale writes (no band, no resulting level) costs the same: the product update
     # is one unit's worth either way, and it writes no list index entry either.
     assert sum(costs["relative_sale_line"]["charges"].values()) == 8
+    # The flash sale's product on one item (not spread): its pages' reads alone take its partition to the limit.
     flash = saved["mixes"]["flash_sale"]
-    assert [p["key"] for p in flash["over_limit"]] == ["P#<rank 1>"]
+    busiest = max(flash["partitions"], key=lambda p: p["utilisation"])
+    assert busiest["key"] == "P#<rank 1>" and busiest["utilisation"] > 0.95
     assert not saved["mixes"]["ordinary_day"]["over_limit"]
     assert flash["monthly_on_demand"]["total_usd"] > saved["mixes"]["ordinary_day"]["monthly_on_demand"]["total_usd"]
-    assert "**OVER**" in (tmp_path / "capacity.md").read_text()
+    assert "P#<rank 1>" in (tmp_path / "capacity.md").read_text()
 
 
 def test_item_size_follows_the_documented_rules():
@@ -206,3 +208,19 @@ def test_item_size_follows_the_documented_rules():
     assert item_size({"PK": {"S": "P#1"}, "n": {"N": "120"}}) == 2 + 3 + 1 + 2
     assert item_size({"m": {"M": {"a": {"BOOL": True}}}}) == 1 + 3 + (1 + 1 + 1)
     assert write_units(1024) == 1 and write_units(1025) == 2 and write_units(10, transactional=True) == 2
+
+
+def test_with_timed_holds_on_one_product_still_sells_2000_units_a_second(local_ddb, db, settings):
+    """`make capacity --holds 600`, the shop's default: the checkout page holds the unit (a bucket's level, the
+    hold in one of the product's 8 hold partitions and its HoldExpiry entry), placing the order deletes the hold
+    and reads no bucket. The hold partitions limit one product: 4 units a sale over 8, 2,000 sales/s (issue 33's
+    target; 1,498 when both steps read every bucket consistently). The band moves when the page holds the unit,
+    so the brand's and category's figures are the same as without holds."""
+    settings.STOCK_HOLD_SECONDS = 600
+    costs = measure_all(log=lambda message: None)
+    limits = capacity_model.limits(costs)
+    assert limits["product_units_per_s"] == 2000
+    assert limits["brand_units_per_s"] == limits["category_units_per_s"] == 83_333.3
+    assert limits["shop_orders_per_s"] == 16_000  # a HoldExpiry entry put and deleted, 4 units over 64 shards
+    assert capacity_model.write_units(costs)["checkout_line"] == 10  # the hold's delete and its entry's, not 2
+    assert "table|bucket|STOCK|R" not in costs["hot_checkout"]["charges"]
