@@ -13,6 +13,7 @@ or gathered) is not kept: its pages read it as before, one GetItem; staff pages 
 from django.core.cache import caches
 
 from . import gateway
+from .gateway.holds import units_held
 
 CACHE = "hot_products"
 
@@ -50,3 +51,16 @@ def products_for_shopper(product_ids):
         _keep(cache, fresh.values())
         found.update(fresh)
     return found
+
+
+def units_held_for_shopper(product_id):
+    """Units of a sold-out product held by shoppers paying now (gateway.units_held: a Query of each of its
+    hold partitions, reading every hold item), kept a second: the sold-out page of a drop is what its crowd
+    reloads, and the figure is only information (nothing is decided on it)."""
+    cache = caches[CACHE]
+    key = f"held:{gateway.check_id('Product', product_id)}"
+    held = cache.get(key)
+    if held is None:
+        held = units_held(product_id=product_id, consistent=False)
+        cache.set(key, held)
+    return held

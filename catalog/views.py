@@ -17,7 +17,7 @@ from storefront.http import (
 
 from . import cards, gateway, hot_products, images, names, product_page
 from .gateway.alerts import alert_count
-from .gateway.holds import holds_enabled, units_held
+from .gateway.holds import holds_enabled
 
 
 @require_safe
@@ -257,8 +257,9 @@ def product_detail(request, product_id):
             "parts": product_page.product_parts(product, brand_name=brand_name, category_name=category_name),
             # Sold out: "Email me when it's back" says how many wait (one GetItem more, only then; issue 36).
             "alert_waiting": None if product.in_stock else alert_count(product_id=product_id),
-            # Sold out while shoppers hold units (timed holds, issue 36): say so (one Query more, only then).
-            "units_held": units_held(product_id=product_id, consistent=False)
+            # Sold out while shoppers hold units (timed holds, issue 36): say so (a Query of each hold partition,
+            # only then, and at most once a second a process: hot_products).
+            "units_held": hot_products.units_held_for_shopper(product_id)
             if not product.in_stock and holds_enabled() else 0,
         },
     )

@@ -31,7 +31,7 @@ def test_opening_the_checkout_holds_the_cart_in_four_requests(catalog, holds_on,
     alice.get("/cart/")  # the header's brand and category names are cached from here on
     with count_requests() as counter:
         html = alice.get("/checkout/").content.decode()
-    # The cart's products; then, for the hold, the products (consistent) and the shopper's holds; one transaction.
+    # The cart's products; then, for the hold, the shopper's holds and the products (any replica); one transaction.
     assert counter.operations == ["BatchGetItem", "BatchGetItem", "BatchGetItem", "TransactWriteItems"]
     assert "We hold these units for you until" in html and level("8") == 0
     cart = alice.get("/cart/").content.decode()  # the holder's own cart: the unit is theirs
@@ -59,6 +59,27 @@ def test_the_holder_can_add_more_beside_the_units_they_hold(catalog, holds_on, s
     assert 'value="5"' in html and 'href="/checkout/"' in html
     alice.get("/checkout/")  # the hold grows to the new quantity
     assert level("5") == 0
+
+
+def test_a_sold_out_pages_held_units_are_read_once_while_kept(catalog, holds_on, alice, client, django_user_model):
+    """The sold-out page of a drop says how many units shoppers hold (every hold item of the product, a Query of
+    each of its hold partitions); its crowd reloads it, so each process reads that at most once a second."""
+    from django.core.cache import caches
+
+    from catalog import hot_products
+
+    add(alice, "8")  # Acme Roadster: the last one
+    alice.get("/checkout/")  # held: sold out for everyone else
+    caches[hot_products.CACHE].clear()
+    client.force_login(make_account(django_user_model, "bob", "a-long-password-2"))  # alice's client: now bob
+    client.get("/")
+    counts = []
+    for _ in range(2):
+        with count_requests() as counter:
+            html = client.get("/products/8/").content.decode()
+        assert "1 unit held by shoppers who are paying now" in html
+        counts.append(counter.operations.count("Query"))
+    assert counts == [8, 0]
 
 
 def test_removing_the_line_releases_the_hold_at_once(catalog, holds_on, alice):
