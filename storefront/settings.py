@@ -371,6 +371,9 @@ SHOP_BASE_URL = env("SHOP_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
 STOCK_HOLD_SECONDS = env_int("STOCK_HOLD_SECONDS", 600)
 # At most this many units of one product held for one shopper (a bigger cart line cannot check out).
 STOCK_HOLD_MAX_UNITS = env_int("STOCK_HOLD_MAX_UNITS", 10, minimum=1)
+# The longest one hold lasts, renewals included: opening the checkout again renews a hold, but never past
+# this many seconds after it was first taken (then it ends, is released, and the shopper queues again).
+STOCK_HOLD_MAX_SECONDS = env_int("STOCK_HOLD_MAX_SECONDS", 2 * STOCK_HOLD_SECONDS, minimum=STOCK_HOLD_SECONDS)
 
 # A product whose stock is spread over buckets, as shoppers' pages read it, is kept this many seconds in the
 # `hot_products` cache (catalog/hot_products.py; 0: not kept); staff pages and the checkout read it exactly.

@@ -21,11 +21,12 @@ a number another order holds already (the claim's condition fails) is tried agai
 import dataclasses
 import hashlib
 import secrets
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from botocore.exceptions import ClientError
 from django.conf import settings
+from django.utils.timesince import timesince
 
 from catalog import availability
 from storefront.numbers import euro
@@ -126,6 +127,7 @@ class LineProblem:
     SHORT = "short"
     PRICE = "price"
     LIMIT = "limit"  # more than STOCK_HOLD_MAX_UNITS to hold (holds.holds_take; `available` is the limit)
+    ENDED = "ended"  # a hold that ended at STOCK_HOLD_MAX_SECONDS, released (holds.holds_take; `available`: those)
 
     def __init__(self, product_id, kind, *, name="", available=None, price=None):
         self.product_id = product_id
@@ -142,6 +144,12 @@ class LineProblem:
         if self.kind == self.LIMIT:
             return (f"While you pay, we hold at most {self.available} of {self.name} for one shopper; "
                     "please lower the quantity in your cart.")
+        if self.kind == self.ENDED:
+            start = datetime.fromtimestamp(0, UTC)
+            longest = timesince(start, start + timedelta(seconds=self.available))
+            return (f"Your hold on {self.name} ended: we hold units for one shopper at most {longest}, however "
+                    "often the checkout is opened. They are back on sale; check out again to hold them if they "
+                    "are still there.")
         return f"The price of {self.name} changed to {euro(self.price)}."
 
     def __repr__(self):
