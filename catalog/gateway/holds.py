@@ -6,8 +6,9 @@ spread product) and writes the shopper's hold item beside them, in one transacti
 every page shows is what others can still buy, and a crowd cannot hold more than there is. Opening
 it again renews the shopper's own hold (only the difference is taken or put back; the shopper's own
 units count for them, so they are never blocked by their own hold), but never past STOCK_HOLD_MAX_SECONDS
-after it was first taken: then it ends, and the shopper queues again for the units like anyone. Placing the order deletes the
-hold in the order's transaction instead of taking stock (orders._transact_order: hold_consume);
+after it was first taken: then it ends, and the shopper queues again for the units like anyone. Placing
+the order deletes the hold in the order's transaction instead of taking stock (orders._transact_order:
+hold_consume);
 a cancelled or emptied cart, or the release job once the hold ended, puts the units back exactly
 (and marks the product due for back-in-stock alerts, as a receipt does) and leaves a record.
 
