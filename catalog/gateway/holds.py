@@ -24,7 +24,7 @@ from decimal import Decimal
 from django.conf import settings
 
 from . import keys
-from .alerts import alert_due_action
+from .alerts import alert_due_action, transact_write_marking_due
 from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
 from .batches import batch_get
 from .boundary import translate_errors
@@ -142,7 +142,8 @@ def _hold_condition(hold, *, ended_by=None):
 
 class PutBack:
     """The stock action of a line the shopper now holds fewer units of (the cart went down elsewhere):
-    the difference goes back, exactly, on the gathered product item (gathered here if spread)."""
+    the difference goes back, exactly, on the gathered product item (gathered here if spread); `due`,
+    the action that marks them due to the product's back-in-stock alerts, as a released hold's units."""
 
     def __init__(self, product, units):
         if product.spread:
@@ -154,6 +155,7 @@ class PutBack:
             reorder_point=product.reorder_point,
         )
         self.path = ("back", product.stock_level)
+        self.due = alert_due_action(product.product_id, units)
 
     def after_refusal(self, old):
         return None if old is None else Product.from_item(old)
@@ -254,7 +256,10 @@ def _transact_holds(*, customer_id, lines, more, products, holds, until, max_sec
             action["Put"].update(ConditionExpression=condition, ExpressionAttributeValues=serialize(values))
             actions.append(action)
     paths = tuple((pid, take.path) for pid, take in takes.values())
-    refusal = transact_write(actions, request_token=client_request_token("hold", customer_id, stamp, until, paths))
+    due = [take.due for _pid, take in takes.values() if isinstance(take, PutBack)]  # units back: alerts due
+    refusal = transact_write_marking_due(
+        actions, due, request_token=client_request_token("hold", customer_id, stamp, until, paths),
+        due_token=client_request_token("hold-due", customer_id, stamp))
     if refusal is None or refusal.replay:
         return new
     if any(refusal.failed(i) for i in range(hold_index, len(actions))):

@@ -1,16 +1,18 @@
 """Timed holds (issue 36), on moto: renewing a hold (opening the checkout again) never pushes its end
 past STOCK_HOLD_MAX_SECONDS after it was first taken; a hold that ended at that cap is released and the
-shopper queues again for its units like anyone."""
+shopper queues again for its units like anyone; units a shrinking hold gives back are due to alerts."""
 import time
 from decimal import Decimal
 
 import pytest
+from django.core import mail
 
 from catalog import gateway
-from catalog.gateway import LineProblem, PurchaseLine, keys
+from catalog.gateway import LineProblem, PurchaseLine, alerts, keys
 from catalog.gateway.alerts import alerts_due
 from catalog.gateway.errors import OrderRejected
 from catalog.gateway.holds import holds_of, holds_released, holds_take
+from shop.stock_alerts import send_due_alerts
 from tests.helpers import age_hold
 
 
@@ -95,3 +97,31 @@ def test_a_hold_ended_before_its_cap_is_still_renewed_to_the_cap(holds_on):
     age_hold("ann", "7", 900)  # ended 300 s ago, not released yet; 300 s left of its cap
     renewed = holds_take(customer_id="ann", lines=[line(1)])["7"]
     assert renewed.final() and int(time.time()) < renewed.until <= int(time.time()) + 300 and level() == 39
+
+
+# --- units given back when a hold shrinks ----------------------------------------------------
+
+def model_y(quantity):
+    return PurchaseLine(product_id="2", quantity=quantity, price=Decimal("44990.00"))  # 3 in stock
+
+
+def due_units(product_id):
+    return sum(d.units for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s) if d.product_id == product_id)
+
+
+def test_a_hold_that_shrinks_tells_the_shoppers_waiting(holds_on, settings):
+    settings.STOCK_ALERT_MARGIN = 0
+    holds_take(customer_id="ann", lines=[model_y(3)])  # every unit held: sold out for others
+    alerts.alert_ask(product_id="2", email="carol@example.com", customer_id="carol")
+    assert due_units("2") == 0
+    holds_take(customer_id="ann", lines=[model_y(2)])  # her cart went down on another device
+    assert level("2") == 1 and due_units("2") == 1  # the unit back is due to alerts, as a released one
+    send_due_alerts()
+    assert [(m.to, m.subject) for m in mail.outbox] == [(["carol@example.com"], "Back in stock: Model Y")]
+
+
+def test_an_order_of_fewer_than_held_marks_the_rest_due(holds_on):
+    holds_take(customer_id="ann", lines=[model_y(3)])
+    gateway.order_place(customer_id="ann", customer_name="Ann", order_id=gateway.new_order_id(),
+                        token=gateway.new_token(), lines=[model_y(1)])
+    assert level("2") == 2 and due_units("2") == 2

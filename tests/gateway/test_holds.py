@@ -124,6 +124,31 @@ def test_an_order_of_more_than_held_uses_the_hold_and_takes_the_rest(holds_on):
     assert reconcile_product(product_id="7") is None
 
 
+def test_a_full_cart_of_shrunk_holds_marks_every_unit_back_due(holds_on):
+    """25 lines held 3 each, then 2 each (the renewal: 75 actions with their due marks), then ordered 1 each
+    from the holds (each line's put-back, record and hold delete, and 3: 103 actions with the marks: they
+    follow the order in their own transaction)."""
+    data = small_catalog()
+    data["products"] = [{"productId": f"z{i}", "name": f"Thing {i}", "brandId": "1", "categoryId": "1",
+                         "price": "2.50", "stockLevel": 3} for i in range(25)]
+    seed(data)
+
+    def cart(n):
+        return [PurchaseLine(product_id=f"z{i}", quantity=n, price=Decimal("2.50")) for i in range(25)]
+
+    def due():
+        return {d.product_id: d.units for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s)}
+
+    holds_take(customer_id="ann", lines=cart(3))
+    assert [level(f"z{i}") for i in range(25)] == [0] * 25 and due() == {}
+    holds_take(customer_id="ann", lines=cart(2))
+    assert [level(f"z{i}") for i in range(25)] == [1] * 25 and due() == {f"z{i}": 1 for i in range(25)}
+    order = place("ann", cart(1))
+    assert len(order.lines) == 25 and [level(f"z{i}") for i in range(25)] == [2] * 25
+    assert due() == {f"z{i}": 2 for i in range(25)}
+    assert all(reconcile_product(product_id=f"z{i}") is None for i in range(25))
+
+
 def test_an_order_of_fewer_than_held_gives_back_the_rest(holds_on):
     catalog_with(3)
     holds_take(customer_id="bob", lines=[line(3)])
