@@ -8,9 +8,9 @@ it again renews the shopper's own hold (only the difference is taken or put back
 units count for them, so they are never blocked by their own hold), but never past STOCK_HOLD_MAX_SECONDS
 after it was first taken: then it ends, and the shopper queues again for the units like anyone. Placing
 the order deletes the hold in the order's transaction instead of taking stock (orders._transact_order:
-hold_consume);
-a cancelled or emptied cart, or the release job once the hold ended, puts the units back exactly
-(and marks the product due for back-in-stock alerts, as a receipt does) and leaves a record.
+hold_consume); a cancelled or emptied cart, or the release job once the hold ended, puts the units back
+exactly (and marks the product due for back-in-stock alerts, as a receipt does, as do units a shrinking
+hold gives back) and leaves a record.
 
 A hold is no stock change of the ledger: held units are out of `stockLevel` and in a hold item
 of the product's partition, so a level is the sum of its changes minus the units held now
