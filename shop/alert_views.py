@@ -1,6 +1,7 @@
 """Back-in-stock alerts (issue 36): ask on a sold-out product page, confirm (guests), unsubscribe from
 an email, cancel on the account page. Thin views over catalog/gateway/alerts.py; the emails are sent
 by run_stock_jobs (shop/stock_alerts.py), never here."""
+from allauth.core import ratelimit
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -25,6 +26,8 @@ from catalog.gateway.alerts import (
 from .stock_alerts import CONFIRM_MAX_AGE, read_link_token
 
 PARTIAL = "shop/partials/stock_alert.html"
+TOO_MANY = ("You have asked for alerts too often in the last hour (from this connection, for this address or "
+            "this account). Nothing was saved; please try again later.")
 
 
 class AlertForm(forms.Form):
@@ -49,7 +52,8 @@ def _answer(request, product, *, message="", error="", status=200, waiting=None)
 @vary_on_headers("HX-Request")
 def notify(request, product_id):
     """POST /products/<product_id>/notify/ (`email`; ignored when signed in): ask for an email when the
-    product is back. 404 unknown product, 400 bad email, 409 in stock or too many alerts."""
+    product is back. 404 unknown product, 400 bad email, 409 in stock or too many alerts, 429 asked too
+    often (per client address, email address, account: STOCK_ALERT_ASKS_PER_*), nothing saved then."""
     product = gateway.product_get(product_id=product_id, consistent=True)
     if request.user.is_authenticated:
         email, customer_id = request.user.email, request.user.customer_key_id
@@ -61,6 +65,8 @@ def notify(request, product_id):
         if not form.is_valid():
             return _answer(request, product, status=400, error=" ".join(form.errors["email"]))
         email, customer_id = form.cleaned_data["email"], None
+    if not _within_limits(request, email):
+        return _answer(request, product, status=429, error=TOO_MANY)
     try:
         outcome = alert_ask(product_id=product_id, email=email, customer_id=customer_id, product=product)
     except AlertRefused as exc:
@@ -76,6 +82,15 @@ def notify(request, product_id):
     else:
         message = f"Done: we will email {email} when it is back.{queue}"
     return _answer(request, product, message=message, waiting=ahead + (outcome.state == "waiting"))
+
+
+def _within_limits(request, email):
+    """Counts this ask against allauth's rate limits (settings STOCK_ALERT_ASKS_PER_*, in Django's default
+    cache): per client address and the email address for a guest, per client address and account when
+    signed in. False when one is used up."""
+    if request.user.is_authenticated:
+        return ratelimit.consume(request, action="stock_alert_signed_in", user=request.user)
+    return ratelimit.consume(request, action="stock_alert", key=email.strip().lower())
 
 
 def _linked_alert(token, *, max_age=None):

@@ -152,7 +152,8 @@ def checkout(request):
         held = _hold(request, cart)
         if held is None:
             return redirect("cart")
-        context["held_until"] = min(hold.until_time for hold in held.values())
+        first = min(held.values(), key=lambda hold: hold.until)  # the first to end
+        context["held_until"], context["hold_final"] = first.until_time, first.final()
     address = request.user.last_address or {"name": request.user.name}
     context["form"] = CheckoutForm(initial={**checkouts.issue(request.session), **address})
     return render(request, "shop/checkout.html", context)

@@ -364,6 +364,21 @@ SHOP_DELIVERY_NOTE = env("SHOP_DELIVERY_NOTE", "Delivery is free and takes 2–4
 STOCK_ALERT_MARGIN = env_int("STOCK_ALERT_MARGIN", 2)
 # The shop's address for links in emails the job sends (no request to take it from): confirm, unsubscribe.
 SHOP_BASE_URL = env("SHOP_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
+# Asking for alerts (POST /products/<id>/notify/), at most this many times an hour: per client address, per
+# email address a guest enters (each may send a confirmation email), per signed-in account; 0: no limit.
+# Counted by allauth's rate limits in Django's default cache (as sign-ins are: see "Accounts").
+STOCK_ALERT_ASKS_PER_IP = env_int("STOCK_ALERT_ASKS_PER_IP", 20)
+STOCK_ALERT_ASKS_PER_EMAIL = env_int("STOCK_ALERT_ASKS_PER_EMAIL", 5)
+STOCK_ALERT_ASKS_PER_USER = env_int("STOCK_ALERT_ASKS_PER_USER", 20)
+
+
+def _hourly(**amounts):
+    """allauth's rate limit text ("N/h/per", comma-separated) of the non-zero `amounts` per ip, key or user."""
+    return ",".join(f"{amount}/h/{per}" for per, amount in amounts.items() if amount)
+
+
+ACCOUNT_RATE_LIMITS["stock_alert"] = _hourly(ip=STOCK_ALERT_ASKS_PER_IP, key=STOCK_ALERT_ASKS_PER_EMAIL)
+ACCOUNT_RATE_LIMITS["stock_alert_signed_in"] = _hourly(ip=STOCK_ALERT_ASKS_PER_IP, user=STOCK_ALERT_ASKS_PER_USER)
 
 # --- Timed holds (issue 36; catalog/gateway/holds.py; run_stock_jobs releases those that ended) -----
 # Opening the checkout holds the cart's units for this many seconds; 0 turns holds off (the shop sells
@@ -371,6 +386,9 @@ SHOP_BASE_URL = env("SHOP_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
 STOCK_HOLD_SECONDS = env_int("STOCK_HOLD_SECONDS", 600)
 # At most this many units of one product held for one shopper (a bigger cart line cannot check out).
 STOCK_HOLD_MAX_UNITS = env_int("STOCK_HOLD_MAX_UNITS", 10, minimum=1)
+# The longest one hold lasts, renewals included: opening the checkout again renews a hold, but never past
+# this many seconds after it was first taken (then it ends, is released, and the shopper queues again).
+STOCK_HOLD_MAX_SECONDS = env_int("STOCK_HOLD_MAX_SECONDS", 2 * STOCK_HOLD_SECONDS, minimum=STOCK_HOLD_SECONDS)
 
 # A product whose stock is spread over buckets, as shoppers' pages read it, is kept this many seconds in the
 # `hot_products` cache (catalog/hot_products.py; 0: not kept); staff pages and the checkout read it exactly.

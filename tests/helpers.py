@@ -1,10 +1,12 @@
 """Helpers the tests share: a small catalog, seeding through the import path, reading a
 partition back, a scripted DynamoDB, and the browser tests' Chromium settings."""
 import copy
+import dataclasses
 import json
 import threading
 import time
 import zlib
+from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -88,6 +90,18 @@ def items_in_partition(pk):
 
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def age_hold(customer_id, product_id, seconds):
+    """Time passes for a shopper's hold (timed holds): it was taken, and ends, `seconds` earlier than it
+    did (its item rewritten, with its HoldExpiry keys)."""
+    from catalog.gateway.holds import holds_of
+
+    hold = holds_of(customer_id=customer_id, product_ids=[product_id])[product_id]
+    taken = datetime.fromisoformat(hold.held_at) - timedelta(seconds=seconds)
+    older = dataclasses.replace(hold, until=hold.until - seconds, held_at=taken.isoformat(timespec="microseconds"))
+    dynamo.client().put_item(TableName=dynamo.table_name(), Item=codec.serialize(older.to_item()))
+    return older
 
 
 def paged_catalog(settings, n=7, size=3):

@@ -30,7 +30,7 @@ from .client import client, table_name
 from .codec import deserialize, serialize
 from .errors import InvalidInput, NotFound
 from .products import product_get
-from .transact import put, transact_write, update
+from .transact import TRANSACTION_ACTIONS, put, transact_write, update
 from .validate import check_id, client_request_token, new_token, utc_now
 
 PENDING, WAITING, CLAIMED, SENT = "pending", "waiting", "claimed", "sent"
@@ -125,6 +125,19 @@ def alert_due_action(product_id, units):
         "ADD units :u SET productId = :pid, markedAt = if_not_exists(markedAt, :at)",
         {":u": units, ":pid": product_id, ":at": _stamp(utc_now())},
     )
+
+
+def transact_write_marking_due(actions, due, *, request_token, due_token):
+    """transact_write(actions) of a stock write that makes units available, with their due marks `due`
+    (alert_due_action each) after its actions: in the same transaction while it has room (DynamoDB's 100
+    actions), else in their own right after it succeeded (`due_token`: the same write again is the same
+    request); a crash in between leaves those alerts to the product's next receipt, the stock write stands.
+    Returns the refusal of the stock write, as transact_write does (its actions' indices as they were)."""
+    fits = len(actions) + len(due) <= TRANSACTION_ACTIONS
+    refusal = transact_write(actions + due if fits else actions, request_token=request_token)
+    if refusal is None and due and not fits:
+        transact_write(due, request_token=due_token)
+    return refusal
 
 
 # --- the shopper's part ---------------------------------------------------------------------

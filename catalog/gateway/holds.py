@@ -5,10 +5,12 @@ sale (buckets.sale_take: relative while plenty is left, exact near the edge, fro
 spread product) and writes the shopper's hold item beside them, in one transaction; so the level
 every page shows is what others can still buy, and a crowd cannot hold more than there is. Opening
 it again renews the shopper's own hold (only the difference is taken or put back; the shopper's own
-units count for them, so they are never blocked by their own hold). Placing the order deletes the
-hold in the order's transaction instead of taking stock (orders._transact_order: hold_consume);
-a cancelled or emptied cart, or the release job once the hold ended, puts the units back exactly
-(and marks the product due for back-in-stock alerts, as a receipt does) and leaves a record.
+units count for them, so they are never blocked by their own hold), but never past STOCK_HOLD_MAX_SECONDS
+after it was first taken: then it ends, and the shopper queues again for the units like anyone. Placing
+the order deletes the hold in the order's transaction instead of taking stock (orders._transact_order:
+hold_consume); a cancelled or emptied cart, or the release job once the hold ended, puts the units back
+exactly (and marks the product due for back-in-stock alerts, as a receipt does, as do units a shrinking
+hold gives back) and leaves a record.
 
 A hold is no stock change of the ledger: held units are out of `stockLevel` and in a hold item
 of the product's partition, so a level is the sum of its changes minus the units held now
@@ -22,7 +24,7 @@ from decimal import Decimal
 from django.conf import settings
 
 from . import keys
-from .alerts import alert_due_action
+from .alerts import alert_due_action, transact_write_marking_due
 from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
 from .batches import batch_get
 from .boundary import translate_errors
@@ -75,6 +77,23 @@ class Hold:
     def until_time(self):
         return datetime.fromtimestamp(self.until, UTC)
 
+    def latest_end(self, max_seconds=None):
+        """The latest this hold may last (epoch s): STOCK_HOLD_MAX_SECONDS after it was first taken, however
+        often it is renewed (a hold of before heldAt was kept ends when it ends)."""
+        if not self.held_at:
+            return self.until
+        max_seconds = settings.STOCK_HOLD_MAX_SECONDS if max_seconds is None else max_seconds
+        return int(datetime.fromisoformat(self.held_at).timestamp()) + max_seconds
+
+    def final(self, max_seconds=None):
+        """True if renewing cannot push this hold's end any further: the shopper pays by `until` or queues again."""
+        return self.until >= self.latest_end(max_seconds)
+
+    def renewed_until(self, wanted, max_seconds=None):
+        """The end of this hold renewed now for `wanted` (epoch s): never past latest_end, never earlier than it
+        was. At or before now: the hold is spent (ended at its cap) and cannot be renewed."""
+        return max(self.until, min(wanted, self.latest_end(max_seconds)))
+
 
 @dataclasses.dataclass(frozen=True)
 class ReleasedHold:
@@ -123,7 +142,8 @@ def _hold_condition(hold, *, ended_by=None):
 
 class PutBack:
     """The stock action of a line the shopper now holds fewer units of (the cart went down elsewhere):
-    the difference goes back, exactly, on the gathered product item (gathered here if spread)."""
+    the difference goes back, exactly, on the gathered product item (gathered here if spread); `due`,
+    the action that marks them due to the product's back-in-stock alerts, as a released hold's units."""
 
     def __init__(self, product, units):
         if product.spread:
@@ -135,23 +155,27 @@ class PutBack:
             reorder_point=product.reorder_point,
         )
         self.path = ("back", product.stock_level)
+        self.due = alert_due_action(product.product_id, units)
 
     def after_refusal(self, old):
         return None if old is None else Product.from_item(old)
 
 
-def holds_take(*, customer_id, lines, seconds=None, max_units=None):
+def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=None):
     """Hold the units of `lines` (PurchaseLine) for the shopper for `seconds` (STOCK_HOLD_SECONDS),
-    renewing what they hold already: one transaction of each line's stock take (only the units not
-    held yet) and hold item (conditional on the hold as read). Returns {product_id: Hold}. Raises
-    OrderRejected (LineProblem: gone, short of what others can buy plus the shopper's own hold,
-    price changed, above STOCK_HOLD_MAX_UNITS) and holds nothing then."""
+    renewing what they hold already, but no hold past `max_seconds` (STOCK_HOLD_MAX_SECONDS) after it
+    was first taken (more units of a line take its end as it is): one transaction of each line's stock
+    take (only the units not held yet) and hold item (conditional on the hold as read). Returns
+    {product_id: Hold}. Raises OrderRejected (LineProblem: gone, short of what others can buy plus the
+    shopper's own hold, price changed, above STOCK_HOLD_MAX_UNITS, a hold that ended at its cap: that one
+    is released here, so the next try queues for its units like anyone) and holds nothing then."""
     from .orders import LineProblem, check_lines, line_problems  # orders.py builds on this module
 
     check_id("Customer", customer_id)
     check_lines(lines)
     seconds = settings.STOCK_HOLD_SECONDS if seconds is None else seconds
     max_units = settings.STOCK_HOLD_MAX_UNITS if max_units is None else max_units
+    max_seconds = settings.STOCK_HOLD_MAX_SECONDS if max_seconds is None else max_seconds
     ids = [line.product_id for line in lines]
     products, holds, consistent = None, None, False
     for attempt in attempts_until_deadline():
@@ -176,10 +200,12 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None):
         if problems and not consistent:
             products, consistent = None, True
             continue
+        now = int(time.time())
+        problems += _spent(holds, products, now=now, wanted=now + seconds, max_seconds=max_seconds)
         if problems:
             raise OrderRejected(problems)
         outcome = _transact_holds(customer_id=customer_id, lines=lines, more=more, products=products, holds=holds,
-                                  until=int(time.time()) + seconds)
+                                  until=now + seconds, max_seconds=max_seconds)
         if isinstance(outcome, dict) and all(isinstance(h, Hold) for h in outcome.values()):
             return outcome
         if outcome == "conflict":
@@ -194,7 +220,21 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None):
                     "please try again.")
 
 
-def _transact_holds(*, customer_id, lines, more, products, holds, until):
+def _spent(holds, products, *, now, wanted, max_seconds):
+    """The problems of holds that ended at their cap (no renewal can help): each is released now (the units
+    back on sale, alerts due), so the shopper's next checkout takes a new hold only of what is still there."""
+    from .orders import LineProblem
+
+    problems = []
+    for pid, hold in holds.items():
+        if hold.renewed_until(wanted, max_seconds) <= now:
+            hold_release(hold=hold, why=ENDED, ended_by=now)
+            name = products[pid].name if pid in products else pid
+            problems.append(LineProblem(pid, LineProblem.ENDED, name=name, available=max_seconds))
+    return problems
+
+
+def _transact_holds(*, customer_id, lines, more, products, holds, until, max_seconds):
     stamp = utc_now().isoformat(timespec="microseconds")
     actions, takes, new = [], {}, {}
     for line, extra in zip(lines, more, strict=True):
@@ -212,7 +252,8 @@ def _transact_holds(*, customer_id, lines, more, products, holds, until):
     for line in lines:
         before = holds.get(line.product_id)
         hold = Hold(product_id=line.product_id, customer_id=customer_id, quantity=line.quantity, price=line.price,
-                    until=until, held_at=before.held_at if before else stamp)
+                    until=before.renewed_until(until, max_seconds) if before else until,  # the cap on renewals
+                    held_at=before.held_at if before else stamp)
         new[line.product_id] = hold
         if before is None:
             actions.append(put(hold.to_item(), if_absent=True))
@@ -222,7 +263,10 @@ def _transact_holds(*, customer_id, lines, more, products, holds, until):
             action["Put"].update(ConditionExpression=condition, ExpressionAttributeValues=serialize(values))
             actions.append(action)
     paths = tuple((pid, take.path) for pid, take in takes.values())
-    refusal = transact_write(actions, request_token=client_request_token("hold", customer_id, stamp, until, paths))
+    due = [take.due for _pid, take in takes.values() if isinstance(take, PutBack)]  # units back: alerts due
+    refusal = transact_write_marking_due(
+        actions, due, request_token=client_request_token("hold", customer_id, stamp, until, paths),
+        due_token=client_request_token("hold-due", customer_id, stamp))
     if refusal is None or refusal.replay:
         return new
     if any(refusal.failed(i) for i in range(hold_index, len(actions))):

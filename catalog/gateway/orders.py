@@ -21,17 +21,18 @@ a number another order holds already (the claim's condition fails) is tried agai
 import dataclasses
 import hashlib
 import secrets
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
 from botocore.exceptions import ClientError
 from django.conf import settings
+from django.utils.timesince import timesince
 
 from catalog import availability
 from storefront.numbers import euro
 
 from . import keys
-from .alerts import alert_due_action
+from .alerts import alert_due_action, transact_write_marking_due
 from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
 from .boundary import error_code, translate_errors
 from .buckets import gathered_products, settle_for_sale
@@ -57,7 +58,7 @@ from .errors import (
     OrderStatusRefused,
     StockBusy,
 )
-from .holds import HoldTake, holds_enabled, holds_of, order_line_take
+from .holds import HoldTake, PutBack, holds_enabled, holds_of, order_line_take
 from .merged import Stream, merged_all, merged_page
 from .pages import KeyRange, query_items
 from .products import products_get_many
@@ -66,10 +67,11 @@ from .transact import put, transact_write, update
 from .validate import check_id, check_quantity, client_request_token, page_size, utc_now
 
 # 2 actions a line (stock, order line) + 3, or 3 with a timed hold of another quantity (its delete): within
-# DynamoDB's 100 actions a transaction (TRANSACTION_ACTIONS). A cancellation takes 3 a line + 1, and its
-# back-in-stock marks (1 a line) go in the same transaction while they fit, after it when they do not.
+# DynamoDB's 100 actions a transaction (transact.TRANSACTION_ACTIONS). A cancellation takes 3 a line + 1; its
+# back-in-stock marks (1 a line), and those of the units a smaller hold gives back when an order is placed
+# (1 such line), go in the same transaction while they fit, after it when they do not
+# (alerts.transact_write_marking_due).
 MAX_LINES = 25
-TRANSACTION_ACTIONS = 100
 ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
 ADDRESS_MAX_LENGTH = 200
 
@@ -126,6 +128,7 @@ class LineProblem:
     SHORT = "short"
     PRICE = "price"
     LIMIT = "limit"  # more than STOCK_HOLD_MAX_UNITS to hold (holds.holds_take; `available` is the limit)
+    ENDED = "ended"  # a hold that ended at STOCK_HOLD_MAX_SECONDS, released (holds.holds_take; `available`: those)
 
     def __init__(self, product_id, kind, *, name="", available=None, price=None):
         self.product_id = product_id
@@ -142,6 +145,12 @@ class LineProblem:
         if self.kind == self.LIMIT:
             return (f"While you pay, we hold at most {self.available} of {self.name} for one shopper; "
                     "please lower the quantity in your cart.")
+        if self.kind == self.ENDED:
+            start = datetime.fromtimestamp(0, UTC)
+            longest = timesince(start, start + timedelta(seconds=self.available))
+            return (f"Your hold on {self.name} ended: we hold units for one shopper at most {longest}, however "
+                    "often the checkout is opened. They are back on sale; check out again to hold them if they "
+                    "are still there.")
         return f"The price of {self.name} changed to {euro(self.price)}."
 
     def __repr__(self):
@@ -325,7 +334,11 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     first_hold_action = len(actions)
     actions.extend(hold_actions)
     levels = tuple((path, products[line.product_id].reorder_point) for path, line in zip(paths, lines, strict=True))
-    refusal = transact_write(actions, request_token=client_request_token(token, order_id, stamp, levels, number))
+    # Units a hold bigger than its line gives back are due to back-in-stock alerts, as a released hold's.
+    due = [take.due for take in takes if isinstance(take, PutBack)]
+    refusal = transact_write_marking_due(
+        actions, due, request_token=client_request_token(token, order_id, stamp, levels, number),
+        due_token=client_request_token("order-due", customer_id, order_id))
     if refusal is None:
         return order
     if refusal.replay or refusal.failed(order_index):
@@ -595,16 +608,11 @@ def order_cancel(*, customer_id, order_id, who=""):
         # Back-in-stock alerts (issue 36): the units put back are due to the product's alerts (after the lines),
         # in the same transaction while it has room (an order of MAX_LINES lines: not all of them).
         due = [alert_due_action(line.product_id, line.quantity) for line in order.lines if line.product_id in products]
-        if len(actions) + len(due) <= TRANSACTION_ACTIONS:
-            actions, due = actions + due, []
         state = tuple((p.product_id, p.stock_level, p.reorder_point) for p in products.values())
-        refusal = transact_write(
-            actions, request_token=client_request_token("cancel", customer_id, order_id, at.isoformat(), state)
+        refusal = transact_write_marking_due(
+            actions, due, request_token=client_request_token("cancel", customer_id, order_id, at.isoformat(), state),
+            due_token=client_request_token("cancel-due", customer_id, order_id),
         )
-        if refusal is None and due:
-            # Their own transaction, right after (the same token again is the same write): a crash in
-            # between leaves those alerts to the product's next receipt; the cancellation stands.
-            transact_write(due, request_token=client_request_token("cancel-due", customer_id, order_id))
         if refusal is None or refusal.replay:
             return order_get(customer_id=customer_id, order_id=order_id)
         if refusal.failed(0):

@@ -10,6 +10,7 @@ from .codec import deserialize, serialize
 from .outcomes import write_outcome
 
 CHECK_FAILED = "ConditionalCheckFailed"
+TRANSACTION_ACTIONS = 100  # DynamoDB's limit of actions a transaction
 THROTTLED = {"ThrottlingError", "ProvisionedThroughputExceeded"}
 # Cancellation reasons that say "not now" rather than "no": the caller may simply try again.
 TRY_AGAIN = {None, "None", "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}

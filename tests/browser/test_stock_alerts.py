@@ -39,3 +39,15 @@ def test_without_javascript_the_form_still_works(shop, chromium):
         expect(page).to_have_url(f"{shop}/products/3/")
     finally:
         context.close()
+
+
+def test_asking_too_often_is_answered_in_place(shop, page, settings):
+    settings.ACCOUNT_RATE_LIMITS = {**settings.ACCOUNT_RATE_LIMITS, "stock_alert": "1/h/key"}
+    page.goto(f"{shop}/products/3/")
+    page.evaluate("window.__sameDocument = true")
+    for _ in range(2):
+        page.get_by_label("Your email address").fill("keen@example.com")
+        page.get_by_role("button", name="Email me when it’s back").click()
+        expect(page.locator("#stock-alert-result")).not_to_be_empty()
+    expect(page.locator("#stock-alert-result")).to_contain_text("asked for alerts too often")  # the 429, swapped in
+    assert page.evaluate("window.__sameDocument") is True

@@ -19,7 +19,7 @@ from catalog.gateway.holds import (
     holds_take,
 )
 from catalog.gateway.reconcile import reconcile_product
-from tests.helpers import seed, small_catalog
+from tests.helpers import age_hold, seed, small_catalog
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -95,12 +95,58 @@ def test_a_shopper_is_never_blocked_by_their_own_hold(holds_on):
     assert level() == 1 and reconcile_product(product_id="7") is None
 
 
+def test_renewals_stop_at_the_cap_and_a_hold_spent_there_goes_back_to_everyone(holds_on):
+    holds_on.STOCK_HOLD_MAX_SECONDS = 1200
+    catalog_with(3)
+    holds_take(customer_id="ann", lines=[line(2)])
+    age_hold("ann", "7", 1000)  # opened 1,000 s ago
+    capped = holds_take(customer_id="ann", lines=[line(3)])["7"]  # renewed and grown: to the cap, not past it
+    assert capped.final() and capped.until == capped.latest_end() and level() == 0
+    age_hold("ann", "7", 300)  # the cap passed; the release job has not run
+    with pytest.raises(OrderRejected) as refused:
+        holds_take(customer_id="ann", lines=[line(3)])
+    assert [p.kind for p in refused.value.problems] == [LineProblem.ENDED]
+    assert level() == 3 and holds_of_product(product_id="7", consistent=True) == []
+    assert any(d.product_id == "7" for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s))
+    assert holds_release_ended().holds == 0  # released once
+    holds_take(customer_id="bob", lines=[line(2)])  # others may hold them now; ann queues for the rest
+    with pytest.raises(OrderRejected) as refused:
+        holds_take(customer_id="ann", lines=[line(3)])
+    assert [(p.kind, p.available) for p in refused.value.problems] == [(LineProblem.SHORT, 1)]
+    assert reconcile_product(product_id="7") is None
+
+
 def test_an_order_of_more_than_held_uses_the_hold_and_takes_the_rest(holds_on):
     catalog_with(3)
     holds_take(customer_id="ann", lines=[line(2)])
     place("ann", [line(3)])  # one more added after the checkout opened: the last unit, beside her two
     assert level() == 0 and holds_of_product(product_id="7", consistent=True) == []
     assert reconcile_product(product_id="7") is None
+
+
+def test_a_full_cart_of_shrunk_holds_marks_every_unit_back_due(holds_on):
+    """25 lines held 3 each, then 2 each (the renewal: 75 actions with their due marks), then ordered 1 each
+    from the holds (each line's put-back, record and hold delete, and 3: 103 actions with the marks: they
+    follow the order in their own transaction)."""
+    data = small_catalog()
+    data["products"] = [{"productId": f"z{i}", "name": f"Thing {i}", "brandId": "1", "categoryId": "1",
+                         "price": "2.50", "stockLevel": 3} for i in range(25)]
+    seed(data)
+
+    def cart(n):
+        return [PurchaseLine(product_id=f"z{i}", quantity=n, price=Decimal("2.50")) for i in range(25)]
+
+    def due():
+        return {d.product_id: d.units for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s)}
+
+    holds_take(customer_id="ann", lines=cart(3))
+    assert [level(f"z{i}") for i in range(25)] == [0] * 25 and due() == {}
+    holds_take(customer_id="ann", lines=cart(2))
+    assert [level(f"z{i}") for i in range(25)] == [1] * 25 and due() == {f"z{i}": 1 for i in range(25)}
+    order = place("ann", cart(1))
+    assert len(order.lines) == 25 and [level(f"z{i}") for i in range(25)] == [2] * 25
+    assert due() == {f"z{i}": 2 for i in range(25)}
+    assert all(reconcile_product(product_id=f"z{i}") is None for i in range(25))
 
 
 def test_an_order_of_fewer_than_held_gives_back_the_rest(holds_on):

@@ -1,10 +1,13 @@
 """Timed holds (issue 36) in the shop's views, on moto: what each page asks DynamoDB, and what the
 holder and others see in their carts."""
+import re
+from datetime import UTC, datetime
+
 import pytest
 
 from catalog import gateway
 from catalog.gateway.testing import count_requests
-from tests.helpers import make_account
+from tests.helpers import age_hold, make_account
 from tests.shop.test_views import add, checkout_form
 
 pytestmark = pytest.mark.django_db
@@ -105,3 +108,41 @@ def test_holds_off_the_checkout_reads_one_batch_and_writes_nothing(catalog, sett
     with count_requests() as counter:
         alice.get("/checkout/")
     assert counter.operations == ["BatchGetItem"] and level("8") == 1
+
+
+def customer_of(django_user_model, username):
+    return django_user_model.objects.get(username=username).customer_key_id
+
+
+def hold_until(html):
+    return re.search(r'data-hold-until="([^"]+)"', html).group(1)
+
+
+def test_a_reload_at_the_cap_says_the_hold_cannot_be_extended(catalog, holds_on, settings, alice, django_user_model):
+    settings.STOCK_HOLD_MAX_SECONDS = 1200
+    add(alice, "8")  # Acme Roadster: the last one
+    html = alice.get("/checkout/").content.decode()
+    assert "We hold these units for you until" in html and "cannot be extended" not in html
+    aged = age_hold(customer_of(django_user_model, "alice"), "8", 1000)  # opened 1,000 s ago: 200 s to the cap
+    html = alice.get("/checkout/").content.decode()
+    assert "This hold cannot be extended further" in html and "minutes left" in html
+    capped = datetime.fromtimestamp(aged.latest_end(), UTC)
+    assert hold_until(html) == capped.isoformat()  # the countdown runs to the cap, not 600 s from now
+    form = checkout_form(alice)  # reloading again changes nothing
+    assert hold_until(alice.get("/checkout/").content.decode()) == capped.isoformat() and level("8") == 0
+    response = alice.post("/checkout/", form)  # the shopper can still pay until it ends
+    assert response.status_code == 302 and "/account/orders/" in response["Location"] and level("8") == 0
+
+
+def test_a_hold_ended_at_its_cap_is_released_and_the_shopper_queues_again(catalog, holds_on, alice,
+                                                                           django_user_model):
+    add(alice, "8")
+    alice.get("/checkout/")
+    age_hold(customer_of(django_user_model, "alice"), "8", 1300)  # ended at its cap, not released yet
+    response = alice.get("/checkout/", follow=True)
+    assert response.redirect_chain[-1][0] == "/cart/"
+    html = response.content.decode()
+    assert "Your hold on Acme Roadster ended" in html and "They are back on sale" in html
+    assert level("8") == 1  # released: anyone may buy it now
+    html = alice.get("/checkout/").content.decode()  # still there: a new hold, from now
+    assert "We hold these units for you until" in html and "cannot be extended" not in html and level("8") == 0

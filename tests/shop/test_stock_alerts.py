@@ -195,3 +195,50 @@ def test_a_guest_cannot_tell_whether_an_address_asked_before(catalog, client):
     assert "we are sending a link to bob@example.com" in again and "already" not in again.split("unless")[0]
     call_command("run_stock_jobs")
     assert len(mail.outbox) == 1  # one confirmation, however often the address is entered
+
+
+# --- rate limits: per client address, per email address, per account (STOCK_ALERT_ASKS_PER_*) ----------
+
+TOO_OFTEN = "You have asked for alerts too often in the last hour"
+
+
+def ask(client, product_id, email=None, ip="10.0.0.1", **kwargs):
+    return client.post(f"/products/{product_id}/notify/", {"email": email} if email else {}, REMOTE_ADDR=ip, **kwargs)
+
+
+@pytest.fixture
+def two_sold_out(catalog):
+    gateway.stock_decrease(product_id="8", quantity=1, token=gateway.new_token(), reason="damaged")  # Roadster
+
+
+def test_one_address_asks_at_most_5_times_an_hour_from_anywhere(two_sold_out, client):
+    for i in range(5):  # from five connections, as written or in capitals
+        response = ask(client, SOLD_OUT, "bob@example.com" if i % 2 else "Bob@Example.COM ", ip=f"10.0.1.{i}",
+                       headers=HX)
+        assert response.status_code == 200
+    response = ask(client, "8", "bob@example.com", ip="10.0.1.9", headers=HX)
+    assert response.status_code == 429 and TOO_OFTEN in response.content.decode()
+    assert 'id="stock-alert-waiting"' in response.content.decode()  # the box's partial, as every answer
+    assert alerts.alert_count(product_id="8") == 0
+    assert [a.product_id for s in range(keys.ALERT_SHARDS) for a in alerts.alerts_outbox(shard=s)] == [SOLD_OUT]
+    assert ask(client, "8", "carol@example.com", ip="10.0.1.9", headers=HX).status_code == 200  # others may
+
+
+def test_one_connection_asks_at_most_20_times_an_hour(two_sold_out, client):
+    for i in range(20):
+        assert ask(client, SOLD_OUT, f"s{i}@example.com").status_code == 302
+    response = ask(client, "8", "late@example.com")  # without HTMX: the page in the shop's frame, 429
+    html = response.content.decode()
+    assert response.status_code == 429 and "<h1>Your alert was not saved</h1>" in html and TOO_OFTEN in html
+    assert "Back to Acme Roadster" in html and '<nav' in html
+    assert len([a for s in range(keys.ALERT_SHARDS) for a in alerts.alerts_outbox(shard=s)]) == 20
+    assert ask(client, "8", "late@example.com", ip="10.0.0.2").status_code == 302  # another connection
+
+
+def test_a_signed_in_shopper_asks_at_most_20_times_an_hour(two_sold_out, client, shopper):
+    client.force_login(shopper)
+    for i in range(20):  # one click each, from whichever connection
+        assert ask(client, SOLD_OUT, ip=f"10.0.2.{i}", headers=HX).status_code == 200
+    response = ask(client, "8", ip="10.0.2.99", headers=HX)
+    assert response.status_code == 429 and TOO_OFTEN in response.content.decode()
+    assert alerts.alert_count(product_id="8") == 0 and alerts.alert_count(product_id=SOLD_OUT) == 1

@@ -1,0 +1,128 @@
+"""Timed holds (issue 36), on moto: renewing a hold (opening the checkout again) never pushes its end
+past STOCK_HOLD_MAX_SECONDS after it was first taken; a hold that ended at that cap is released and the
+shopper queues again for its units like anyone; units a shrinking hold gives back are due to alerts."""
+import time
+from decimal import Decimal
+
+import pytest
+from django.core import mail
+
+from catalog import gateway
+from catalog.gateway import LineProblem, PurchaseLine, alerts, keys
+from catalog.gateway.alerts import alerts_due
+from catalog.gateway.errors import OrderRejected
+from catalog.gateway.holds import holds_of, holds_released, holds_take
+from shop.stock_alerts import send_due_alerts
+from tests.helpers import age_hold
+
+
+@pytest.fixture
+def holds_on(settings, catalog):
+    settings.STOCK_HOLD_SECONDS = 600
+    settings.STOCK_HOLD_MAX_SECONDS = 1200
+    settings.STOCK_HOLD_MAX_UNITS = 5
+
+
+def line(quantity=1, product_id="7"):
+    return PurchaseLine(product_id=product_id, quantity=quantity, price=Decimal("29.90"))
+
+
+def roadster():
+    return PurchaseLine(product_id="8", quantity=1, price=Decimal("9999.00"))  # Acme Roadster: the last one
+
+
+def level(product_id="7"):
+    return gateway.product_get(product_id=product_id, consistent=True).stock_level
+
+
+def test_renewals_stop_at_the_cap(holds_on):
+    first = holds_take(customer_id="ann", lines=[line(2)])["7"]
+    assert not first.final()
+    age_hold("ann", "7", 500)  # opened 500 s ago: 100 s left
+    renewed = holds_take(customer_id="ann", lines=[line(2)])["7"]
+    assert renewed.until >= int(time.time()) + 599 and not renewed.final()  # a full renewal: 600 s again
+    age_hold("ann", "7", 400)  # opened 900 s ago: the cap is 300 s away
+    capped = holds_take(customer_id="ann", lines=[line(2)])["7"]
+    assert capped.final() and capped.until == capped.latest_end() and capped.until <= int(time.time()) + 300
+    assert capped.held_at == holds_of(customer_id="ann", product_ids=["7"])["7"].held_at
+    again = holds_take(customer_id="ann", lines=[line(2)])["7"]  # a reload: no further
+    assert again.until == capped.until and holds_of(customer_id="ann", product_ids=["7"])["7"].until == capped.until
+    assert level() == 38  # still held: the shopper can pay until it ends
+
+
+def test_more_units_after_the_cap_end_with_the_hold(holds_on):
+    holds_take(customer_id="ann", lines=[line(2)])
+    age_hold("ann", "7", 1000)
+    capped = holds_take(customer_id="ann", lines=[line(2)])["7"]
+    grown = holds_take(customer_id="ann", lines=[line(3)])["7"]  # the cart grew (another device)
+    assert (grown.quantity, grown.until) == (3, capped.until) and level() == 37
+    assert grown.until <= int(time.time()) + 200  # 1,200 s after the first hold, not 600 s from now
+
+
+def test_another_product_added_after_the_cap_is_held_from_now(holds_on):
+    holds_take(customer_id="ann", lines=[line(2)])
+    age_hold("ann", "7", 1000)
+    held = holds_take(customer_id="ann", lines=[line(2), roadster()])
+    assert held["7"].final() and not held["8"].final() and held["8"].until > held["7"].until
+
+
+def test_a_hold_ended_at_its_cap_is_released_and_the_shopper_queues_again(holds_on):
+    holds_take(customer_id="ann", lines=[roadster()])
+    age_hold("ann", "8", 1300)  # ended 100 s after its cap (the release job has not run yet)
+    with pytest.raises(OrderRejected) as refused:
+        holds_take(customer_id="ann", lines=[roadster()])
+    assert [p.kind for p in refused.value.problems] == [LineProblem.ENDED]
+    assert "Your hold on Acme Roadster ended" in str(refused.value.problems[0])
+    assert "20\xa0minutes" in str(refused.value.problems[0])
+    assert level("8") == 1 and holds_of(customer_id="ann", product_ids=["8"]) == {}  # back on sale
+    assert [(r.customer_id, r.why) for r in holds_released(product_id="8")] == [("ann", "ended")]
+    assert any(d.product_id == "8" for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s))
+    holds_take(customer_id="bob", lines=[roadster()])  # someone else was quicker
+    with pytest.raises(OrderRejected) as refused:
+        holds_take(customer_id="ann", lines=[roadster()])
+    assert [p.kind for p in refused.value.problems] == [LineProblem.SHORT]
+
+
+def test_after_the_release_a_new_hold_starts_a_new_cap(holds_on):
+    first = holds_take(customer_id="ann", lines=[line(2)])["7"]
+    age_hold("ann", "7", 1300)
+    with pytest.raises(OrderRejected):
+        holds_take(customer_id="ann", lines=[line(2)])
+    new = holds_take(customer_id="ann", lines=[line(2)])["7"]  # the units were still there
+    assert new.held_at > first.held_at and new.until >= int(time.time()) + 599 and not new.final()
+    assert level() == 38
+
+
+def test_a_hold_ended_before_its_cap_is_still_renewed_to_the_cap(holds_on):
+    holds_take(customer_id="ann", lines=[line(1)])
+    age_hold("ann", "7", 900)  # ended 300 s ago, not released yet; 300 s left of its cap
+    renewed = holds_take(customer_id="ann", lines=[line(1)])["7"]
+    assert renewed.final() and int(time.time()) < renewed.until <= int(time.time()) + 300 and level() == 39
+
+
+# --- units given back when a hold shrinks ----------------------------------------------------
+
+def model_y(quantity):
+    return PurchaseLine(product_id="2", quantity=quantity, price=Decimal("44990.00"))  # 3 in stock
+
+
+def due_units(product_id):
+    return sum(d.units for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s) if d.product_id == product_id)
+
+
+def test_a_hold_that_shrinks_tells_the_shoppers_waiting(holds_on, settings):
+    settings.STOCK_ALERT_MARGIN = 0
+    holds_take(customer_id="ann", lines=[model_y(3)])  # every unit held: sold out for others
+    alerts.alert_ask(product_id="2", email="carol@example.com", customer_id="carol")
+    assert due_units("2") == 0
+    holds_take(customer_id="ann", lines=[model_y(2)])  # her cart went down on another device
+    assert level("2") == 1 and due_units("2") == 1  # the unit back is due to alerts, as a released one
+    send_due_alerts()
+    assert [(m.to, m.subject) for m in mail.outbox] == [(["carol@example.com"], "Back in stock: Model Y")]
+
+
+def test_an_order_of_fewer_than_held_marks_the_rest_due(holds_on):
+    holds_take(customer_id="ann", lines=[model_y(3)])
+    gateway.order_place(customer_id="ann", customer_name="Ann", order_id=gateway.new_order_id(),
+                        token=gateway.new_token(), lines=[model_y(1)])
+    assert level("2") == 2 and due_units("2") == 2
