@@ -278,8 +278,9 @@ def _move_to_item(product_id, bucket, level):
 
 
 def _spread(product):
-    """Spread a gathered product's units (read consistently) evenly over its K buckets, each with
-    a copy of the price and reorder point a sale is conditional on; the product item keeps none. One
+    """Spread a gathered product's units (as read; the first transaction is conditional on them) evenly over
+    its K buckets, each with a copy of the price and reorder point a sale is conditional on; the product
+    item keeps none. One
     transaction a CHUNK of buckets; the first also conditional on the product as read (level, K,
     price, reorder point, gathered). Returns the product as spread, or None if it had changed."""
     count, total = product.stock_buckets, product.stock_level
