@@ -53,7 +53,8 @@ def _answer(request, product, *, message="", error="", status=200, waiting=None)
 def notify(request, product_id):
     """POST /products/<product_id>/notify/ (`email`; ignored when signed in): ask for an email when the
     product is back. 404 unknown product, 400 bad email, 409 in stock or too many alerts, 429 asked too
-    often (per client address, email address, account: STOCK_ALERT_ASKS_PER_*), nothing saved then."""
+    often (per client address, per account: STOCK_ALERT_ASKS_PER_*), nothing saved then; an email address
+    entered too often (STOCK_ALERT_ASKS_PER_EMAIL) is answered as usual and nothing is saved or sent."""
     product = gateway.product_get(product_id=product_id, consistent=True)
     if request.user.is_authenticated:
         email, customer_id = request.user.email, request.user.customer_key_id
@@ -65,18 +66,22 @@ def notify(request, product_id):
         if not form.is_valid():
             return _answer(request, product, status=400, error=" ".join(form.errors["email"]))
         email, customer_id = form.cleaned_data["email"], None
-    if not _within_limits(request, email):
+    if not _within_limits(request):
         return _answer(request, product, status=429, error=TOO_MANY)
+    if customer_id is None and not ratelimit.consume(request, action="stock_alert_email", key=email.strip().lower()):
+        # An address entered too often this hour: answered as any guest's ask, so nobody learns how often
+        # someone entered it; nothing is saved and no email is sent.
+        ahead = alert_count(product_id=product_id)
+        return _answer(request, product, message=_guest_message(email, ahead), waiting=ahead)
     try:
         outcome = alert_ask(product_id=product_id, email=email, customer_id=customer_id, product=product)
     except AlertRefused as exc:
         return _answer(request, product, status=409, error=str(exc))
     ahead = outcome.waiting
-    queue = f" {ahead} {'person' if ahead == 1 else 'people'} asked before you." if ahead else ""
+    queue = _queue(ahead)
     if customer_id is None:
         # A guest hears the same whether or not the address asked before (nobody learns another's alerts).
-        message = (f"Almost done: we are sending a link to {email} (unless it is confirmed already). Open it to "
-                   f"confirm, and we will email you when it is back.{queue}")
+        message = _guest_message(email, ahead)
     elif outcome.state == "already":
         message = "You already asked: we will email you when it is back." + queue
     else:
@@ -84,13 +89,23 @@ def notify(request, product_id):
     return _answer(request, product, message=message, waiting=ahead + (outcome.state == "waiting"))
 
 
-def _within_limits(request, email):
-    """Counts this ask against allauth's rate limits (settings STOCK_ALERT_ASKS_PER_*, in Django's default
-    cache): per client address and the email address for a guest, per client address and account when
-    signed in. False when one is used up."""
-    if request.user.is_authenticated:
-        return ratelimit.consume(request, action="stock_alert_signed_in", user=request.user)
-    return ratelimit.consume(request, action="stock_alert", key=email.strip().lower())
+def _queue(ahead):
+    return f" {ahead} {'person' if ahead == 1 else 'people'} asked before you." if ahead else ""
+
+
+def _guest_message(email, ahead):
+    return (f"Almost done: we are sending a link to {email} (unless it is confirmed already). Open it to "
+            f"confirm, and we will email you when it is back.{_queue(ahead)}")
+
+
+def _within_limits(request):
+    """Counts this ask against allauth's rate limits (settings STOCK_ALERT_ASKS_PER_IP and _PER_USER, in
+    Django's default cache): per client address, guests and signed-in shoppers alike, and per account when
+    signed in. False when one is used up. (The per email address limit is not told: see notify.)"""
+    if not ratelimit.consume(request, action="stock_alert"):
+        return False
+    return not request.user.is_authenticated or ratelimit.consume(request, action="stock_alert_user",
+                                                                  user=request.user)
 
 
 def _linked_alert(token, *, max_age=None):

@@ -377,8 +377,9 @@ def _hourly(**amounts):
     return ",".join(f"{amount}/h/{per}" for per, amount in amounts.items() if amount)
 
 
-ACCOUNT_RATE_LIMITS["stock_alert"] = _hourly(ip=STOCK_ALERT_ASKS_PER_IP, key=STOCK_ALERT_ASKS_PER_EMAIL)
-ACCOUNT_RATE_LIMITS["stock_alert_signed_in"] = _hourly(ip=STOCK_ALERT_ASKS_PER_IP, user=STOCK_ALERT_ASKS_PER_USER)
+ACCOUNT_RATE_LIMITS["stock_alert"] = _hourly(ip=STOCK_ALERT_ASKS_PER_IP)  # guests and signed-in shoppers alike
+ACCOUNT_RATE_LIMITS["stock_alert_email"] = _hourly(key=STOCK_ALERT_ASKS_PER_EMAIL)
+ACCOUNT_RATE_LIMITS["stock_alert_user"] = _hourly(user=STOCK_ALERT_ASKS_PER_USER)
 
 # --- Timed holds (issue 36; catalog/gateway/holds.py; run_stock_jobs releases those that ended) -----
 # Opening the checkout holds the cart's units for this many seconds; 0 turns holds off (the shop sells

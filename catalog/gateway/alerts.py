@@ -18,21 +18,24 @@ transaction with the allowance and the count (so a crash never claims more than 
 claimed alert's email is then sent under a lease: sent, and only then marked sent.
 """
 import dataclasses
+import logging
 import time
 from datetime import datetime
 
 from botocore.exceptions import ClientError
 
 from . import keys
+from .backoff import backoff_pause, conflict_pause, contended_attempts
 from .batches import batch_get
 from .boundary import error_code, translate_errors
 from .client import client, table_name
 from .codec import deserialize, serialize
-from .errors import InvalidInput, NotFound
+from .errors import CatalogUnavailable, InvalidInput, NotFound
 from .products import product_get
 from .transact import TRANSACTION_ACTIONS, put, transact_write, update
 from .validate import check_id, client_request_token, new_token, utc_now
 
+log = logging.getLogger(__name__)
 PENDING, WAITING, CLAIMED, SENT = "pending", "waiting", "claimed", "sent"
 ACTIVE = (PENDING, WAITING, CLAIMED)
 # An unconfirmed guest alert is forgotten after this many days; a sent one is listed this long.
@@ -131,13 +134,30 @@ def transact_write_marking_due(actions, due, *, request_token, due_token):
     """transact_write(actions) of a stock write that makes units available, with their due marks `due`
     (alert_due_action each) after its actions: in the same transaction while it has room (DynamoDB's 100
     actions), else in their own right after it succeeded (`due_token`: the same write again is the same
-    request); a crash in between leaves those alerts to the product's next receipt, the stock write stands.
-    Returns the refusal of the stock write, as transact_write does (its actions' indices as they were)."""
+    request), tried again while another transaction or throttling is in the way; if DynamoDB still cannot
+    take them (or a crash comes in between) those alerts wait for the product's next receipt and the stock
+    write stands (logged, never raised: the order or release is done). Returns the refusal of the stock
+    write, as transact_write does (its actions' indices as they were)."""
     fits = len(actions) + len(due) <= TRANSACTION_ACTIONS
     refusal = transact_write(actions + due if fits else actions, request_token=request_token)
     if refusal is None and due and not fits:
-        transact_write(due, request_token=due_token)
+        _marks_after(due, due_token)
     return refusal
+
+
+def _marks_after(due, due_token):
+    try:
+        for attempt in contended_attempts():
+            refused = transact_write(due, request_token=due_token)
+            if refused is None or refused.replay:
+                return
+            if refused.throttled:
+                backoff_pause(attempt + 1)
+            else:
+                conflict_pause()
+        log.warning("back-in-stock due marks not written (DynamoDB busy): %s", due_token)
+    except CatalogUnavailable:
+        log.warning("back-in-stock due marks not written (DynamoDB unavailable): %s", due_token, exc_info=True)
 
 
 # --- the shopper's part ---------------------------------------------------------------------

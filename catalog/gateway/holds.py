@@ -28,7 +28,7 @@ from .alerts import alert_due_action, transact_write_marking_due
 from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
 from .batches import batch_get
 from .boundary import translate_errors
-from .buckets import GATHERING, SPREAD, sale_take, settle_for_sale, stock_gather
+from .buckets import GATHERING, SPREAD, sale_take, settle_for_sale
 from .client import client, table_name
 from .codec import deserialize, serialize
 from .entities import Product
@@ -140,21 +140,29 @@ def _hold_condition(hold, *, ended_by=None):
 
 # --- taking (opening the checkout) ----------------------------------------------------------
 
+def units_back(product, units):
+    """(action, resulting level, path) that gives `units` of a hold back to `product` (as read): exactly on a
+    gathered product item (a compare-and-set of the level read); on a spread product relatively onto its
+    item's own units, its reserve, while it is still spread or gathering (no gather in the shopper's request:
+    its other buyers keep selling from the buckets; the total stays the item's plus its buckets'). The
+    hold's own conditional write in the same transaction keeps the units from coming back twice."""
+    if product.spread:
+        action = update(keys.product_key(product.product_id), "ADD stockLevel :n",
+                        {":n": units, ":s": SPREAD, ":g": GATHERING}, condition="stockSpread IN (:s, :g)")
+        return action, None, ("back", "reserve")
+    action = stock_level_update(product_id=product.product_id, current=product.stock_level,
+                                new=product.stock_level + units, reorder_point=product.reorder_point)
+    return action, product.stock_level + units, ("back", product.stock_level)
+
+
 class PutBack:
     """The stock action of a line the shopper now holds fewer units of (the cart went down elsewhere):
-    the difference goes back, exactly, on the gathered product item (gathered here if spread); `due`,
-    the action that marks them due to the product's back-in-stock alerts, as a released hold's units."""
+    the difference goes back (units_back); `due`, the action that marks them due to the product's
+    back-in-stock alerts, as a released hold's units."""
 
     def __init__(self, product, units):
-        if product.spread:
-            product = stock_gather(product_id=product.product_id)
         self.product = product
-        self.resulting_level = product.stock_level + units
-        self.action = stock_level_update(
-            product_id=product.product_id, current=product.stock_level, new=product.stock_level + units,
-            reorder_point=product.reorder_point,
-        )
-        self.path = ("back", product.stock_level)
+        self.action, self.resulting_level, self.path = units_back(product, units)
         self.due = alert_due_action(product.product_id, units)
 
     def after_refusal(self, old):
@@ -214,6 +222,8 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=
             backoff_pause(attempt + 1)
         elif outcome == "holds":
             holds, products = None, None  # the shopper's hold changed meanwhile (another tab): read again
+        elif not consistent:  # a condition refused what a replica showed: from now on, the latest write
+            products, consistent = None, True
         else:
             products = outcome
     raise StockBusy("So many people are checking out these products right now that we could not hold them for you; "
@@ -331,10 +341,8 @@ def order_line_take(*, product, line, hold):
 def hold_release(*, hold, why, ended_by=None):
     """Put a hold's units back, delete it and record it: one transaction, only if the hold is still the
     one read (and, with `ended_by`, ended by then), which also marks the product due for back-in-stock
-    alerts. The units go back exactly on a gathered product item; on a spread product, relatively onto
-    its item's own units (its reserve: no gather, no bucket read, and the total stays the item's plus
-    its buckets'), only while it is still spread or gathering. True if released; False if the hold was
-    renewed, sold or released meanwhile."""
+    alerts. The units go back as units_back says (no gather, no bucket read). True if released; False if
+    the hold was renewed, sold or released meanwhile."""
     condition, values = _hold_condition(hold, ended_by=ended_by)
     for _attempt in contended_attempts():
         product = products_get_many(product_ids=[hold.product_id], consistent=True, levels_of=()).get(hold.product_id)
@@ -348,16 +356,9 @@ def hold_release(*, hold, why, ended_by=None):
         }
         actions = [delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values),
                    put(log, if_absent=True)]
-        if product is not None and product.spread:
-            actions.append(update(keys.product_key(hold.product_id), "ADD stockLevel :n",
-                                  {":n": hold.quantity, ":s": SPREAD, ":g": GATHERING},
-                                  condition="stockSpread IN (:s, :g)"))
-        elif product is not None:
-            actions.append(stock_level_update(product_id=hold.product_id, current=product.stock_level,
-                                              new=product.stock_level + hold.quantity,
-                                              reorder_point=product.reorder_point))
         if product is not None:
-            actions.append(alert_due_action(hold.product_id, hold.quantity))  # units back: as for a receipt
+            actions += [units_back(product, hold.quantity)[0],
+                        alert_due_action(hold.product_id, hold.quantity)]  # units back: as for a receipt
         state = None if product is None else (product.spread, product.stock_level, product.reorder_point)
         refusal = transact_write(actions, request_token=client_request_token(
             "release", hold.product_id, hold.customer_id, hold.until, at, state))

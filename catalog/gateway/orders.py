@@ -201,7 +201,10 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
         if products is None:
             # Read as a hot product's crowd can afford (half the units, any replica): every take is
             # conditional, so a stale level is refused and read again; a refusal of the order is
-            # only ever said from a consistent read (below).
+            # only ever said from a consistent read (below). A line the shopper holds writes only its
+            # hold, so its price and its product's existence are checked on this read alone: a price
+            # changed less than the replica's lag ago (about a second) may still be ordered at the price
+            # the shopper saw. A consistent read here would cap a held product at 1,999 sales a second.
             products = products_get_many(product_ids=ids, consistent=consistent,
                                          levels_of={line.product_id for line in taking})
         # A product spread over stock buckets: a bucket that can serve the line, or gathered (exact).
@@ -238,6 +241,9 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
             continue
         if outcome is HOLD_GONE:
             products, holds = None, None  # a hold was released (it ended) or renewed meanwhile: read again
+            continue
+        if not consistent:  # a condition refused what a replica showed: from now on, the latest write
+            products, consistent = None, True
             continue
         # A condition was refused: `outcome` holds the products as DynamoDB returned them; decide
         # again from those (the exact path near the edge, or sold out / only N left).

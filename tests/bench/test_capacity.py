@@ -200,7 +200,10 @@ def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, 
     assert busiest["key"] == "P#<rank 1>" and busiest["utilisation"] > 0.95
     assert not saved["mixes"]["ordinary_day"]["over_limit"]
     assert flash["monthly_on_demand"]["total_usd"] > saved["mixes"]["ordinary_day"]["monthly_on_demand"]["total_usd"]
-    assert "P#<rank 1>" in (tmp_path / "capacity.md").read_text()
+    reads = busiest["read_units_per_s"] / 3000  # the report's row of it: its share of the partition's limit
+    assert f"| table | P#<rank 1> | {capacity_report._u(busiest['read_units_per_s'])} |" in (
+        tmp_path / "capacity.md").read_text()
+    assert f"{reads:.1%} / " in (tmp_path / "capacity.md").read_text()
 
 
 def test_item_size_follows_the_documented_rules():

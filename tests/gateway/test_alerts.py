@@ -130,3 +130,32 @@ def test_a_cancelled_order_marks_its_products_due(catalog):
     ask(1, product_id="8")
     gateway.order_cancel(customer_id="c9", order_id=order.order_id)
     assert due_pass(margin=0) == 1
+
+
+def test_due_marks_after_a_full_transaction_are_tried_again_and_never_fail_the_stock_write(catalog, monkeypatch):
+    """A stock write with too many actions for its due marks (a 25-line cancellation, an order from bigger
+    holds) sends the marks right after it: another transaction in the way is waited out (the same token), and
+    DynamoDB unavailable then is logged, never raised: the stock write stands."""
+    from catalog.gateway.errors import CatalogUnavailable
+    from catalog.gateway.transact import TRANSACTION_ACTIONS, Refusal
+
+    sent = []
+    answers = iter([None, Refusal(conflict=True), None])
+
+    def fake(actions, *, request_token):
+        sent.append(request_token)
+        return next(answers)
+
+    monkeypatch.setattr(alerts, "transact_write", fake)
+    monkeypatch.setattr(alerts, "conflict_pause", lambda: None)
+    stock = [{"Update": {}}] * TRANSACTION_ACTIONS
+    due = [alerts.alert_due_action(SOLD_OUT, 1)]
+    assert alerts.transact_write_marking_due(stock, due, request_token="stock", due_token="marks") is None
+    assert sent == ["stock", "marks", "marks"]
+
+    def down(actions, *, request_token):
+        if request_token == "marks":
+            raise CatalogUnavailable("DynamoDB is down")
+
+    monkeypatch.setattr(alerts, "transact_write", down)
+    assert alerts.transact_write_marking_due(stock, due, request_token="stock", due_token="marks") is None

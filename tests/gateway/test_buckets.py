@@ -8,6 +8,7 @@ import pytest
 
 from catalog import gateway
 from catalog.gateway import PurchaseLine, backoff, buckets, importer, keys, orders, products, receiving
+from catalog.gateway.codec import serialize
 from catalog.gateway.errors import OrderRejected, StockBusy
 from catalog.gateway.reconcile import reconcile_product
 from catalog.gateway.testing import count_requests
@@ -224,3 +225,28 @@ def test_a_delivery_file_received_into_a_spread_product_adds_to_the_total(local_
     assert receiving.receive_lines(receipt, who="ann").units == 6
     assert total() == 103 and total("1") == 71
     assert reconcile_product(product_id=HOT) is None
+
+
+def test_a_replica_behind_costs_one_refused_try_not_one_a_bucket(local_ddb, monkeypatch):
+    """The checkout reads from any replica first. When that read is behind (here: nine buckets emptied into
+    the product item's own units since, the total the same), the first refused take proves it, and the next
+    try reads the latest write: two transactions, not one a stale bucket."""
+    spread_and_sold(1)
+    stale = products.products_get_many(product_ids=[HOT], consistent=True)
+    levels = stale[HOT].bucket_levels
+    for k in range(9):  # buckets 0-8 emptied into the item (as a gather moves them): the total stays
+        table = gateway.client.table_name()
+        gateway.client.client().transact_write_items(TransactItems=[
+            {"Update": {"TableName": table, "Key": serialize(keys.product_key(HOT)), "UpdateExpression":
+                        "ADD stockLevel :n", "ExpressionAttributeValues": serialize({":n": levels[k]})}},
+            {"Update": {"TableName": table, "Key": serialize(keys.bucket_key(HOT, k)), "UpdateExpression":
+                        "SET stockLevel = :z", "ExpressionAttributeValues": serialize({":z": 0})}},
+        ])
+    real = orders.products_get_many
+    monkeypatch.setattr(orders, "products_get_many",
+                        lambda **kw: real(**kw) if kw.get("consistent") else dict(stale))  # a replica behind
+    monkeypatch.setattr(buckets.random, "choice", lambda able: able[0])  # the stale buckets first
+    with count_requests() as counter:
+        buy("late")
+    assert counter.operations.count("TransactWriteItems") == 2
+    assert total() == 98 and reconcile_product(product_id=HOT) is None

@@ -318,3 +318,15 @@ def test_releasing_a_hold_of_a_spread_product_leaves_it_spread(holds_on):
     assert product.spread and product.stock_level == 199 and level() == 199
     place("bob", [line(2)])  # the buckets still sell
     assert level() == 197 and reconcile_product(product_id="7") is None
+
+
+def test_an_order_of_fewer_than_held_of_a_spread_product_leaves_it_spread(holds_on):
+    """The units a shrinking hold gives back go onto the spread product's own units, as a release's do: no
+    gather in the shopper's request, the other buyers keep selling from the buckets."""
+    catalog_with(200, buckets=4)
+    place("warm", [line()])  # the first sale spreads it
+    holds_take(customer_id="ann", lines=[line(3)])
+    place("ann", [line(1)])  # two of the three held go back
+    product = gateway.products.product_get(product_id="7", consistent=True)
+    assert product.spread and level() == 198
+    assert reconcile_product(product_id="7") is None and not holds_of(customer_id="ann", product_ids=["7"])
