@@ -97,7 +97,7 @@ def age_hold(customer_id, product_id, seconds):
     did (its item rewritten, with its HoldExpiry keys)."""
     from catalog.gateway.holds import holds_of
 
-    hold = holds_of(customer_id=customer_id, product_ids=[product_id])[product_id]
+    hold = holds_of(customer_id=customer_id, product_ids=[product_id], spent=True)[product_id]
     taken = datetime.fromisoformat(hold.held_at) - timedelta(seconds=seconds)
     older = dataclasses.replace(hold, until=hold.until - seconds, held_at=taken.isoformat(timespec="microseconds"))
     dynamo.client().put_item(TableName=dynamo.table_name(), Item=codec.serialize(older.to_item()))

@@ -48,7 +48,9 @@ RELEASED_KEPT_SECONDS = 90 * 24 * 3600
 
 @dataclasses.dataclass(frozen=True)
 class Hold:
-    """A shopper's hold of `quantity` units of a product at `price`, until `until` (epoch s)."""
+    """A shopper's hold of `quantity` units of a product at `price`, until `until` (epoch s). A hold of 0
+    units is spent: what a released hold leaves until its cap (latest_end) is past, so that a shopper who
+    cancels and opens the checkout again keeps the first hold's cap instead of starting a new one."""
 
     product_id: str
     customer_id: str
@@ -64,14 +66,20 @@ class Hold:
             price=Decimal(str(item["price"])), until=int(item["holdUntil"]), held_at=item.get("heldAt", ""),
         )
 
+    @property
+    def spent(self):
+        return self.quantity == 0
+
     def to_item(self):
-        # Not `expiresAt`: DynamoDB's TTL would delete the hold and its units would never come back.
-        return {
+        item = {
             **keys.hold_key(self.product_id, self.customer_id),
-            **keys.hold_expiry_keys(self.product_id, self.customer_id, self.until),
             "type": "HOLD", "productId": self.product_id, "customerId": self.customer_id,
             "quantity": self.quantity, "price": self.price, "holdUntil": self.until, "heldAt": self.held_at,
         }
+        if self.spent:  # nothing to release (not in HoldExpiry); DynamoDB's TTL deletes it after its cap
+            return {**item, "expiresAt": self.latest_end()}
+        # Not `expiresAt`: DynamoDB's TTL would delete the hold and its units would never come back.
+        return {**item, **keys.hold_expiry_keys(self.product_id, self.customer_id, self.until)}
 
     @property
     def until_time(self):
@@ -118,14 +126,16 @@ def holds_enabled():
     return settings.STOCK_HOLD_SECONDS > 0
 
 
-def holds_of(*, customer_id, product_ids, consistent=True):
-    """{product_id: Hold} of a shopper's holds of these products: one BatchGetItem."""
+def holds_of(*, customer_id, product_ids, consistent=True, spent=False):
+    """{product_id: Hold} of a shopper's holds of these products (`spent`: the spent ones too): one
+    BatchGetItem."""
     check_id("Customer", customer_id)
     ids = list(dict.fromkeys(product_ids))
     if not ids:
         return {}
     items = batch_get([keys.hold_key(pid, customer_id) for pid in ids], consistent=consistent)
-    return {item["productId"]: Hold.from_item(item) for item in items}
+    holds = (Hold.from_item(item) for item in items)
+    return {hold.product_id: hold for hold in holds if spent or not hold.spent}
 
 
 def _hold_condition(hold, *, ended_by=None):
@@ -187,8 +197,8 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=
     ids = [line.product_id for line in lines]
     products, holds, consistent = None, None, False
     for attempt in attempts_until_deadline():
-        if holds is None:
-            holds = holds_of(customer_id=customer_id, product_ids=ids)
+        if holds is None:  # a spent hold too: its cap still counts
+            holds = holds_of(customer_id=customer_id, product_ids=ids, spent=True)
         own = {pid: hold.quantity for pid, hold in holds.items()}
         more = [dataclasses.replace(line, quantity=line.quantity - own.get(line.product_id, 0)) for line in lines]
         taking = [line for line in more if line.quantity > 0]
@@ -237,7 +247,7 @@ def _spent(holds, products, *, now, wanted, max_seconds):
 
     problems = []
     for pid, hold in holds.items():
-        if hold.renewed_until(wanted, max_seconds) <= now:
+        if not hold.spent and hold.renewed_until(wanted, max_seconds) <= now:
             hold_release(hold=hold, why=ENDED, ended_by=now)
             name = products[pid].name if pid in products else pid
             problems.append(LineProblem(pid, LineProblem.ENDED, name=name, available=max_seconds))
@@ -261,17 +271,16 @@ def _transact_holds(*, customer_id, lines, more, products, holds, until, max_sec
     hold_index = len(actions)
     for line in lines:
         before = holds.get(line.product_id)
+        # The cap on renewals runs from the first hold, a spent one's too until its cap is past.
+        capped = before if before and not (before.spent and before.latest_end(max_seconds) <= time.time()) else None
         hold = Hold(product_id=line.product_id, customer_id=customer_id, quantity=line.quantity, price=line.price,
-                    until=before.renewed_until(until, max_seconds) if before else until,  # the cap on renewals
-                    held_at=before.held_at if before else stamp)
+                    until=capped.renewed_until(until, max_seconds) if capped else until,
+                    held_at=capped.held_at if capped else stamp)
         new[line.product_id] = hold
         if before is None:
             actions.append(put(hold.to_item(), if_absent=True))
         else:
-            condition, values = _hold_condition(before)
-            action = put(hold.to_item())
-            action["Put"].update(ConditionExpression=condition, ExpressionAttributeValues=serialize(values))
-            actions.append(action)
+            actions.append(_put_if(hold.to_item(), *_hold_condition(before)))
     paths = tuple((pid, take.path) for pid, take in takes.values())
     due = [take.due for _pid, take in takes.values() if isinstance(take, PutBack)]  # units back: alerts due
     refusal = transact_write_marking_due(
@@ -339,7 +348,7 @@ def order_line_take(*, product, line, hold):
 # --- releasing ------------------------------------------------------------------------------
 
 def hold_release(*, hold, why, ended_by=None):
-    """Put a hold's units back, delete it and record it: one transaction, only if the hold is still the
+    """Put a hold's units back, end it (_spend) and record it: one transaction, only if the hold is still the
     one read (and, with `ended_by`, ended by then), which also marks the product due for back-in-stock
     alerts. The units go back as units_back says (no gather, no bucket read). True if released; False if
     the hold was renewed, sold or released meanwhile."""
@@ -354,8 +363,7 @@ def hold_release(*, hold, why, ended_by=None):
             "heldAt": hold.held_at, "holdUntil": hold.until, "releasedAt": at, "why": why,
             "expiresAt": int(time.time()) + RELEASED_KEPT_SECONDS,  # DynamoDB's TTL forgets the record later
         }
-        actions = [delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values),
-                   put(log, if_absent=True)]
+        actions = [_spend(hold, condition, values), put(log, if_absent=True)]
         if product is not None:
             actions += [units_back(product, hold.quantity)[0],
                         alert_due_action(hold.product_id, hold.quantity)]  # units back: as for a receipt
@@ -369,6 +377,20 @@ def hold_release(*, hold, why, ended_by=None):
         if not refusal.any_failed:
             conflict_pause()
     raise StockBusy(f"Stock of product {hold.product_id} is changing too often right now; try again.")
+
+
+def _spend(hold, condition, values):
+    """The action that ends a hold as read (`condition`): spent (0 units, its first time kept, no longer in
+    HoldExpiry) while its cap is ahead, so reopening the checkout cannot start a new cap; deleted after."""
+    if hold.latest_end() <= time.time():
+        return delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values)
+    return _put_if(dataclasses.replace(hold, quantity=0).to_item(), condition, values)
+
+
+def _put_if(item, condition, values):
+    action = put(item)
+    action["Put"].update(ConditionExpression=condition, ExpressionAttributeValues=serialize(values))
+    return action
 
 
 def holds_release(*, customer_id, product_ids, why=CANCELLED):
@@ -445,7 +467,8 @@ def holds_of_product(*, product_id, consistent=False):
         key_range = KeyRange(partition=partition, prefix=keys.HOLD_PREFIX, consistent=consistent)
         return query_items(key_range, limit=1000)[0]
 
-    return [Hold.from_item(item) for items in _per_partition(product_id, read) for item in items]
+    holds = (Hold.from_item(item) for items in _per_partition(product_id, read) for item in items)
+    return [hold for hold in holds if not hold.spent]
 
 
 def holds_released(*, product_id, limit=20):

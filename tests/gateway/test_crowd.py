@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine, backoff, orders, transact
+from catalog.gateway import PurchaseLine, alerts, backoff, orders, transact
 from catalog.gateway.budget import request_budget
 from catalog.gateway.errors import OrderRejected, StockBusy
 from tests.helpers import seed, small_catalog
@@ -142,6 +142,7 @@ def _conflicting(monkeypatch, times, code="TransactionConflict"):
         return real(actions, request_token=request_token)
 
     monkeypatch.setattr(orders, "transact_write", transact_write)
+    monkeypatch.setattr(alerts, "transact_write", transact_write)  # an order's transaction goes through its due marks
     return left
 
 

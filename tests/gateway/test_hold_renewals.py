@@ -126,3 +126,27 @@ def test_an_order_of_fewer_than_held_marks_the_rest_due(holds_on):
     gateway.order_place(customer_id="ann", customer_name="Ann", order_id=gateway.new_order_id(),
                         token=gateway.new_token(), lines=[model_y(1)])
     assert level("2") == 2 and due_units("2") == 2
+
+
+def test_cancelling_and_opening_the_checkout_again_keeps_the_first_holds_cap(holds_on):
+    from catalog.gateway.holds import holds_of_product, holds_release, units_held
+
+    holds_take(customer_id="ann", lines=[line(2)])
+    first = age_hold("ann", "7", 1000)  # opened 1,000 s ago: 200 s to its cap
+    assert holds_release(customer_id="ann", product_ids=["7"]) == 2 and level() == 40
+    assert holds_of(customer_id="ann", product_ids=["7"]) == {}  # nothing held: the units are back on sale
+    assert holds_of_product(product_id="7") == [] and units_held(product_id="7") == 0
+    again = holds_take(customer_id="ann", lines=[line(2)])["7"]
+    assert again.final() and again.until <= int(time.time()) + 200  # not a new 20 minutes
+    assert again.held_at == first.held_at and level() == 38
+
+
+def test_once_the_cap_is_past_a_cancelled_shopper_is_held_afresh(holds_on):
+    from catalog.gateway.holds import holds_release
+
+    holds_take(customer_id="ann", lines=[line(2)])
+    age_hold("ann", "7", 500)
+    holds_release(customer_id="ann", product_ids=["7"])
+    age_hold("ann", "7", 800)  # its cap (1,200 s after it was first taken) passed 100 s ago
+    again = holds_take(customer_id="ann", lines=[line(2)])["7"]
+    assert not again.final() and again.until >= int(time.time()) + 599 and level() == 38
