@@ -35,8 +35,10 @@ def main(argv=None):
     from tools import dynamodb_local
 
     process, url = dynamodb_local.start()
+    # DynamoDB Local holding a million items or more stalls for seconds at times (the app's 5 s read
+    # timeout gave up after 38 minutes of a 100,000-product run): the bench waits, as an operator would.
     os.environ.update(DYNAMODB_ENDPOINT_URL=url, DYNAMODB_TABLE="bench-migration", AWS_ACCESS_KEY_ID="x",
-                      AWS_SECRET_ACCESS_KEY="x", DJANGO_SECRET_KEY="bench")
+                      AWS_SECRET_ACCESS_KEY="x", DJANGO_SECRET_KEY="bench", DYNAMODB_READ_TIMEOUT="120")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "storefront.settings")
     import django
 
@@ -76,7 +78,15 @@ def measure(args):
 
     run = migrations.Run(table=table, say=say, segments=args.segments, units_per_second=args.units_per_second)
     began = time.monotonic()
-    migrations.migrate(run=run, backup=False)
+    from catalog.gateway.errors import CatalogUnavailable
+
+    for attempt in range(5):  # a stop part way is resumed where it was, as `migrate_table` run again does
+        try:
+            migrations.migrate(run=run, backup=False)
+            break
+        except CatalogUnavailable as exc:
+            log(f"interrupted ({exc}); resuming (run {attempt + 2})")
+            time.sleep(10)
     times[current[0]] = time.monotonic() - current[1]
     total = time.monotonic() - began
     records = migrations.migrations_applied(table=table)
