@@ -204,7 +204,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
             # only ever said from a consistent read (below). A line the shopper holds writes only its
             # hold, so its price and its product's existence are checked on this read alone: a price
             # changed less than the replica's lag ago (about a second) may still be ordered at the price
-            # the shopper saw. A consistent read here would cap a held product at 1,999 sales a second.
+            # the shopper saw (a consistent read here would take a hot product below its target: README, Scale).
             products = products_get_many(product_ids=ids, consistent=consistent,
                                          levels_of={line.product_id for line in taking})
         # A product spread over stock buckets: a bucket that can serve the line, or gathered (exact).
