@@ -150,17 +150,23 @@ class StocktakeForm(PageStateForm):
         error_messages={"required": EXPIRED, "invalid": EXPIRED, "min_value": EXPIRED, "max_value": EXPIRED},
     )
     seen_reorder_point = _seen_reorder_point()
+    # The units held for shoppers when the form was shown (timed holds; empty: holds off or not known).
+    seen_held = WholeNumberField(
+        required=False, min_value=0, max_value=10**15, widget=forms.HiddenInput,
+        error_messages={"invalid": EXPIRED, "min_value": EXPIRED, "max_value": EXPIRED},
+    )
     opened_at = forms.CharField(required=False, widget=forms.HiddenInput)
 
     @classmethod
-    def fresh(cls, *, level, reorder_point):
-        return cls(initial=cls.state(level=level, reorder_point=reorder_point, token=gateway.new_token()))
+    def fresh(cls, *, level, reorder_point, held=None):
+        return cls(initial=cls.state(level=level, reorder_point=reorder_point, token=gateway.new_token(), held=held))
 
     @staticmethod
-    def state(*, level, reorder_point, token):
+    def state(*, level, reorder_point, token, held=None):
         return {
             "token": token, "seen_level": level, "opened_at": datetime.now(UTC).isoformat(timespec="microseconds"),
             "seen_reorder_point": "" if reorder_point is None else reorder_point,
+            "seen_held": "" if held is None else held,
         }
 
     def clean_opened_at(self):

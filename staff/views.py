@@ -27,7 +27,7 @@ from catalog.gateway import (
     receiving,
 )
 from catalog.gateway.alerts import alert_count, alert_counts
-from catalog.gateway.holds import holds_enabled, holds_of_product, holds_released
+from catalog.gateway.holds import holds_all, holds_enabled, holds_released
 from shop import accounts
 from shop.mfa import needs_second_factor
 from storefront.errors import RETRY_AFTER
@@ -255,12 +255,16 @@ def _stock_page(request, product_id, *, form, status=200, level=None, seen_reord
             buckets_form=buckets_form or StockBucketsForm(initial={"stock_buckets": product.stock_buckets}),
         )
         if holds_enabled():  # timed holds (issue 36): held now and released lately, a Query each
-            context.update(holds_now=holds_of_product(product_id=product_id, consistent=True),
+            context.update(holds_now=holds_all(product_id=product_id),
                            holds_released=holds_released(product_id=product_id))
     else:
         reorder_point = seen_reorder_point  # the write told the level; the form's hint for the next write
     if partial != "history-page" and count_form is None:
-        context["count_form"] = StocktakeForm.fresh(level=level, reorder_point=reorder_point)
+        held = None  # timed holds: what a count is made against, beside the level
+        if holds_enabled():
+            holds = context["holds_now"] if "holds_now" in context else holds_all(product_id=product_id)
+            held = sum(hold.quantity for hold in holds)
+        context["count_form"] = StocktakeForm.fresh(level=level, reorder_point=reorder_point, held=held)
     context["reorder_point"] = reorder_point
     history = gateway.stock_history(product_id=product_id, reason=reason, after=after, consistent=reason is None)
     context.update(
@@ -288,19 +292,28 @@ def product_stocktake(request, product_id):
         change = gateway.stock_count(
             product_id=product_id, counted=data["counted"], expected_level=data["seen_level"], token=data["token"],
             note=data["note"], who=request.user.get_username(), expected_reorder_point=data["seen_reorder_point"],
+            expected_held=data["seen_held"],
         )
     except StockMoved as exc:
         moves = gateway.stock_moves_since(product_id=product_id, at=data["opened_at"]) if data["opened_at"] else []
+        held = data["seen_held"] if exc.held is None else exc.held
         again = StocktakeForm(
             data={**StocktakeForm.state(level=exc.level, reorder_point=data["seen_reorder_point"],
-                                        token=data["token"]),
+                                        token=data["token"], held=held),
                   "counted": data["counted"], "note": data["note"]},
         )
         again.is_valid()
-        again.add_error(None, (
-            f"The stock changed while you counted: it is now {exc.level}, not {data['seen_level']}. Nothing was "
-            f"changed. Check the moves below; save again to set the stock to {data['counted']} from {exc.level}."
-        ))
+        if exc.held is not None:
+            again.add_error(None, (
+                f"Shoppers paying now hold {exc.held} units of it, not {data['seen_held']} as when you started "
+                f"counting (held units are on the shelf, out of the stock). Nothing was changed. Check the shelf; "
+                f"save again to count {data['counted']} against {exc.level} in stock and {exc.held} held."
+            ))
+        else:
+            again.add_error(None, (
+                f"The stock changed while you counted: it is now {exc.level}, not {data['seen_level']}. Nothing was "
+                f"changed. Check the moves below; save again to set the stock to {data['counted']} from {exc.level}."
+            ))
         return _stock_page(request, product_id, form=StockAdjustmentForm.fresh(), count_form=again, moves=moves,
                            status=409)
     delta = change.adjustment.delta

@@ -78,11 +78,13 @@ class OrderRejected(CatalogError):
 
 class StockMoved(CatalogError):
     """A stocktake's compare-and-set lost: the level is no longer the one the count was made
-    against (a sale meanwhile). Nothing was written; `level` is the level now."""
+    against (a sale meanwhile), or other units are held for shoppers now (timed holds). Nothing was
+    written; `level` is the level now, `held` the units held now (None: not the reason)."""
 
-    def __init__(self, product_id, level):
+    def __init__(self, product_id, level, *, held=None):
         self.product_id = product_id
         self.level = level
+        self.held = held
         super().__init__(f"The stock of product {product_id} changed to {level} since the count was started.")
 
 

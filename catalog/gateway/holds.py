@@ -37,7 +37,7 @@ from .pages import KeyRange, query_items
 from .products import products_get_many
 from .stock import stock_level_update
 from .threads import SHARD_READERS, in_parallel
-from .transact import delete, put, transact_write, update
+from .transact import check, delete, put, transact_write, update
 from .validate import check_id, client_request_token, utc_now
 
 ENDED, CANCELLED = "ended", "cancelled"
@@ -379,6 +379,12 @@ def hold_release(*, hold, why, ended_by=None):
     raise StockBusy(f"Stock of product {hold.product_id} is changing too often right now; try again.")
 
 
+def hold_unchanged(hold):
+    """A ConditionCheck that `hold` is still the one read (not renewed, sold or released meanwhile)."""
+    condition, values = _hold_condition(hold)
+    return check(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values)
+
+
 def _spend(hold, condition, values):
     """The action that ends a hold as read (`condition`): spent (0 units, its first time kept, no longer in
     HoldExpiry) while its cap is ahead, so reopening the checkout cannot start a new cap; deleted after."""
@@ -459,18 +465,6 @@ def _per_partition(product_id, read):
     return [results[i] for i in range(len(partitions))]
 
 
-def holds_of_product(*, product_id, consistent=False):
-    """The holds of a product now: one Query of each of its hold partitions (a page of 1,000 each)."""
-    check_id("Product", product_id)
-
-    def read(partition):
-        key_range = KeyRange(partition=partition, prefix=keys.HOLD_PREFIX, consistent=consistent)
-        return query_items(key_range, limit=1000)[0]
-
-    holds = (Hold.from_item(item) for items in _per_partition(product_id, read) for item in items)
-    return [hold for hold in holds if not hold.spent]
-
-
 def holds_released(*, product_id, limit=20):
     """A product's released holds, newest first: one Query of each hold partition, `limit` each, and the
     newest `limit` of those (a bounded list)."""
@@ -487,15 +481,20 @@ def holds_released(*, product_id, limit=20):
 
 def units_held(*, product_id, consistent=True):
     """Units of a product held now: the sum of its hold items (every page of each hold partition)."""
+    return sum(hold.quantity for hold in holds_all(product_id=product_id, consistent=consistent))
+
+
+def holds_all(*, product_id, consistent=True):
+    """Every hold of a product now (spent ones left out): every page of each of its hold partitions."""
 
     def read(partition):
         key_range = KeyRange(partition=partition, prefix=keys.HOLD_PREFIX, consistent=consistent)
-        total, after = 0, None
+        found, after = [], None
         while True:
             items, last = query_items(key_range, limit=1000, after=after)
-            total += sum(int(item["quantity"]) for item in items)
+            found += [hold for hold in map(Hold.from_item, items) if not hold.spent]
             if last is None:
-                return total
+                return found
             after = key_range.encode(last)
 
-    return sum(_per_partition(product_id, read))
+    return [hold for part in _per_partition(product_id, read) for hold in part]

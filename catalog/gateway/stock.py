@@ -56,6 +56,8 @@ from .validate import (
 
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
 TOKEN_TTL_SECONDS = 7 * 24 * 3600
+# A stocktake's transaction: the change's 4 actions and a ConditionCheck a hold read (DynamoDB: 100).
+MAX_HOLDS_CHECKED = 96
 # The ledger download covers at most this many days: days x LEDGER_SHARDS Queries at least (31 x 64).
 MAX_LEDGER_DAYS = 31
 # What a caller that does not know a product's reorder point passes (the write then assumes the
@@ -156,13 +158,16 @@ def _change_stock(*, product_id, delta, token, reason, who, reference, note, exp
 
 
 def stock_count(*, product_id, counted, expected_level, token, who="", reference="", note="",
-                expected_reorder_point=UNKNOWN):
+                expected_reorder_point=UNKNOWN, expected_held=None):
     """A stocktake: `counted` were found, against the level `expected_level` the count was
     started from. Records a `counted` change of the difference (0 too: the count is in the
     history) only if the stock is still `expected_level` (compare-and-set); otherwise writes
     nothing and raises StockMoved with the level now. The same `token` again answers as the
     first time. With timed holds on, `counted` is every unit on the shelf, held ones too: the units
-    held now (one Query) are not part of the level, so the difference is taken without them."""
+    held now (a Query of each hold partition) are not part of the level, so the difference is taken
+    without them; the count was made against `expected_held` held units (None: not known), and units
+    held since (a hold that became a sale takes no level) make it StockMoved too. The write is
+    conditional on each hold read being unchanged, so none can become a sale in between."""
     check_id("Product", product_id)
     texts = _texts(token=token, who=who, reference=reference, note=note)
     if isinstance(counted, bool) or not isinstance(counted, int) or not 0 <= counted <= 10**9:
@@ -170,15 +175,19 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
     if expected_level is None:
         raise InvalidInput("A count needs the level it was started from.")
     _check_level_hint(expected_level)
-    counted -= _held_on_the_shelf(product_id, counted)
     reorder_point = None if expected_reorder_point is UNKNOWN else expected_reorder_point
     for _attempt in contended_attempts():
+        held, unchanged = _held_on_the_shelf(product_id, counted)
+        if expected_held is not None and held != expected_held:
+            raise StockMoved(product_id, _gathered(product_get(product_id=product_id, consistent=True)).stock_level,
+                             held=held)
+        shelf = counted - held
         outcome = _apply_stock_change(
             product_id=product_id, current=expected_level, reorder_point=reorder_point,
-            delta=counted - expected_level, token=token, reason=COUNTED, at=utc_now(), **texts,
+            delta=shelf - expected_level, token=token, reason=COUNTED, at=utc_now(), checks=unchanged, **texts,
         )
         if isinstance(outcome, _UsedToken):  # the first answer again, if this is the same count
-            request = _request(delta=counted - expected_level, reason=COUNTED, **texts)
+            request = _request(delta=shelf - expected_level, reason=COUNTED, **texts)
             outcome = outcome.replay(product_id=product_id, token=token, request=request)
         if isinstance(outcome, StockChange):
             return outcome
@@ -191,15 +200,23 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
 
 
 def _held_on_the_shelf(product_id, counted):
-    """Units of the product held while shoppers pay (timed holds, issue 36; 0 when holds are off): on the
-    shelf, so in a count, but out of the level. InvalidInput when fewer were counted than are held."""
-    from .holds import holds_enabled, units_held  # holds.py builds on this module
+    """(units, checks): the units of the product held while shoppers pay (timed holds, issue 36; 0 when
+    holds are off), on the shelf, so in a count, but out of the level; and a ConditionCheck for each hold
+    read, that it is unchanged at the write. InvalidInput when fewer were counted than are held, or when
+    more shoppers hold it than a transaction can check (a count in the middle of a drop)."""
+    from .holds import hold_unchanged, holds_all, holds_enabled  # holds.py builds on this module
 
-    held = units_held(product_id=product_id) if holds_enabled() else 0
+    if not holds_enabled():
+        return 0, []
+    holds = holds_all(product_id=product_id)
+    if len(holds) > MAX_HOLDS_CHECKED:
+        raise InvalidInput(f"{len(holds)} shoppers are paying for this product right now, too many for a count to "
+                           "hold still: count again when fewer are. Nothing was changed.")
+    held = sum(hold.quantity for hold in holds)
     if counted < held:
         raise InvalidInput(f"{held} units are held for shoppers paying now, more than the {counted} counted: "
                            "count again (held units are on the shelf too). Nothing was changed.")
-    return held
+    return held, [hold_unchanged(hold) for hold in holds]
 
 
 def _gathered(product):
@@ -212,7 +229,8 @@ def _gathered(product):
     return stock_gather(product_id=product.product_id)
 
 
-def _apply_stock_change(*, product_id, current, reorder_point, delta, token, reason, who, reference, note, at):
+def _apply_stock_change(*, product_id, current, reorder_point, delta, token, reason, who, reference, note, at,
+                        checks=()):
     """One TransactWriteItems: the product's level goes from `current` to `current + delta`
     (only if it still is `current` and its reorder point `reorder_point`: the Reorder index key
     follows), the adjustment is recorded, and the idempotency key is marked as used. Returns
@@ -231,6 +249,7 @@ def _apply_stock_change(*, product_id, current, reorder_point, delta, token, rea
             put(adjustment.to_item(), if_absent=True),
             put(mark.to_item(), if_absent=True, return_old=True),
             *([alert_due_action(product_id, delta)] if delta > 0 else []),  # back-in-stock alerts (issue 36)
+            *checks,  # a stocktake's: each hold it read is unchanged
         ],
         # The same request retried (by botocore, after a lost answer) applies once.
         request_token=client_request_token(token, product_id, current, reorder_point, adjustment.stamp),

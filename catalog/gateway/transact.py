@@ -80,6 +80,14 @@ class Refusal:
         return bool(THROTTLED.intersection(self.codes))
 
 
+def check(key, *, condition, values):
+    """A ConditionCheck action: the transaction goes through only if `condition` holds for the item."""
+    return {"ConditionCheck": {
+        "TableName": table_name(), "Key": serialize(key), "ConditionExpression": condition,
+        "ExpressionAttributeValues": serialize(values),
+    }}
+
+
 def transact_write(actions, *, request_token):
     """Send the actions as one transaction. Returns None when it was applied, or a Refusal.
     `request_token` (DynamoDB's ClientRequestToken) makes a retried identical request apply once.

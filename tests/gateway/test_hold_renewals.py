@@ -129,13 +129,13 @@ def test_an_order_of_fewer_than_held_marks_the_rest_due(holds_on):
 
 
 def test_cancelling_and_opening_the_checkout_again_keeps_the_first_holds_cap(holds_on):
-    from catalog.gateway.holds import holds_of_product, holds_release, units_held
+    from catalog.gateway.holds import holds_all, holds_release, units_held
 
     holds_take(customer_id="ann", lines=[line(2)])
     first = age_hold("ann", "7", 1000)  # opened 1,000 s ago: 200 s to its cap
     assert holds_release(customer_id="ann", product_ids=["7"]) == 2 and level() == 40
     assert holds_of(customer_id="ann", product_ids=["7"]) == {}  # nothing held: the units are back on sale
-    assert holds_of_product(product_id="7") == [] and units_held(product_id="7") == 0
+    assert holds_all(product_id="7") == [] and units_held(product_id="7") == 0
     again = holds_take(customer_id="ann", lines=[line(2)])["7"]
     assert again.final() and again.until <= int(time.time()) + 200  # not a new 20 minutes
     assert again.held_at == first.held_at and level() == 38

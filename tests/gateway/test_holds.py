@@ -11,8 +11,8 @@ from catalog.gateway import LineProblem, PurchaseLine, keys, orders
 from catalog.gateway.alerts import alerts_due
 from catalog.gateway.errors import OrderRejected
 from catalog.gateway.holds import (
+    holds_all,
     holds_of,
-    holds_of_product,
     holds_release,
     holds_release_ended,
     holds_released,
@@ -76,7 +76,7 @@ def test_two_shoppers_and_the_last_unit(holds_on):
     order = place("bob", [line()])
     assert level() == 0 and [line.quantity for line in order.lines] == [1]
     assert [(-s.delta) for s in sales()] == [1]  # the hold that became a sale is a sale
-    assert holds_of_product(product_id="7") == []
+    assert holds_all(product_id="7") == []
     assert reconcile_product(product_id="7") is None
     with pytest.raises(OrderRejected):  # ann's hold is gone: nothing left for her
         place("ann", [line()])
@@ -106,7 +106,7 @@ def test_renewals_stop_at_the_cap_and_a_hold_spent_there_goes_back_to_everyone(h
     with pytest.raises(OrderRejected) as refused:
         holds_take(customer_id="ann", lines=[line(3)])
     assert [p.kind for p in refused.value.problems] == [LineProblem.ENDED]
-    assert level() == 3 and holds_of_product(product_id="7", consistent=True) == []
+    assert level() == 3 and holds_all(product_id="7", consistent=True) == []
     assert any(d.product_id == "7" for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s))
     assert holds_release_ended().holds == 0  # released once
     holds_take(customer_id="bob", lines=[line(2)])  # others may hold them now; ann queues for the rest
@@ -120,7 +120,7 @@ def test_an_order_of_more_than_held_uses_the_hold_and_takes_the_rest(holds_on):
     catalog_with(3)
     holds_take(customer_id="ann", lines=[line(2)])
     place("ann", [line(3)])  # one more added after the checkout opened: the last unit, beside her two
-    assert level() == 0 and holds_of_product(product_id="7", consistent=True) == []
+    assert level() == 0 and holds_all(product_id="7", consistent=True) == []
     assert reconcile_product(product_id="7") is None
 
 
@@ -153,7 +153,7 @@ def test_an_order_of_fewer_than_held_gives_back_the_rest(holds_on):
     catalog_with(3)
     holds_take(customer_id="bob", lines=[line(3)])
     place("bob", [line(2)])  # one fewer (another device): the third goes back
-    assert level() == 1 and holds_of_product(product_id="7", consistent=True) == []
+    assert level() == 1 and holds_all(product_id="7", consistent=True) == []
     assert reconcile_product(product_id="7") is None
 
 
@@ -172,7 +172,7 @@ def test_a_cancelled_checkout_releases_at_once(holds_on):
     holds_take(customer_id="ann", lines=[line(3)])
     assert level() == 1
     assert holds_release(customer_id="ann", product_ids=["7"]) == 3
-    assert level() == 4 and holds_of_product(product_id="7") == []
+    assert level() == 4 and holds_all(product_id="7") == []
     assert [r.why for r in holds_released(product_id="7")] == ["cancelled"]
     assert reconcile_product(product_id="7") is None
 
@@ -185,6 +185,29 @@ def test_a_stocktake_counts_held_units_on_the_shelf(holds_on):
     change = gateway.stock_count(product_id="7", counted=4, expected_level=3, token=gateway.new_token())
     assert change.level == 2 and change.adjustment.delta == -1  # one missing
     assert reconcile_product(product_id="7") is None
+
+
+def test_a_hold_sold_between_a_stocktakes_read_and_its_write_refuses_it(holds_on, monkeypatch):
+    """The count's write is conditional on each hold it read being unchanged: a hold that becomes a sale in
+    between (no level moves) makes it read again, and then it is refused as a count against other holds."""
+    from catalog.gateway import holds as holds_module
+    from catalog.gateway.errors import StockMoved
+
+    catalog_with(5)
+    holds_take(customer_id="ann", lines=[line(2)])
+    real, sold = holds_module.holds_all, []
+
+    def read_then_sell(**kwargs):
+        found = real(**kwargs)
+        if not sold:
+            sold.append(place("ann", [line(2)]))  # ann pays just after the count read her hold
+        return found
+
+    monkeypatch.setattr(holds_module, "holds_all", read_then_sell)
+    with pytest.raises(StockMoved) as moved:
+        gateway.stock_count(product_id="7", counted=5, expected_level=3, expected_held=2, token=gateway.new_token())
+    assert (moved.value.level, moved.value.held) == (3, 0) and level() == 3
+    assert [h.reason for h in gateway.stock_history(product_id="7", consistent=True).items][0] == "sold"
 
 
 def test_one_shopper_cannot_hold_more_than_the_limit(holds_on):
@@ -208,7 +231,7 @@ def test_a_crowd_holds_exactly_the_units_there_are(holds_on):
 
     with ThreadPoolExecutor(max_workers=16) as pool:
         held = sum(pool.map(hold, range(32)))
-    assert held == 10 and level() == 0 and len(holds_of_product(product_id="7", consistent=True)) == 10
+    assert held == 10 and level() == 0 and len(holds_all(product_id="7", consistent=True)) == 10
     assert reconcile_product(product_id="7") is None
 
 

@@ -11,7 +11,7 @@ import requests
 
 from bench.load import gunicorn_flags
 from catalog import gateway
-from catalog.gateway.holds import holds_of_product
+from catalog.gateway.holds import holds_all
 from catalog.gateway.reconcile import reconcile_product
 from tests.helpers import seed, small_catalog
 from tests.shop.servers import TIMEOUT, AppServer, app_env, csrf, hidden, manage
@@ -117,7 +117,7 @@ def test_a_crowd_of_32_opens_checkout_for_10_units(local_ddb, settings, shared_d
         for url, html in (pages[i] for i in range(shoppers) if i not in held):
             # Told at once (the cart read it sold out) or by the hold's refusal: sold out, nothing held.
             assert url.endswith("/cart/") and re.search(r"Acme Car Charger is sold out|Sold out", html), html[-2000:]
-        assert level() == 0 and len(holds_of_product(product_id="7", consistent=True)) == units
+        assert level() == 0 and len(holds_all(product_id="7", consistent=True)) == units
 
         def buy(i):
             return place(server, browsers[i], order_form(pages[i][1], i))
@@ -127,7 +127,7 @@ def test_a_crowd_of_32_opens_checkout_for_10_units(local_ddb, settings, shared_d
     assert all(re.search(r"/account/orders/[^/]+/$", url) for url, _html in outcomes), outcomes
     history = gateway.stock_history(product_id="7", limit=100, consistent=True).items
     assert -sum(h.delta for h in history if h.reason == "sold") == units
-    assert level() == 0 and holds_of_product(product_id="7", consistent=True) == []
+    assert level() == 0 and holds_all(product_id="7", consistent=True) == []
     assert reconcile_product(product_id="7") is None
 
 
@@ -142,4 +142,4 @@ def test_holds_off_the_checkout_holds_nothing(local_ddb, settings, shared_databa
         assert re.search(r"/account/orders/[^/]+/$", url)
         url, html = place(server, ann, order_form(ann_page, 0))
         assert url.endswith("/cart/") and "Acme Car Charger is sold out" in html
-    assert level() == 0 and holds_of_product(product_id="7", consistent=True) == []
+    assert level() == 0 and holds_all(product_id="7", consistent=True) == []
