@@ -303,7 +303,7 @@ def product_stocktake(request, product_id):
                   "counted": data["counted"], "note": data["note"]},
         )
         again.is_valid()
-        if exc.held is not None:
+        if exc.level == data["seen_level"] and exc.held is not None:  # only the units held moved
             again.add_error(None, (
                 f"Shoppers paying now hold {exc.held} units of it, not {data['seen_held']} as when you started "
                 f"counting (held units are on the shelf, out of the stock). Nothing was changed. Check the shelf; "

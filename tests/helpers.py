@@ -97,11 +97,21 @@ def age_hold(customer_id, product_id, seconds):
     did (its item rewritten, with its HoldExpiry keys)."""
     from catalog.gateway.holds import holds_of
 
-    hold = holds_of(customer_id=customer_id, product_ids=[product_id], spent=True)[product_id]
+    hold = holds_of(customer_id=customer_id, product_ids=[product_id])[product_id]
     taken = datetime.fromisoformat(hold.held_at) - timedelta(seconds=seconds)
     older = dataclasses.replace(hold, until=hold.until - seconds, held_at=taken.isoformat(timespec="microseconds"))
     dynamo.client().put_item(TableName=dynamo.table_name(), Item=codec.serialize(older.to_item()))
     return older
+
+
+def age_hold_cap(customer_id, product_id, seconds):
+    """Time passes for what a shopper's released hold left (its first time, holds.Hold.cap_item)."""
+    key = codec.serialize(keys.hold_cap_key(product_id, customer_id))
+    found = dynamo.client().get_item(TableName=dynamo.table_name(), Key=key, ConsistentRead=True)
+    item = codec.deserialize(found["Item"])
+    taken = datetime.fromisoformat(item["heldAt"]) - timedelta(seconds=seconds)
+    item.update(heldAt=taken.isoformat(timespec="microseconds"), expiresAt=int(item["expiresAt"]) - seconds)
+    dynamo.client().put_item(TableName=dynamo.table_name(), Item=codec.serialize(item))
 
 
 def paged_catalog(settings, n=7, size=3):

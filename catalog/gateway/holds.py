@@ -48,9 +48,7 @@ RELEASED_KEPT_SECONDS = 90 * 24 * 3600
 
 @dataclasses.dataclass(frozen=True)
 class Hold:
-    """A shopper's hold of `quantity` units of a product at `price`, until `until` (epoch s). A hold of 0
-    units is spent: what a released hold leaves until its cap (latest_end) is past, so that a shopper who
-    cancels and opens the checkout again keeps the first hold's cap instead of starting a new one."""
+    """A shopper's hold of `quantity` units of a product at `price`, until `until` (epoch s)."""
 
     product_id: str
     customer_id: str
@@ -66,20 +64,21 @@ class Hold:
             price=Decimal(str(item["price"])), until=int(item["holdUntil"]), held_at=item.get("heldAt", ""),
         )
 
-    @property
-    def spent(self):
-        return self.quantity == 0
-
     def to_item(self):
-        item = {
+        # Not `expiresAt`: DynamoDB's TTL would delete the hold and its units would never come back.
+        return {
             **keys.hold_key(self.product_id, self.customer_id),
+            **keys.hold_expiry_keys(self.product_id, self.customer_id, self.until),
             "type": "HOLD", "productId": self.product_id, "customerId": self.customer_id,
             "quantity": self.quantity, "price": self.price, "holdUntil": self.until, "heldAt": self.held_at,
         }
-        if self.spent:  # nothing to release (not in HoldExpiry); DynamoDB's TTL deletes it after its cap
-            return {**item, "expiresAt": self.latest_end()}
-        # Not `expiresAt`: DynamoDB's TTL would delete the hold and its units would never come back.
-        return {**item, **keys.hold_expiry_keys(self.product_id, self.customer_id, self.until)}
+
+    def cap_item(self):
+        """What this hold leaves when it is released before its cap: when it was first taken (a new hold of
+        the product for the shopper ends by the same cap; DynamoDB's TTL deletes it after the cap)."""
+        return {**keys.hold_cap_key(self.product_id, self.customer_id), "type": "HOLD_CAP",
+                "productId": self.product_id, "customerId": self.customer_id, "heldAt": self.held_at,
+                "expiresAt": self.latest_end()}
 
     @property
     def until_time(self):
@@ -126,16 +125,25 @@ def holds_enabled():
     return settings.STOCK_HOLD_SECONDS > 0
 
 
-def holds_of(*, customer_id, product_ids, consistent=True, spent=False):
-    """{product_id: Hold} of a shopper's holds of these products (`spent`: the spent ones too): one
-    BatchGetItem."""
+def holds_of(*, customer_id, product_ids, consistent=True):
+    """{product_id: Hold} of a shopper's holds of these products: one BatchGetItem."""
+    return _holds_and_caps(customer_id, product_ids, consistent=consistent)[0]
+
+
+def _holds_and_caps(customer_id, product_ids, *, consistent=True, caps=False):
+    """({product_id: Hold}, {product_id: first taken} of the shopper's released holds whose cap is still
+    ahead, read only with `caps`): one BatchGetItem."""
     check_id("Customer", customer_id)
     ids = list(dict.fromkeys(product_ids))
     if not ids:
-        return {}
-    items = batch_get([keys.hold_key(pid, customer_id) for pid in ids], consistent=consistent)
-    holds = (Hold.from_item(item) for item in items)
-    return {hold.product_id: hold for hold in holds if spent or not hold.spent}
+        return {}, {}
+    wanted = [keys.hold_key(pid, customer_id) for pid in ids]
+    if caps:
+        wanted += [keys.hold_cap_key(pid, customer_id) for pid in ids]
+    items = batch_get(wanted, consistent=consistent)
+    holds = {item["productId"]: Hold.from_item(item) for item in items if item["type"] == "HOLD"}
+    firsts = {item["productId"]: item["heldAt"] for item in items if item["type"] == "HOLD_CAP"}
+    return holds, firsts
 
 
 def _hold_condition(hold, *, ended_by=None):
@@ -197,8 +205,8 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=
     ids = [line.product_id for line in lines]
     products, holds, consistent = None, None, False
     for attempt in attempts_until_deadline():
-        if holds is None:  # a spent hold too: its cap still counts
-            holds = holds_of(customer_id=customer_id, product_ids=ids, spent=True)
+        if holds is None:  # and when the shopper's holds released lately were first taken: their caps count
+            holds, firsts = _holds_and_caps(customer_id, ids, caps=True)
         own = {pid: hold.quantity for pid, hold in holds.items()}
         more = [dataclasses.replace(line, quantity=line.quantity - own.get(line.product_id, 0)) for line in lines]
         taking = [line for line in more if line.quantity > 0]
@@ -223,7 +231,7 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=
         if problems:
             raise OrderRejected(problems)
         outcome = _transact_holds(customer_id=customer_id, lines=lines, more=more, products=products, holds=holds,
-                                  until=now + seconds, max_seconds=max_seconds)
+                                  firsts=firsts, until=now + seconds, max_seconds=max_seconds)
         if isinstance(outcome, dict) and all(isinstance(h, Hold) for h in outcome.values()):
             return outcome
         if outcome == "conflict":
@@ -247,14 +255,14 @@ def _spent(holds, products, *, now, wanted, max_seconds):
 
     problems = []
     for pid, hold in holds.items():
-        if not hold.spent and hold.renewed_until(wanted, max_seconds) <= now:
+        if hold.renewed_until(wanted, max_seconds) <= now:
             hold_release(hold=hold, why=ENDED, ended_by=now)
             name = products[pid].name if pid in products else pid
             problems.append(LineProblem(pid, LineProblem.ENDED, name=name, available=max_seconds))
     return problems
 
 
-def _transact_holds(*, customer_id, lines, more, products, holds, until, max_seconds):
+def _transact_holds(*, customer_id, lines, more, products, holds, firsts, until, max_seconds):
     stamp = utc_now().isoformat(timespec="microseconds")
     actions, takes, new = [], {}, {}
     for line, extra in zip(lines, more, strict=True):
@@ -271,8 +279,12 @@ def _transact_holds(*, customer_id, lines, more, products, holds, until, max_sec
     hold_index = len(actions)
     for line in lines:
         before = holds.get(line.product_id)
-        # The cap on renewals runs from the first hold, a spent one's too until its cap is past.
-        capped = before if before and not (before.spent and before.latest_end(max_seconds) <= time.time()) else None
+        # The cap on renewals runs from the first hold, a released one's too while its cap is ahead.
+        capped = before
+        if before is None and line.product_id in firsts:
+            capped = Hold(product_id=line.product_id, customer_id=customer_id, quantity=0, price=line.price,
+                          until=0, held_at=firsts[line.product_id])
+            capped = capped if capped.latest_end(max_seconds) > time.time() else None
         hold = Hold(product_id=line.product_id, customer_id=customer_id, quantity=line.quantity, price=line.price,
                     until=capped.renewed_until(until, max_seconds) if capped else until,
                     held_at=capped.held_at if capped else stamp)
@@ -348,7 +360,8 @@ def order_line_take(*, product, line, hold):
 # --- releasing ------------------------------------------------------------------------------
 
 def hold_release(*, hold, why, ended_by=None):
-    """Put a hold's units back, end it (_spend) and record it: one transaction, only if the hold is still the
+    """Put a hold's units back, delete it and record it (and when it was first taken, while its cap is ahead:
+    Hold.cap_item): one transaction, only if the hold is still the
     one read (and, with `ended_by`, ended by then), which also marks the product due for back-in-stock
     alerts. The units go back as units_back says (no gather, no bucket read). True if released; False if
     the hold was renewed, sold or released meanwhile."""
@@ -363,7 +376,10 @@ def hold_release(*, hold, why, ended_by=None):
             "heldAt": hold.held_at, "holdUntil": hold.until, "releasedAt": at, "why": why,
             "expiresAt": int(time.time()) + RELEASED_KEPT_SECONDS,  # DynamoDB's TTL forgets the record later
         }
-        actions = [_spend(hold, condition, values), put(log, if_absent=True)]
+        actions = [delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values),
+                   put(log, if_absent=True)]
+        if hold.latest_end() > time.time():  # a new hold of it for the shopper ends by the same cap
+            actions.append(put(hold.cap_item()))
         if product is not None:
             actions += [units_back(product, hold.quantity)[0],
                         alert_due_action(hold.product_id, hold.quantity)]  # units back: as for a receipt
@@ -380,17 +396,10 @@ def hold_release(*, hold, why, ended_by=None):
 
 
 def hold_unchanged(hold):
-    """A ConditionCheck that `hold` is still the one read (not renewed, sold or released meanwhile)."""
-    condition, values = _hold_condition(hold)
-    return check(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values)
-
-
-def _spend(hold, condition, values):
-    """The action that ends a hold as read (`condition`): spent (0 units, its first time kept, no longer in
-    HoldExpiry) while its cap is ahead, so reopening the checkout cannot start a new cap; deleted after."""
-    if hold.latest_end() <= time.time():
-        return delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values)
-    return _put_if(dataclasses.replace(hold, quantity=0).to_item(), condition, values)
+    """A ConditionCheck that `hold` still holds the units read (not sold or released meanwhile; a renewal of
+    the same units is no change)."""
+    return check(keys.hold_key(hold.product_id, hold.customer_id),
+                 condition="attribute_exists(PK) AND quantity = :hq", values={":hq": hold.quantity})
 
 
 def _put_if(item, condition, values):
@@ -485,14 +494,14 @@ def units_held(*, product_id, consistent=True):
 
 
 def holds_all(*, product_id, consistent=True):
-    """Every hold of a product now (spent ones left out): every page of each of its hold partitions."""
+    """Every hold of a product now: every page of each of its hold partitions."""
 
     def read(partition):
         key_range = KeyRange(partition=partition, prefix=keys.HOLD_PREFIX, consistent=consistent)
         found, after = [], None
         while True:
             items, last = query_items(key_range, limit=1000, after=after)
-            found += [hold for hold in map(Hold.from_item, items) if not hold.spent]
+            found += map(Hold.from_item, items)
             if last is None:
                 return found
             after = key_range.encode(last)

@@ -469,6 +469,7 @@ HOLD_EXPIRY_ATTRIBUTES = (f"{HOLD_EXPIRY}PK", f"{HOLD_EXPIRY}SK")
 HOLD_SHARDS = 64
 HOLD_PREFIX = "HOLD#"
 HOLD_LOG_PREFIX = "HOLDLOG#"
+HOLD_CAP_PREFIX = "HOLDCAP#"
 # A product's holds and their records are spread over this many partitions (a hash of the customer): with
 # holds on, every sale puts a hold and deletes it (4 write units), so one partition would cap a hot product at
 # 250 sales a second; 8 give it 2,000. Readers read every one: a constant.
@@ -504,6 +505,12 @@ def hold_expiry_keys(product_id, customer_id, until):
 def hold_expiry_before(now):
     """The HoldExpirySK bound of holds that ended by `now` (epoch s): SK < this."""
     return f"{now + 1:010d}#"
+
+
+def hold_cap_key(product_id, customer_id):
+    """What a released hold leaves until its cap (STOCK_HOLD_MAX_SECONDS after it was first taken): when it
+    was first taken, so that a shopper who opens the checkout again is held only until that cap."""
+    return {"PK": hold_pk(product_id, _shard_of(customer_id, HOLD_KEY_SHARDS)), "SK": f"{HOLD_CAP_PREFIX}{customer_id}"}
 
 
 def hold_log_key(product_id, customer_id, at):

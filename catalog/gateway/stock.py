@@ -175,48 +175,57 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
     if expected_level is None:
         raise InvalidInput("A count needs the level it was started from.")
     _check_level_hint(expected_level)
+    if expected_held is not None:
+        _check_level_hint(expected_held)
     reorder_point = None if expected_reorder_point is UNKNOWN else expected_reorder_point
     for _attempt in contended_attempts():
-        held, unchanged = _held_on_the_shelf(product_id, counted)
-        if expected_held is not None and held != expected_held:
-            raise StockMoved(product_id, _gathered(product_get(product_id=product_id, consistent=True)).stock_level,
-                             held=held)
-        shelf = counted - held
+        held, unchanged, problem = _held_on_the_shelf(product_id, counted)
+        basis = held if expected_held is None else expected_held  # the units held the count is made against
+        request = _request(delta=counted - basis - expected_level, reason=COUNTED, **texts)
+        if problem is not None or held != basis:
+            # A count saved already answers as it did then, whatever is held now.
+            replay = _replay_of_used_token(product_id=product_id, token=token, request=request)
+            if replay is not None:
+                return replay
+            if problem is not None:
+                raise problem
+            level = _gathered(product_get(product_id=product_id, consistent=True)).stock_level
+            raise StockMoved(product_id, level, held=held)
         outcome = _apply_stock_change(
             product_id=product_id, current=expected_level, reorder_point=reorder_point,
-            delta=shelf - expected_level, token=token, reason=COUNTED, at=utc_now(), checks=unchanged, **texts,
+            delta=request["delta"], token=token, reason=COUNTED, at=utc_now(), checks=unchanged, **texts,
         )
         if isinstance(outcome, _UsedToken):  # the first answer again, if this is the same count
-            request = _request(delta=shelf - expected_level, reason=COUNTED, **texts)
             outcome = outcome.replay(product_id=product_id, token=token, request=request)
         if isinstance(outcome, StockChange):
             return outcome
         if outcome is None or outcome.spread:
             outcome = _gathered(product_get(product_id=product_id, consistent=True))
         if outcome.stock_level != expected_level:
-            raise StockMoved(product_id, outcome.stock_level)
-        reorder_point = outcome.reorder_point  # only the reorder point was guessed wrong
+            held_now = _held_on_the_shelf(product_id, counted)[0] if expected_held is not None else None
+            raise StockMoved(product_id, outcome.stock_level, held=held_now)
+        reorder_point = outcome.reorder_point  # only the reorder point was guessed wrong (or a hold changed)
     raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
 
 
 def _held_on_the_shelf(product_id, counted):
-    """(units, checks): the units of the product held while shoppers pay (timed holds, issue 36; 0 when
-    holds are off), on the shelf, so in a count, but out of the level; and a ConditionCheck for each hold
-    read, that it is unchanged at the write. InvalidInput when fewer were counted than are held, or when
-    more shoppers hold it than a transaction can check (a count in the middle of a drop)."""
+    """(units, checks, problem): the units of the product held while shoppers pay (timed holds, issue 36; 0
+    when holds are off), on the shelf, so in a count, but out of the level; a ConditionCheck for each hold
+    read, that it still holds its units at the write; and the InvalidInput to raise, if any: fewer counted
+    than are held, or more shoppers holding it than a transaction can check (a count in a drop)."""
     from .holds import hold_unchanged, holds_all, holds_enabled  # holds.py builds on this module
 
     if not holds_enabled():
-        return 0, []
+        return 0, [], None
     holds = holds_all(product_id=product_id)
-    if len(holds) > MAX_HOLDS_CHECKED:
-        raise InvalidInput(f"{len(holds)} shoppers are paying for this product right now, too many for a count to "
-                           "hold still: count again when fewer are. Nothing was changed.")
     held = sum(hold.quantity for hold in holds)
+    if len(holds) > MAX_HOLDS_CHECKED:
+        return held, [], InvalidInput(f"{len(holds)} shoppers are paying for this product right now, too many for "
+                                      "a count to hold still: count again when fewer are. Nothing was changed.")
     if counted < held:
-        raise InvalidInput(f"{held} units are held for shoppers paying now, more than the {counted} counted: "
-                           "count again (held units are on the shelf too). Nothing was changed.")
-    return held, [hold_unchanged(hold) for hold in holds]
+        return held, [], InvalidInput(f"{held} units are held for shoppers paying now, more than the {counted} "
+                                      "counted: count again (held units are on the shelf too). Nothing was changed.")
+    return held, [hold_unchanged(hold) for hold in holds], None
 
 
 def _gathered(product):

@@ -13,7 +13,7 @@ from catalog.gateway.alerts import alerts_due
 from catalog.gateway.errors import OrderRejected
 from catalog.gateway.holds import holds_of, holds_released, holds_take
 from shop.stock_alerts import send_due_alerts
-from tests.helpers import age_hold
+from tests.helpers import age_hold, age_hold_cap
 
 
 @pytest.fixture
@@ -147,6 +147,6 @@ def test_once_the_cap_is_past_a_cancelled_shopper_is_held_afresh(holds_on):
     holds_take(customer_id="ann", lines=[line(2)])
     age_hold("ann", "7", 500)
     holds_release(customer_id="ann", product_ids=["7"])
-    age_hold("ann", "7", 800)  # its cap (1,200 s after it was first taken) passed 100 s ago
+    age_hold_cap("ann", "7", 800)  # its cap (1,200 s after it was first taken) passed 100 s ago
     again = holds_take(customer_id="ann", lines=[line(2)])["7"]
     assert not again.final() and again.until >= int(time.time()) + 599 and level() == 38

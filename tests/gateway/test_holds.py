@@ -210,6 +210,27 @@ def test_a_hold_sold_between_a_stocktakes_read_and_its_write_refuses_it(holds_on
     assert [h.reason for h in gateway.stock_history(product_id="7", consistent=True).items][0] == "sold"
 
 
+def test_a_saved_count_sent_again_answers_as_then_whatever_is_held_now(holds_on):
+    catalog_with(5)
+    holds_take(customer_id="ann", lines=[line(2)])
+    token = gateway.new_token()
+    first = gateway.stock_count(product_id="7", counted=4, expected_level=3, expected_held=2, token=token)
+    place("ann", [line(2)])  # ann pays after the count was saved: 0 held now
+    again = gateway.stock_count(product_id="7", counted=4, expected_level=3, expected_held=2, token=token)
+    assert again.replayed and (again.level, again.adjustment.delta) == (first.level, first.adjustment.delta) == (2, -1)
+
+
+def test_a_count_that_lost_to_a_new_hold_is_shown_the_units_held_now(holds_on):
+    from catalog.gateway.errors import StockMoved
+
+    catalog_with(5)
+    holds_take(customer_id="ann", lines=[line(2)])
+    holds_take(customer_id="bob", lines=[line(1)])  # while staff count: the level and the units held move
+    with pytest.raises(StockMoved) as moved:
+        gateway.stock_count(product_id="7", counted=5, expected_level=3, expected_held=2, token=gateway.new_token())
+    assert (moved.value.level, moved.value.held) == (2, 3)
+
+
 def test_one_shopper_cannot_hold_more_than_the_limit(holds_on):
     catalog_with(40)
     with pytest.raises(OrderRejected) as refused:
