@@ -42,7 +42,7 @@ def test_without_javascript_the_form_still_works(shop, chromium):
 
 
 def test_asking_too_often_is_answered_in_place(shop, page, settings):
-    settings.ACCOUNT_RATE_LIMITS = {**settings.ACCOUNT_RATE_LIMITS, "stock_alert": "1/h/key"}
+    settings.ACCOUNT_RATE_LIMITS = {**settings.ACCOUNT_RATE_LIMITS, "stock_alert": "1/h/ip"}
     page.goto(f"{shop}/products/3/")
     page.evaluate("window.__sameDocument = true")
     for _ in range(2):
