@@ -278,11 +278,10 @@ def _move_to_item(product_id, bucket, level):
 
 
 def _spread(product):
-    """Spread a gathered product's units (as read; the first transaction is conditional on them) evenly over
-    its K buckets, each with a copy of the price and reorder point a sale is conditional on; the product
-    item keeps none. One
-    transaction a CHUNK of buckets; the first also conditional on the product as read (level, K,
-    price, reorder point, gathered). Returns the product as spread, or None if it had changed."""
+    """Spread a gathered product's units (as read) evenly over its K buckets, each with a copy of the
+    price and reorder point a sale is conditional on; the product item keeps none. One transaction a
+    CHUNK of buckets; the first also conditional on the product as read (level, K, price, reorder
+    point, gathered). Returns the product as spread, or None if it had changed."""
     count, total = product.stock_buckets, product.stock_level
     base, extra = divmod(total, count)
     amounts = [base + (1 if bucket < extra else 0) for bucket in range(count)]
