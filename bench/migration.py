@@ -87,6 +87,8 @@ def measure(args):
         except CatalogUnavailable as exc:
             log(f"interrupted ({exc}); resuming (run {attempt + 2})")
             time.sleep(10)
+    else:
+        raise SystemExit("migrate_table did not finish after 5 runs: no figure")
     times[current[0]] = time.monotonic() - current[1]
     total = time.monotonic() - began
     records = migrations.migrations_applied(table=table)

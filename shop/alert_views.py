@@ -26,8 +26,8 @@ from catalog.gateway.alerts import (
 from .stock_alerts import CONFIRM_MAX_AGE, read_link_token
 
 PARTIAL = "shop/partials/stock_alert.html"
-TOO_MANY = ("You have asked for alerts too often in the last hour (from this connection, for this address or "
-            "this account). Nothing was saved; please try again later.")
+TOO_MANY = ("You have asked for alerts too often in the last hour (from this connection or this account). "
+            "Nothing was saved; please try again later.")
 
 
 class AlertForm(forms.Form):
