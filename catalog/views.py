@@ -16,7 +16,6 @@ from storefront.http import (
 )
 
 from . import cards, gateway, hot_products, images, names, product_page
-from .gateway.alerts import alert_count
 from .gateway.holds import holds_enabled
 
 
@@ -255,8 +254,8 @@ def product_detail(request, product_id):
         {
             "product": product,
             "parts": product_page.product_parts(product, brand_name=brand_name, category_name=category_name),
-            # Sold out: "Email me when it's back" says how many wait (one GetItem more, only then; issue 36).
-            "alert_waiting": None if product.in_stock else alert_count(product_id=product_id),
+            # Sold out: "Email me when it's back" says how many wait (the product item counts them; issue 36).
+            "alert_waiting": None if product.in_stock else product.alerts_waiting,
             # Sold out while shoppers hold units (timed holds, issue 36): say so (a Query of each hold partition,
             # only then, and at most once a second a process: hot_products).
             "units_held": hot_products.units_held_for_shopper(product_id)

@@ -19,7 +19,6 @@ from catalog.gateway.alerts import (
     alert_ask,
     alert_cancel,
     alert_confirm,
-    alert_count,
     alert_get,
 )
 
@@ -39,7 +38,7 @@ class AlertForm(forms.Form):
 def _answer(request, product, *, message="", error="", status=200, waiting=None):
     """HTMX: the alert box in place, with the message. Otherwise back to the product page, which shows it."""
     if request.htmx:  # the status line, and the waiting count out of band
-        waiting = alert_count(product_id=product.product_id) if waiting is None else waiting
+        waiting = product.alerts_waiting if waiting is None else waiting
         context = {"product": product, "waiting": waiting, "message": message, "error": error, "oob": True}
         return render(request, PARTIAL + "#answer", context, status=status)
     if status >= 400:
@@ -71,7 +70,7 @@ def notify(request, product_id):
     if customer_id is None and not ratelimit.consume(request, action="stock_alert_email", key=email.strip().lower()):
         # An address entered too often this hour: answered as any guest's ask, so nobody learns how often
         # someone entered it; nothing is saved and no email is sent.
-        ahead = alert_count(product_id=product_id)
+        ahead = product.alerts_waiting
         return _answer(request, product, message=_guest_message(email, ahead), waiting=ahead)
     try:
         outcome = alert_ask(product_id=product_id, email=email, customer_id=customer_id, product=product)

@@ -26,7 +26,7 @@ from catalog.gateway import (
     StockMoved,
     receiving,
 )
-from catalog.gateway.alerts import alert_count, alert_counts
+from catalog.gateway.alerts import alert_counts
 from catalog.gateway.holds import holds_all, holds_enabled, holds_released
 from shop import accounts
 from shop.mfa import needs_second_factor
@@ -251,7 +251,7 @@ def _stock_page(request, product_id, *, form, status=200, level=None, seen_reord
             brand_name=names.brand_names().get(product.brand_id, product.brand_id),
             category_name=names.category_names().get(product.category_id, product.category_id),
             reorder_form=reorder_form or ReorderPointForm(initial={"reorder_point": product.reorder_point}),
-            alerts_waiting=alert_count(product_id=product_id),  # back-in-stock alerts (issue 36): one GetItem
+            alerts_waiting=product.alerts_waiting,  # back-in-stock alerts (issue 36), on the product item
             buckets_form=buckets_form or StockBucketsForm(initial={"stock_buckets": product.stock_buckets}),
         )
         if holds_enabled():  # timed holds (issue 36): held now and released lately, a Query each

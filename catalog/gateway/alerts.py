@@ -6,7 +6,7 @@ guest's email hash), in one of these states:
 - `pending`: a guest asked; the confirmation email is due (in an AlertQueue outbox shard). Expires
   (TTL) after PENDING_DAYS unless confirmed.
 - `waiting`: confirmed (a signed-in shopper's ask is confirmed at once); in the AlertQueue partition
-  of its product, in the order asked. The product's waiting count item counts these.
+  of its product, in the order asked. The product item's `alertsWaiting` counts these.
 - `claimed`: the job gave it one of the units that came in; its email is due (outbox shard).
 - `sent`: done; kept SENT_DAYS for the account page (TTL), then gone.
 
@@ -163,25 +163,39 @@ def _marks_after(due, due_token):
 # --- the shopper's part ---------------------------------------------------------------------
 
 def alert_count(*, product_id):
-    """The number of alerts waiting for a product: one GetItem of its count item."""
+    """The number of alerts waiting for a product (its item's ALERTS_WAITING): one GetItem of that
+    attribute. A page that read the product has it already (Product.alerts_waiting)."""
     with translate_errors():
-        item = client().get_item(TableName=table_name(), Key=serialize(keys.alert_count_key(product_id))).get("Item")
-    return max(0, int(deserialize(item).get("waiting", 0))) if item else 0
+        item = client().get_item(
+            TableName=table_name(), Key=serialize(keys.product_key(product_id)),
+            ProjectionExpression=keys.ALERTS_WAITING,
+        ).get("Item")
+    return max(0, int(deserialize(item).get(keys.ALERTS_WAITING, 0))) if item else 0
 
 
 def alert_counts(*, product_ids):
-    """{product ID: alerts waiting} for many products: one BatchGetItem (100 a request)."""
+    """{product ID: alerts waiting} for many products: one BatchGetItem (100 a request) of that attribute."""
     if not product_ids:
         return {}
-    found = batch_get([keys.alert_count_key(pid) for pid in dict.fromkeys(product_ids)])
+    found = batch_get([keys.product_key(pid) for pid in dict.fromkeys(product_ids)],
+                      projection=f"productId, {keys.ALERTS_WAITING}")
     counts = {pid: 0 for pid in product_ids}
     for item in found:
-        counts[item["PK"].removeprefix("ALERTS#P#")] = max(0, int(item.get("waiting", 0)))
+        counts[item["productId"]] = max(0, int(item.get(keys.ALERTS_WAITING, 0)))
     return counts
 
 
-def _count_update(product_id, delta):
-    return update(keys.alert_count_key(product_id), "ADD waiting :d", {":d": delta})
+def _count_update(product_id, delta, *, sold_out=False):
+    """The product's waiting count moves by `delta`, in the transaction that changes an alert's state.
+    Only on the product's item (products are never deleted; no stub item is ever made). `sold_out`: only
+    while the product item holds no units, as when the alert was asked. A staff receipt that read no alert
+    waiting writes on condition that none waits (stock._apply_stock_change), so between the two one fails:
+    an alert never starts waiting just after a receipt that did not mark it due. (A spread product's item
+    holds its reserve, which is 0 while the product is sold out.)"""
+    condition = "attribute_exists(PK)" + (" AND (attribute_not_exists(stockLevel) OR stockLevel <= :zero)"
+                                          if sold_out else "")
+    return update(keys.product_key(product_id), f"ADD {keys.ALERTS_WAITING} :d",
+                  {":d": delta, **({":zero": 0} if sold_out else {})}, condition=condition)
 
 
 def _alert_get(owner, product_id, *, consistent=True):
@@ -219,10 +233,10 @@ def alert_ask(*, product_id, email, customer_id=None, product=None):
     if existing is not None and existing.status in ACTIVE:
         if existing.status == PENDING:
             _confirmation_again(existing)
-        return AskOutcome("already", existing, alert_count(product_id=product_id))
+        return AskOutcome("already", existing, product.alerts_waiting)
     if existing is None and _owned(owner) >= MAX_ALERTS_PER_OWNER:
         raise AlertRefused(f"This address already has {MAX_ALERTS_PER_OWNER} alerts: cancel some first.")
-    waiting = alert_count(product_id=product_id)
+    waiting = product.alerts_waiting
     at = utc_now()
     alert = Alert(owner=owner, product_id=product_id, alert_id=new_token(), email=email,
                   status=WAITING if customer_id else PENDING, asked_at=_stamp(at), product_name=product.name,
@@ -238,9 +252,11 @@ def alert_ask(*, product_id, email, customer_id=None, product=None):
     action["Put"]["ConditionExpression"] = "attribute_not_exists(PK) OR #s = :sent"
     action["Put"]["ExpressionAttributeNames"] = {"#s": "status"}
     action["Put"]["ExpressionAttributeValues"] = serialize({":sent": SENT})
-    actions = [action] + ([_count_update(product_id, 1)] if customer_id else [])
+    actions = [action] + ([_count_update(product_id, 1, sold_out=True)] if customer_id else [])
     refusal = transact_write(actions, request_token=client_request_token("ask", owner, product_id, alert.alert_id))
     if refusal is not None and not refusal.replay:
+        if refusal.failed(1):  # units came in since the product was read
+            raise AlertRefused(f"{product.name} is in stock: you can order it now.")
         if refusal.any_failed:  # asked at the same moment in another tab: that ask stands
             return AskOutcome("already", _alert_get(owner, product_id) or alert, waiting)
         raise InvalidInput("Too many requests at once for this product; try again.")
@@ -293,24 +309,26 @@ def alert_get(*, owner, product_id, alert_id):
 
 def alert_confirm(*, owner, product_id, alert_id):
     """A guest followed the confirmation link: the pending alert waits, in the order it was asked.
-    Returns the Alert (confirmed before: unchanged), or None when it is gone (expired, cancelled)."""
+    If units came in since it was asked, it also marks the product due (one unit: the job's allowance
+    then covers the oldest waiting alerts while units are in stock), as the receipt would have, had
+    the alert been waiting then. Returns the Alert (confirmed before: unchanged), or None when it is
+    gone (expired, cancelled)."""
     alert = alert_get(owner=owner, product_id=product_id, alert_id=alert_id)
     if alert is None or alert.status != PENDING:
         return alert
     queue = keys.alert_waiting_keys(product_id, asked_at=alert.asked_at, alert_id=alert_id)
-    refusal = transact_write(
-        [
-            update(
-                keys.alert_key(owner, product_id),
-                f"SET #s = :waiting, confirmedAt = :at, {_Q_PK} = :qpk, {_Q_SK} = :qsk REMOVE {_TTL}",
-                {":waiting": WAITING, ":at": _stamp(utc_now()), ":qpk": queue[_Q_PK], ":qsk": queue[_Q_SK],
-                 ":pending": PENDING, ":aid": alert_id},
-                condition="#s = :pending AND alertId = :aid", names={"#s": "status"},
-            ),
-            _count_update(product_id, 1),
-        ],
-        request_token=client_request_token("confirm", owner, product_id, alert_id),
+    confirm = update(
+        keys.alert_key(owner, product_id),
+        f"SET #s = :waiting, confirmedAt = :at, {_Q_PK} = :qpk, {_Q_SK} = :qsk REMOVE {_TTL}",
+        {":waiting": WAITING, ":at": _stamp(utc_now()), ":qpk": queue[_Q_PK], ":qsk": queue[_Q_SK],
+         ":pending": PENDING, ":aid": alert_id},
+        condition="#s = :pending AND alertId = :aid", names={"#s": "status"},
     )
+    refusal = transact_write([confirm, _count_update(product_id, 1, sold_out=True)],
+                             request_token=client_request_token("confirm", owner, product_id, alert_id))
+    if refusal is not None and refusal.failed(1) and not refusal.failed(0):  # in stock again meanwhile
+        refusal = transact_write([confirm, _count_update(product_id, 1), alert_due_action(product_id, 1)],
+                                 request_token=client_request_token("confirm-due", owner, product_id, alert_id))
     if refusal is not None and not refusal.replay:
         return alert_get(owner=owner, product_id=product_id, alert_id=alert_id)
     return dataclasses.replace(alert, status=WAITING)

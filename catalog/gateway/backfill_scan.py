@@ -250,8 +250,9 @@ def backfill_status(step_name):
     return sum(bool(r["done"]) for r in records.values()), segments, sum(int(r["scanned"]) for r in records.values())
 
 
-def scan_all(*, step_name, item_types, apply, capacity, segments=4, on_page=None, stop=None):
-    """Read every item of `item_types` (a parallel Scan of `segments` segments, each on a thread)
+def scan_all(*, step_name, item_types, apply, capacity, segments=4, on_page=None, stop=None, pk_prefix=""):
+    """Read every item of `item_types` (items without a type: every one whose PK begins with `pk_prefix`)
+    (a parallel Scan of `segments` segments, each on a thread)
     and call `apply(item)` for each; it returns how many writes it made. Continues an interrupted
     run of the same step where each segment stopped (with that run's number of segments).
     `on_page(scanned, written)` after each page; `stop` (a threading.Event) stops at the next item.
@@ -267,6 +268,8 @@ def scan_all(*, step_name, item_types, apply, capacity, segments=4, on_page=None
         "FilterExpression": "#type IN (" + ", ".join(f":t{i}" for i in range(len(types))) + ")",
         "ExpressionAttributeNames": {"#type": "type"},
         "ExpressionAttributeValues": serialize({f":t{i}": t for i, t in enumerate(types)}),
+    } if types else {
+        "FilterExpression": "begins_with(PK, :prefix)", "ExpressionAttributeValues": serialize({":prefix": pk_prefix}),
     }
 
     def segment_run(segment):

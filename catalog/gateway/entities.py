@@ -135,10 +135,14 @@ class Product:
     spread: str | None = field(default=None, compare=False)
     reserve: int | None = field(default=None, compare=False)
     bucket_levels: tuple | None = field(default=None, compare=False)
+    # Back-in-stock alerts waiting for it (issue 36; keys.ALERTS_WAITING). Not an import's: to_item
+    # leaves it out, so an import never resets it.
+    alerts_waiting: int = field(default=0, compare=False)
 
     @classmethod
     def from_item(cls, item):
         return cls(
+            alerts_waiting=max(0, _int(item.get(keys.ALERTS_WAITING), 0)),
             band=_int(item["stockBand"]) if item.get("stockBand") is not None else None,
             reorder_point=_int(item["reorderPoint"]) if item.get("reorderPoint") is not None else None,
             product_id=item["productId"],

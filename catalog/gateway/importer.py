@@ -306,8 +306,10 @@ GROUP_ATTEMPTS = 10
 # What an existing product is read for: its place (counts), its name (search terms), what its
 # term items show (price, image, brand and category), and its stock level and reorder point (an
 # update keeps the level; the Reorder index keys follow from both), its stock buckets and whether its
-# stock is spread over them (it is gathered first: buckets.py).
-PRODUCT_STATE = "productId, brandId, categoryId, #n, price, image, stockLevel, reorderPoint, stockBuckets, stockSpread"
+# stock is spread over them (it is gathered first: buckets.py), and the back-in-stock alerts waiting
+# for it (a reset's Put keeps the count: keys.ALERTS_WAITING).
+PRODUCT_STATE = ("productId, brandId, categoryId, #n, price, image, stockLevel, reorderPoint, stockBuckets, "
+                 f"stockSpread, {keys.ALERTS_WAITING}")
 
 
 def _read_products(product_ids, result):
@@ -387,7 +389,12 @@ def _product_action(product, old, reset_stock):
         )
         if stored_reorder is not None:
             values[":orp"] = stored_reorder
-    if reset_stock:
+    if reset_stock:  # a Put: it keeps the alerts waiting as read, and only if they still are
+        if old.get(keys.ALERTS_WAITING) is None:
+            condition += f" AND attribute_not_exists({keys.ALERTS_WAITING})"
+        else:
+            item[keys.ALERTS_WAITING] = values[":ow"] = old[keys.ALERTS_WAITING]
+            condition += f" AND {keys.ALERTS_WAITING} = :ow"
         action = put(item)
         action["Put"]["ConditionExpression"] = condition
         action["Put"]["ExpressionAttributeNames"] = {"#n": "name"}

@@ -74,12 +74,13 @@ the lower-cased email, 32 hex>` (a guest): one alert per owner and product. The 
 sparse and its partition says the alert's state: waiting (confirmed, not yet sent) under the product,
 in the order asked; in an outbox shard while an email is due (a guest's confirmation, or the alert
 itself once claimed); not in the index once sent. The due item is written by a stock write that makes
-units available (in its own transaction); run_stock_jobs reads the ALERT_SHARDS due partitions.
+units available (in its own transaction); run_stock_jobs reads the ALERT_SHARDS due partitions. How
+many alerts wait for a product is its item's `alertsWaiting` (ALERTS_WAITING, in no index), so a staff
+stock write, which writes the product item anyway, marks alerts due only when some wait (issue 32).
 
 | item          | PK                 | SK      | AlertQueuePK / AlertQueueSK                                    |
 |---------------|--------------------|---------|----------------------------------------------------------------|
 | alert         | ALERT#<owner>      | P#<pid> | AQ#P#<pid> (waiting) or AQ#OUT#<shard> (email due) / <asked>#<aid> |
-| waiting count | ALERTS#P#<pid>     | COUNT   |                                                                |
 | alerts due    | ALERTS_DUE#<shard> | P#<pid> |                                                                |
 
 Timed holds (issue 36): opening the checkout holds the cart's units for STOCK_HOLD_SECONDS. A hold is
@@ -447,8 +448,16 @@ def alert_outbox_keys(*, asked_at, alert_id):
     return {f"{ALERT_QUEUE}PK": alert_outbox_pk(_shard(alert_id)), f"{ALERT_QUEUE}SK": f"{asked_at}#{alert_id}"}
 
 
-def alert_count_key(product_id):
-    return {"PK": f"ALERTS#P#{product_id}", "SK": "COUNT"}
+# The product item's attribute counting the alerts waiting for it (projected into no index: a change
+# writes the product item alone).
+ALERTS_WAITING = "alertsWaiting"
+# Where issue 36's first release counted them: one item a product, moved onto the product item by
+# migrate_table's step 0075 (and then deleted).
+LEGACY_ALERT_COUNT_PREFIX = "ALERTS#P#"
+
+
+def legacy_alert_count_key(product_id):
+    return {"PK": f"{LEGACY_ALERT_COUNT_PREFIX}{product_id}", "SK": "COUNT"}
 
 
 def alert_due_pk(shard):

@@ -45,8 +45,8 @@ from .codec import deserialize, serialize
 from .entities import PLACED, Product, StockAdjustment
 from .errors import CatalogError, CatalogUnavailable
 from .stock import opening_adjustment, stock_adjustments_all
-from .transact import put, transact_write
-from .validate import new_token
+from .transact import delete, put, transact_write, update
+from .validate import client_request_token, new_token
 
 TABLE_WAIT_SECONDS = 3600  # an index on a large table takes a while to build (AWS: minutes to hours)
 POLL_SECONDS = 0.5
@@ -131,8 +131,9 @@ class DeleteIndex:
 
 @dataclass(frozen=True)
 class Backfill:
-    """Rewrite the items of `item_types`: `make_apply(run, capacity)` returns the function that
-    takes one item and returns how many writes it made."""
+    """Rewrite the items of `item_types` (none: the untyped items whose PK begins with `pk_prefix`):
+    `make_apply(run, capacity)` returns the function that takes one item and returns how many writes
+    it made."""
 
     name: str
     item_types: tuple
@@ -140,6 +141,7 @@ class Backfill:
     description: str = ""
     contract: bool = False
     online: bool = False
+    pk_prefix: str = ""
     rewrites_items = True
 
     def apply(self, run):
@@ -149,7 +151,7 @@ class Backfill:
         try:
             tally = scan_all(
                 step_name=self.name, item_types=self.item_types, apply=self.make_apply(run, capacity),
-                capacity=capacity, segments=run.segments, stop=run.stop,
+                capacity=capacity, segments=run.segments, stop=run.stop, pk_prefix=self.pk_prefix,
                 on_page=(lambda scanned, written: bar.update(scanned)) if bar else None,
             )
         finally:
@@ -543,6 +545,40 @@ def _open_order_shards(run, capacity):
     return lambda item: int(rewrite_item(item, derive=derive, depends_on=depends_on, capacity=capacity))
 
 
+def _alert_counts_on_products(run, capacity):
+    """Issue 36's first release counted a product's waiting alerts on an item of its own
+    (keys.legacy_alert_count_key); today's code counts them on the product item (keys.ALERTS_WAITING),
+    so that a staff stock write knows for free whether to mark alerts due (issue 32). Each count item
+    is added onto its product's count and deleted, in one transaction conditional on the count read
+    (so a count is never added twice, however often the step is run). An online step: after the
+    deploy, no server writes count items, and the new code's own changes are on the product already."""
+    def apply(item):
+        for _attempt in range(REWRITE_ATTEMPTS):
+            count = int(item.get("waiting", 0))
+            product_id = item["PK"].removeprefix(keys.LEGACY_ALERT_COUNT_PREFIX)
+            gone = delete({"PK": item["PK"], "SK": item["SK"]}, condition="waiting = :w", values={":w": count}) \
+                if "waiting" in item else delete({"PK": item["PK"], "SK": item["SK"]},
+                                                  condition="attribute_not_exists(waiting)")
+            actions = [gone]
+            if count:
+                actions.append(update(keys.product_key(product_id), f"ADD {keys.ALERTS_WAITING} :w", {":w": count},
+                                      condition="attribute_exists(PK)"))
+            refused = transact_write(actions, request_token=client_request_token(
+                "alert-count", product_id, count))
+            capacity.writes.spend(2 * len(actions))  # transactional: 2 units an item of 1 KB or less
+            if refused is None or refused.replay:
+                return 1
+            if count and refused.failed(1):  # no such product (products are never deleted): the count goes
+                transact_write([gone], request_token=new_token()[:36])
+                return 1
+            item = item_get({"PK": item["PK"], "SK": item["SK"]}, capacity)
+            if item is None:  # moved by another run meanwhile
+                return 0
+        raise CatalogUnavailable(f"The alert count of product {product_id} kept changing; run migrate_table again")
+
+    return apply
+
+
 def _recount_brands_and_categories():
     from .counts import counts_recount
 
@@ -589,6 +625,12 @@ STEPS = [
     # the release job reads. Before the code is deployed (the code writes and reads it); no backfill:
     # a table of before has no holds.
     AddIndex("0065_index_HoldExpiry", keys.HOLD_EXPIRY, "index HoldExpiry (timed holds, by their end)"),
+    # Issue 32 (a staff adjustment at 10 write units): the waiting alerts' count on the product item. After
+    # the deploy (no server writes the count items of before); until it ran, a staff receipt of a product
+    # whose alerts were all asked before the deploy does not mark them due (the next receipt after it does).
+    Backfill("0075_alert_counts_on_products", (), _alert_counts_on_products,
+             "back-in-stock alerts: each product's waiting count moved onto its item", online=True,
+             pk_prefix=keys.LEGACY_ALERT_COUNT_PREFIX),
 ]
 
 

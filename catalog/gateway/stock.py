@@ -129,10 +129,12 @@ def _change_stock(*, product_id, delta, token, reason, who, reference, note, exp
     # DynamoDB told it (not a hint).
     current, known = expected_level, False
     reorder_point = None if expected_reorder_point is UNKNOWN else expected_reorder_point
+    waiting = 0  # back-in-stock alerts waiting, as last read (none until a read says otherwise)
     for _attempt in contended_attempts():
         if current is None or (current + delta < 0 and not known):  # never refuse on a hint
             product = _gathered(product_get(product_id=product_id, consistent=True))
             current, reorder_point, known = product.stock_level, product.reorder_point, True
+            waiting = product.alerts_waiting
         if current + delta < 0:
             # A key used already answers as it did then, even if stock has run out since.
             replay = _replay_of_used_token(product_id=product_id, token=token, request=request)
@@ -141,7 +143,7 @@ def _change_stock(*, product_id, delta, token, reason, who, reference, note, exp
             raise InsufficientStock(product_id, available=current, requested=-delta)
         outcome = _apply_stock_change(
             product_id=product_id, current=current, reorder_point=reorder_point, delta=delta, token=token,
-            reason=reason, at=utc_now(), **texts,
+            reason=reason, at=utc_now(), alerts_waiting=waiting, **texts,
         )
         if isinstance(outcome, _UsedToken):  # the first answer again, if this is the same request
             outcome = outcome.replay(product_id=product_id, token=token, request=request)
@@ -154,6 +156,7 @@ def _change_stock(*, product_id, delta, token, reason, who, reference, note, exp
             current, known = None, False
         else:
             current, reorder_point, known = outcome.stock_level, outcome.reorder_point, True
+            waiting = outcome.alerts_waiting
     raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
 
 
@@ -178,6 +181,7 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
     if expected_held is not None:
         _check_level_hint(expected_held)
     reorder_point = None if expected_reorder_point is UNKNOWN else expected_reorder_point
+    waiting = 0  # back-in-stock alerts waiting, as last read
     for _attempt in contended_attempts():
         held, unchanged, problem = _held_on_the_shelf(product_id, counted)
         basis = held if expected_held is None else expected_held  # the units held the count is made against
@@ -193,7 +197,8 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
             raise StockMoved(product_id, level, held=held)
         outcome = _apply_stock_change(
             product_id=product_id, current=expected_level, reorder_point=reorder_point,
-            delta=request["delta"], token=token, reason=COUNTED, at=utc_now(), checks=unchanged, **texts,
+            delta=request["delta"], token=token, reason=COUNTED, at=utc_now(), checks=unchanged,
+            alerts_waiting=waiting, **texts,
         )
         if isinstance(outcome, _UsedToken):  # the first answer again, if this is the same count
             outcome = outcome.replay(product_id=product_id, token=token, request=request)
@@ -204,7 +209,8 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
         if outcome.stock_level != expected_level:
             held_now = _held_on_the_shelf(product_id, counted)[0] if expected_held is not None else None
             raise StockMoved(product_id, outcome.stock_level, held=held_now)
-        reorder_point = outcome.reorder_point  # only the reorder point was guessed wrong (or a hold changed)
+        # Only the reorder point was guessed wrong (or a hold changed, or alerts wait).
+        reorder_point, waiting = outcome.reorder_point, outcome.alerts_waiting
     raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
 
 
@@ -239,25 +245,34 @@ def _gathered(product):
 
 
 def _apply_stock_change(*, product_id, current, reorder_point, delta, token, reason, who, reference, note, at,
-                        checks=()):
+                        checks=(), alerts_waiting=0):
     """One TransactWriteItems: the product's level goes from `current` to `current + delta`
     (only if it still is `current` and its reorder point `reorder_point`: the Reorder index key
-    follows), the adjustment is recorded, and the idempotency key is marked as used. Returns
-    the StockChange; _UsedToken when the idempotency key was used before; or the Product as found
+    follows), the adjustment is recorded, and the idempotency key is marked as used. Units that come
+    in mark the product's back-in-stock alerts due if `alerts_waiting` (as last read) says some wait;
+    if it says none, the write is conditional on none waiting (an alert asked meanwhile refuses it,
+    and the next try, with the product as returned, marks them): a receipt for a product nobody waits
+    for writes no due item (issue 32: a staff adjustment costs 10 write units). Returns the
+    StockChange; _UsedToken when the idempotency key was used before; or the Product as found
     instead (None if unknown: read it again) when another write got there first."""
     adjustment = StockAdjustment(
         product_id=product_id, adjustment_id=token, at=at, delta=delta,
         resulting_level=current + delta, reason=reason, who=who, reference=reference, note=note,
     )
     mark = IdempotencyMark(adjustment=adjustment, token=token, expires_at=int(time.time()) + TOKEN_TTL_SECONDS)
+    marks_due = delta > 0 and alerts_waiting > 0
+    none_waiting = ({"extra_condition": f" AND (attribute_not_exists({keys.ALERTS_WAITING}) OR "
+                                        f"{keys.ALERTS_WAITING} < :one)", "extra_values": {":one": 1}}
+                    if delta > 0 and not marks_due else {})
     refusal = transact_write(
         [
             stock_level_update(
                 product_id=product_id, current=current, new=adjustment.resulting_level, reorder_point=reorder_point,
+                **none_waiting,
             ),
             put(adjustment.to_item(), if_absent=True),
             put(mark.to_item(), if_absent=True, return_old=True),
-            *([alert_due_action(product_id, delta)] if delta > 0 else []),  # back-in-stock alerts (issue 36)
+            *([alert_due_action(product_id, delta)] if marks_due else []),  # back-in-stock alerts (issue 36)
             *checks,  # a stocktake's: each hold it read is unchanged
         ],
         # The same request retried (by botocore, after a lost answer) applies once.

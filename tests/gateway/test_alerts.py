@@ -68,13 +68,22 @@ def test_an_owner_has_at_most_the_cap(catalog, monkeypatch):
         alert_ask(product_id="8", email="ann@example.com")
 
 
-def test_a_receipt_marks_the_product_due_and_a_sale_does_not(catalog):
+def all_due():
+    return [(d.product_id, d.units) for s in range(keys.ALERT_SHARDS) for d in alerts.alerts_due(shard=s)]
+
+
+def test_a_receipt_marks_the_product_due_while_alerts_wait_and_a_sale_never(catalog):
     gateway.stock_decrease(product_id="1", quantity=1, token=gateway.new_token())
-    assert [d.product_id for s in range(keys.ALERT_SHARDS) for d in alerts.alerts_due(shard=s)] == []
+    receive(SOLD_OUT, 1)  # nobody waits for it: no due item (a staff adjustment's 10 write units, issue 32)
+    assert all_due() == []
+    gateway.stock_decrease(product_id=SOLD_OUT, quantity=1, token=gateway.new_token(), reason="damaged")
+    ask(1)
     receive(SOLD_OUT, 2)
-    receive(SOLD_OUT, 1)
-    due = [d for s in range(keys.ALERT_SHARDS) for d in alerts.alerts_due(shard=s)]
-    assert [(d.product_id, d.units) for d in due] == [(SOLD_OUT, 3)]
+    # The stock page was shown before the alert was asked: its write, made on "nobody waits", is refused
+    # and made again with the due mark.
+    gateway.stock_increase(product_id=SOLD_OUT, quantity=1, token=gateway.new_token(), expected_level=2)
+    assert all_due() == [(SOLD_OUT, 3)]
+    assert gateway.product_get(product_id=SOLD_OUT).stock_level == 3
 
 
 def test_units_plus_margin_oldest_first_and_each_once(catalog):
@@ -159,3 +168,19 @@ def test_due_marks_after_a_full_transaction_are_tried_again_and_never_fail_the_s
 
     monkeypatch.setattr(alerts, "transact_write", down)
     assert alerts.transact_write_marking_due(stock, due, request_token="stock", due_token="marks") is None
+
+
+def test_units_that_come_in_while_an_alert_is_asked_or_confirmed_still_reach_it(catalog):
+    """A receipt of a product nobody waits for marks nothing due (issue 32): so an ask that read the product
+    sold out just before it is refused as in stock, and a guest confirming after it is marked due at once."""
+    seen = gateway.product_get(product_id=SOLD_OUT)  # sold out when the shopper looked
+    guest = alert_ask(product_id=SOLD_OUT, email="guest@example.com", product=seen).alert  # pending
+    receive(SOLD_OUT, 2)  # nobody waits yet: no due mark
+    assert all_due() == []
+    with pytest.raises(AlertRefused, match="is in stock"):
+        alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1", product=seen)
+    assert alert_count(product_id=SOLD_OUT) == 0
+    confirmed = alerts.alert_confirm(owner=guest.owner, product_id=SOLD_OUT, alert_id=guest.alert_id)
+    assert confirmed.status == "waiting" and alert_count(product_id=SOLD_OUT) == 1
+    assert all_due() == [(SOLD_OUT, 1)]
+    assert due_pass(margin=0) == 1 and alert_count(product_id=SOLD_OUT) == 0

@@ -623,3 +623,24 @@ def test_a_sale_while_the_opening_entry_is_written_is_kept_and_counted(local_ddb
     changes = list(stock_history_all(product_id="4"))
     assert [(c.reason, c.delta, c.resulting_level) for c in changes] == [("sold", -1, 11), ("opening", 12, 12)]
     call_command("reconcile_stock", stdout=StringIO())
+
+
+def test_waiting_alert_counts_of_before_move_onto_their_products_once(local_ddb):
+    """0075 on a shop of issue 36's first release, where a product's waiting alerts were counted on an item of
+    their own: each count is added onto the product item (where the code counts alerts asked since the deploy)
+    and the old item goes; run again, nothing changes."""
+    from catalog.gateway.alerts import alert_ask, alert_count
+
+    seed()
+    alert_ask(product_id="3", email="ann@example.com", customer_id="c1")  # asked after the deploy
+    for product_id, waiting in (("3", 2), ("8", 1), ("5", 0)):
+        dynamo.client().put_item(TableName=local_ddb, Item=codec.serialize(
+            {**keys.legacy_alert_count_key(product_id), "waiting": waiting}))
+    step = "0075_alert_counts_on_products"
+    for _run in range(2):
+        dynamo.client().delete_item(TableName=local_ddb, Key=codec.serialize(keys.migration_key(step)))
+        assert migrations_pending(table_name=local_ddb) == [step]
+        migrate(run=Run(table=local_ddb, say=lambda line: None), backup=False)
+        assert [alert_count(product_id=pid) for pid in ("3", "8", "5", "1")] == [3, 1, 0, 0]
+        assert not any(dynamo.client().get_item(TableName=local_ddb, Key=codec.serialize(
+            keys.legacy_alert_count_key(pid))).get("Item") for pid in ("3", "8", "5"))
