@@ -29,6 +29,7 @@ def table_problems():
     starts, and answers 503 until it can), the table has a newer release's additions, or it lacks
     only `online` steps (applied by migrate_table after this code is deployed: it serves meanwhile)."""
     from catalog.gateway import CatalogUnavailable, request_budget
+    from catalog.gateway.alerts import note_table_state
     from catalog.gateway.migrations import table_exists, table_state
 
     table = settings.DYNAMODB_TABLE
@@ -42,6 +43,7 @@ def table_problems():
             state = table_state(table=table)
     except CatalogUnavailable as exc:
         return [checks.Warning(f"Could not read the table's migrations: {exc}.", id="catalog.W001")]
+    note_table_state([s.name for s in state.pending])
     problems = []
     if state.required:
         names = ", ".join(s.name for s in state.required)

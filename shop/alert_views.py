@@ -125,8 +125,9 @@ def confirm(request, token):
     if alert is not None and request.method == "POST":
         alert = alert_confirm(owner=owner, product_id=product_id, alert_id=alert_id)
         done = True
+    busy = done and alert is not None and alert.status == "pending"  # DynamoDB too busy to confirm it
     return render(request, "shop/alert_confirm.html", {"alert": alert, "done": done, "token": token},
-                  status=200 if alert is not None else 404)
+                  status=404 if alert is None else 503 if busy else 200)
 
 
 @csrf_exempt  # RFC 8058: a mail provider's one-click POST has no cookie; the signed link is the authority

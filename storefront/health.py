@@ -18,6 +18,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
 from catalog.gateway import CatalogUnavailable, budget
+from catalog.gateway.alerts import note_table_state
 from catalog.gateway.client import table_name
 from catalog.gateway.migrations import table_state
 from catalog.gateway.schema import table_ping
@@ -41,6 +42,7 @@ def readyz(request):
         table_ping(table_name=table_name())
         checks["dynamodb"] = _passed(started)
         state = table_state(table=table_name())
+        note_table_state([s.name for s in state.pending])  # what this server's stock writes need to know
         # Steps this code serves without (online ones, run after a deploy) leave the server ready.
         checks["migrations"] = {"ok": not state.required, "pending": [s.name for s in state.pending]}
     except CatalogUnavailable as exc:

@@ -244,3 +244,10 @@ class Scripted:
 
 THROTTLED = (400, {"__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
                    "message": "Rate exceeded"}, {}, 0)
+
+
+def alert_count(product_id):
+    """The back-in-stock alerts waiting for a product, as its item counts them (consistent read)."""
+    from catalog import gateway
+
+    return gateway.product_get(product_id=product_id, consistent=True).alerts_waiting

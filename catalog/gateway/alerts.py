@@ -23,6 +23,7 @@ import time
 from datetime import datetime
 
 from botocore.exceptions import ClientError
+from django.core.cache import caches
 
 from . import keys
 from .backoff import backoff_pause, conflict_pause, contended_attempts
@@ -119,6 +120,25 @@ def _stamp(at):
 
 # --- the stock write's part -----------------------------------------------------------------
 
+# migrate_table's step that moves the waiting counts of issue 36's first release onto the products. Until it
+# ran, a product's count misses the alerts of before (and goes below 0 as they are claimed), so a staff
+# receipt marks alerts due whatever the count says. Each server learns it from the table check at its start
+# and at each /readyz (note_table_state), kept in its Django cache; not known (a process that never checked,
+# such as a management command): the count is trusted.
+COUNTS_STEP = "0075_alert_counts_on_products"
+_COUNTS_PENDING = "alerts:counts-step-pending"
+
+
+def note_table_state(pending_step_names):
+    """Called with the table's pending migration steps, each time a server reads them."""
+    caches["default"].set(_COUNTS_PENDING, COUNTS_STEP in pending_step_names, None)
+
+
+def counts_incomplete():
+    """Whether the products' waiting counts may miss alerts (step COUNTS_STEP not run yet)."""
+    return bool(caches["default"].get(_COUNTS_PENDING, False))
+
+
 def alert_due_action(product_id, units):
     """The Update action a stock write that makes `units` available adds to its own transaction:
     the product's due item gains the units (no condition: it never fails the stock write). Costs
@@ -162,17 +182,6 @@ def _marks_after(due, due_token):
 
 # --- the shopper's part ---------------------------------------------------------------------
 
-def alert_count(*, product_id):
-    """The number of alerts waiting for a product (its item's ALERTS_WAITING): one GetItem of that
-    attribute. A page that read the product has it already (Product.alerts_waiting)."""
-    with translate_errors():
-        item = client().get_item(
-            TableName=table_name(), Key=serialize(keys.product_key(product_id)),
-            ProjectionExpression=keys.ALERTS_WAITING,
-        ).get("Item")
-    return max(0, int(deserialize(item).get(keys.ALERTS_WAITING, 0))) if item else 0
-
-
 def alert_counts(*, product_ids):
     """{product ID: alerts waiting} for many products: one BatchGetItem (100 a request) of that attribute."""
     if not product_ids:
@@ -188,12 +197,14 @@ def alert_counts(*, product_ids):
 def _count_update(product_id, delta, *, sold_out=False):
     """The product's waiting count moves by `delta`, in the transaction that changes an alert's state.
     Only on the product's item (products are never deleted; no stub item is ever made). `sold_out`: only
-    while the product item holds no units, as when the alert was asked. A staff receipt that read no alert
-    waiting writes on condition that none waits (stock._apply_stock_change), so between the two one fails:
-    an alert never starts waiting just after a receipt that did not mark it due. (A spread product's item
-    holds its reserve, which is 0 while the product is sold out.)"""
-    condition = "attribute_exists(PK)" + (" AND (attribute_not_exists(stockLevel) OR stockLevel <= :zero)"
-                                          if sold_out else "")
+    while the product item holds no units and its stock is not spread over buckets (whose units it cannot
+    see), as when the alert was asked. A staff receipt that read no alert waiting writes on condition that
+    none waits (stock._apply_stock_change), so between the two one fails: an alert never starts waiting
+    just after a receipt that did not mark it due. Refused, the ask or confirm marks the product due itself
+    (_start_waiting)."""
+    condition = "attribute_exists(PK)" + (
+        " AND attribute_not_exists(stockSpread) AND (attribute_not_exists(stockLevel) OR stockLevel <= :zero)"
+        if sold_out else "")
     return update(keys.product_key(product_id), f"ADD {keys.ALERTS_WAITING} :d",
                   {":d": delta, **({":zero": 0} if sold_out else {})}, condition=condition)
 
@@ -252,11 +263,17 @@ def alert_ask(*, product_id, email, customer_id=None, product=None):
     action["Put"]["ConditionExpression"] = "attribute_not_exists(PK) OR #s = :sent"
     action["Put"]["ExpressionAttributeNames"] = {"#s": "status"}
     action["Put"]["ExpressionAttributeValues"] = serialize({":sent": SENT})
-    actions = [action] + ([_count_update(product_id, 1, sold_out=True)] if customer_id else [])
-    refusal = transact_write(actions, request_token=client_request_token("ask", owner, product_id, alert.alert_id))
-    if refusal is not None and not refusal.replay:
-        if refusal.failed(1):  # units came in since the product was read
+    if customer_id:
+        def still_sold_out():
+            return not product_get(product_id=product_id, consistent=True).in_stock
+
+        refusal = _start_waiting(action, product_id, token=("ask", owner, product_id, alert.alert_id),
+                                 still_sold_out=still_sold_out)
+        if refusal == "in stock":  # units came in since the product was read
             raise AlertRefused(f"{product.name} is in stock: you can order it now.")
+    else:
+        refusal = transact_write([action], request_token=client_request_token("ask", owner, product_id, alert.alert_id))
+    if refusal is not None and not refusal.replay:
         if refusal.any_failed:  # asked at the same moment in another tab: that ask stands
             return AskOutcome("already", _alert_get(owner, product_id) or alert, waiting)
         raise InvalidInput("Too many requests at once for this product; try again.")
@@ -324,14 +341,33 @@ def alert_confirm(*, owner, product_id, alert_id):
          ":pending": PENDING, ":aid": alert_id},
         condition="#s = :pending AND alertId = :aid", names={"#s": "status"},
     )
-    refusal = transact_write([confirm, _count_update(product_id, 1, sold_out=True)],
-                             request_token=client_request_token("confirm", owner, product_id, alert_id))
-    if refusal is not None and refusal.failed(1) and not refusal.failed(0):  # in stock again meanwhile
-        refusal = transact_write([confirm, _count_update(product_id, 1), alert_due_action(product_id, 1)],
-                                 request_token=client_request_token("confirm-due", owner, product_id, alert_id))
-    if refusal is not None and not refusal.replay:
+    refusal = _start_waiting(confirm, product_id, token=("confirm", owner, product_id, alert_id))
+    if refusal is not None and not refusal.replay:  # confirmed or cancelled meanwhile, or DynamoDB busy
         return alert_get(owner=owner, product_id=product_id, alert_id=alert_id)
     return dataclasses.replace(alert, status=WAITING)
+
+
+def _start_waiting(action, product_id, *, token, still_sold_out=None):
+    """One transaction: `action` (an alert's Put or Update that makes it wait) and the product's count up by
+    one, while the product holds no units (_count_update). If it does hold some, units came in since the
+    alert was asked: with `still_sold_out` (a read) saying otherwise the answer is "in stock"; else the
+    product is marked due with the same transaction (one unit: the job's allowance then covers the oldest
+    waiting alerts while units are in stock). Tried again, after a pause, while another transaction is in
+    the way (a product's item is busy while it sells). Returns None when done, "in stock", or the Refusal."""
+    marking = False
+    for attempt in contended_attempts():
+        actions = [action, _count_update(product_id, 1, sold_out=not marking)]
+        if marking:
+            actions.append(alert_due_action(product_id, 1))
+        refusal = transact_write(actions, request_token=client_request_token(*token, marking, attempt))
+        if refusal is None or refusal.replay or refusal.failed(0):
+            return refusal
+        if refusal.failed(1):
+            if marking or (still_sold_out is not None and not still_sold_out()):
+                return "in stock" if not marking else refusal
+            marking = True
+        # (else another transaction was in the way, or throttling: contended_attempts pauses before the next)
+    return refusal
 
 
 def alerts_of_owner(*, owner):
@@ -364,6 +400,8 @@ def alert_cancel(*, owner, product_id, alert_id=None):
                                                                              alert.alert_id, alert.status))
         if refusal is None or refusal.replay:
             return alert
+        if refusal.conflict:  # the product's item is busy (its count is on it): a moment's pause
+            conflict_pause()
     raise InvalidInput("This alert is changing right now; try again.")
 
 
@@ -447,6 +485,7 @@ def alerts_claim(*, product_id, margin):
         # One was cancelled (or claimed by another job) meanwhile, or the index had not caught up yet:
         # read both again; after a few refusals leave the rest (and the due item) to the next pass.
         refused += 1
+        conflict_pause()  # the product's item (its count) may be busy selling
         due = _due_get(product_id)
         if due is None or refused > CLAIM_REFUSALS:
             return claimed

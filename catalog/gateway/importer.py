@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 
 from . import keys, text
+from .alerts import alert_due_action, transact_write_marking_due
 from .backoff import pause
 from .batches import batch_get, batch_write
 from .boundary import translate_errors
@@ -28,7 +29,7 @@ from .entities import Brand, Category, Product
 from .errors import CatalogUnavailable
 from .stock import opening_adjustment
 from .threads import in_parallel
-from .transact import put, transact_write, update
+from .transact import put, update
 from .validate import MAX_REORDER, new_token, valid_id
 
 DEMO_CATALOG = Path(__file__).resolve().parent.parent / "demo" / "demo_catalog.json"
@@ -509,7 +510,11 @@ def _write_group(group, existing, reset_stock, result):
         openings = [o for p in group if (o := _opening(p, existing.get(p.product_id), reset_stock))]
         actions += [put(o.to_item(), if_absent=True) for o in openings]
         actions += _count_actions(_membership_deltas(moves))
-        refusal = transact_write(actions, request_token=new_token()[:36])
+        # A reset that brings units to a product shoppers wait for marks their alerts due, as a receipt does.
+        due = [alert_due_action(p.product_id, p.stock_level - _stored_level(old)) for p in group
+               if reset_stock and (old := existing.get(p.product_id)) and int(old.get(keys.ALERTS_WAITING) or 0) > 0
+               and p.stock_level > _stored_level(old)]
+        refusal = transact_write_marking_due(actions, due, request_token=new_token()[:36], due_token=new_token()[:36])
         result.count("TransactWriteItems")
         if refusal is None:
             result.stock_entries += len(openings)

@@ -38,6 +38,7 @@ from .backfill_scan import (
     rewrite_of,
     scan_all,
 )
+from .backoff import conflict_pause
 from .batches import batch_get, batch_write
 from .boundary import error_code, translate_errors
 from .client import client
@@ -46,7 +47,7 @@ from .entities import PLACED, Product, StockAdjustment
 from .errors import CatalogError, CatalogUnavailable
 from .stock import opening_adjustment, stock_adjustments_all
 from .transact import delete, put, transact_write, update
-from .validate import client_request_token, new_token
+from .validate import new_token
 
 TABLE_WAIT_SECONDS = 3600  # an index on a large table takes a while to build (AWS: minutes to hours)
 POLL_SECONDS = 0.5
@@ -553,24 +554,24 @@ def _alert_counts_on_products(run, capacity):
     (so a count is never added twice, however often the step is run). An online step: after the
     deploy, no server writes count items, and the new code's own changes are on the product already."""
     def apply(item):
+        product_id = item["PK"].removeprefix(keys.LEGACY_ALERT_COUNT_PREFIX)
         for _attempt in range(REWRITE_ATTEMPTS):
             count = int(item.get("waiting", 0))
-            product_id = item["PK"].removeprefix(keys.LEGACY_ALERT_COUNT_PREFIX)
             gone = delete({"PK": item["PK"], "SK": item["SK"]}, condition="waiting = :w", values={":w": count}) \
                 if "waiting" in item else delete({"PK": item["PK"], "SK": item["SK"]},
                                                   condition="attribute_not_exists(waiting)")
-            actions = [gone]
-            if count:
-                actions.append(update(keys.product_key(product_id), f"ADD {keys.ALERTS_WAITING} :w", {":w": count},
-                                      condition="attribute_exists(PK)"))
-            refused = transact_write(actions, request_token=client_request_token(
-                "alert-count", product_id, count))
-            capacity.writes.spend(2 * len(actions))  # transactional: 2 units an item of 1 KB or less
-            if refused is None or refused.replay:
+            moved = [update(keys.product_key(product_id), f"ADD {keys.ALERTS_WAITING} :w", {":w": count},
+                            condition="attribute_exists(PK)")] if count else []
+            # A new token each try: the condition on the count read is what makes it apply once.
+            refused = transact_write([gone, *moved], request_token=new_token()[:36])
+            capacity.writes.spend(2 * (1 + len(moved)))  # transactional: 2 units an item of 1 KB or less
+            if refused is None:
                 return 1
-            if count and refused.failed(1):  # no such product (products are never deleted): the count goes
-                transact_write([gone], request_token=new_token()[:36])
-                return 1
+            if refused.failed(1):  # no such product (products are never deleted): the count goes alone
+                if transact_write([gone], request_token=new_token()[:36]) is None:
+                    return 1
+            elif refused.conflict or refused.throttled:
+                conflict_pause()
             item = item_get({"PK": item["PK"], "SK": item["SK"]}, capacity)
             if item is None:  # moved by another run meanwhile
                 return 0

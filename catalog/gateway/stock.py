@@ -14,7 +14,7 @@ from catalog import availability
 from catalog.availability import stock_band
 
 from . import keys
-from .alerts import alert_due_action
+from .alerts import alert_due_action, counts_incomplete
 from .backoff import contended_attempts
 from .boundary import error_code, translate_errors
 from .client import client, table_name
@@ -249,10 +249,11 @@ def _apply_stock_change(*, product_id, current, reorder_point, delta, token, rea
     """One TransactWriteItems: the product's level goes from `current` to `current + delta`
     (only if it still is `current` and its reorder point `reorder_point`: the Reorder index key
     follows), the adjustment is recorded, and the idempotency key is marked as used. Units that come
-    in mark the product's back-in-stock alerts due if `alerts_waiting` (as last read) says some wait;
-    if it says none, the write is conditional on none waiting (an alert asked meanwhile refuses it,
-    and the next try, with the product as returned, marks them): a receipt for a product nobody waits
-    for writes no due item (issue 32: a staff adjustment costs 10 write units). Returns the
+    in mark the product's back-in-stock alerts due if `alerts_waiting` (as last read) says some wait
+    or the product was sold out; otherwise the write is conditional on none waiting (an alert asked
+    meanwhile refuses it, and the next try, with the product as returned, marks them): a receipt for
+    a product in stock that nobody waits for writes no due item (issue 32: a staff adjustment costs
+    10 write units). Returns the
     StockChange; _UsedToken when the idempotency key was used before; or the Product as found
     instead (None if unknown: read it again) when another write got there first."""
     adjustment = StockAdjustment(
@@ -260,7 +261,9 @@ def _apply_stock_change(*, product_id, current, reorder_point, delta, token, rea
         resulting_level=current + delta, reason=reason, who=who, reference=reference, note=note,
     )
     mark = IdempotencyMark(adjustment=adjustment, token=token, expires_at=int(time.time()) + TOKEN_TTL_SECONDS)
-    marks_due = delta > 0 and alerts_waiting > 0
+    # Alerts wait (as read), or may (the product was sold out: nearly every product alerts wait for is; the
+    # counts of before are not all on the products yet): mark them due; else write on condition that none waits.
+    marks_due = delta > 0 and (alerts_waiting > 0 or current <= 0 or counts_incomplete())
     none_waiting = ({"extra_condition": f" AND (attribute_not_exists({keys.ALERTS_WAITING}) OR "
                                         f"{keys.ALERTS_WAITING} < :one)", "extra_values": {":one": 1}}
                     if delta > 0 and not marks_due else {})

@@ -9,6 +9,7 @@ from django.core import mail
 from catalog import gateway
 from catalog.gateway import alerts
 from shop.stock_alerts import send_due_alerts
+from tests.helpers import alert_count
 
 pytestmark = pytest.mark.django_db
 SOLD_OUT = "3"
@@ -51,7 +52,7 @@ def test_a_receipt_sends_each_alert_once_within_the_margin_with_four_jobs_at_onc
     send_due_alerts()  # a later pass finds nothing more to send
     sent = [m.to[0] for m in mail.outbox]
     assert sorted(sent) == [f"s{i:02d}@example.com" for i in range(5)]  # 3 units + 2, the oldest five, once each
-    assert alerts.alert_count(product_id=SOLD_OUT) == 7
+    assert alert_count(product_id=SOLD_OUT) == 7
 
 
 def test_a_job_that_stops_after_claiming_loses_nothing(local_catalog):

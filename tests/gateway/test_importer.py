@@ -130,16 +130,22 @@ def test_reset_stock_overwrites_stock_on_purpose(ddb, tmp_path):
     assert len(gateway.stock_history(product_id="4").items) == 1
 
 
-def test_importing_again_keeps_the_alerts_waiting_for_a_product(ddb):
-    """A product's waiting back-in-stock alerts are counted on its item: no import may reset the count."""
-    from catalog.gateway.alerts import alert_ask, alert_count
+def test_a_reset_import_keeps_the_alerts_waiting_and_marks_its_units_due_for_them(ddb):
+    """A product's waiting back-in-stock alerts are counted on its item: an import with reset stock keeps the
+    count, and the units it brings are marked due for them."""
+    from catalog.gateway import alerts, keys
+    from catalog.gateway.alerts import alert_ask
+    from tests.helpers import alert_count
 
     seed()
     alert_ask(product_id="3", email="ann@example.com", customer_id="c1")  # product 3 is sold out
-    importer.import_catalog(small_catalog())
-    assert alert_count(product_id="3") == 1
-    importer.import_catalog(small_catalog(), reset_stock=True)
-    assert alert_count(product_id="3") == 1 and gateway.product_get(product_id="3").alerts_waiting == 1
+    data = small_catalog()
+    data["products"][2]["stockLevel"] = 4
+    importer.import_catalog(data, reset_stock=True)
+    assert alert_count(product_id="3") == 1 and gateway.product_get(product_id="3").stock_level == 4
+    # The units it brought reach the waiting shopper, as a receipt's would.
+    due = [(d.product_id, d.units) for s in range(keys.ALERT_SHARDS) for d in alerts.alerts_due(shard=s)]
+    assert due == [("3", 4)] and alerts.alerts_claim(product_id="3", margin=0) == 1
 
 
 def test_writes_go_in_transactions_of_100_and_batches_of_25(ddb):

@@ -16,6 +16,7 @@ from catalog.checks import refuse_outdated_table, table_problems
 from catalog.gateway import backfill_scan, codec, keys, migrations, pages, schema
 from catalog.gateway import client as dynamo
 from catalog.gateway.entities import PurchaseLine, StockAdjustment
+from catalog.gateway.errors import NotFound
 from catalog.gateway.migrations import STEPS, AddIndex, DeleteIndex, Run, migrate, migrations_pending
 from catalog.gateway.orders import order_cancel, order_place, order_ship, orders_open
 from catalog.gateway.products import brands_all, product_get, products_by_brand, products_by_category, products_search
@@ -629,7 +630,8 @@ def test_waiting_alert_counts_of_before_move_onto_their_products_once(local_ddb)
     """0075 on a shop of issue 36's first release, where a product's waiting alerts were counted on an item of
     their own: each count is added onto the product item (where the code counts alerts asked since the deploy)
     and the old item goes; run again, nothing changes."""
-    from catalog.gateway.alerts import alert_ask, alert_count
+    from catalog.gateway.alerts import alert_ask
+    from tests.helpers import alert_count
 
     seed()
     alert_ask(product_id="3", email="ann@example.com", customer_id="c1")  # asked after the deploy
@@ -637,10 +639,20 @@ def test_waiting_alert_counts_of_before_move_onto_their_products_once(local_ddb)
         dynamo.client().put_item(TableName=local_ddb, Item=codec.serialize(
             {**keys.legacy_alert_count_key(product_id), "waiting": waiting}))
     step = "0075_alert_counts_on_products"
-    for _run in range(2):
+
+    def run_step():
         dynamo.client().delete_item(TableName=local_ddb, Key=codec.serialize(keys.migration_key(step)))
         assert migrations_pending(table_name=local_ddb) == [step]
         migrate(run=Run(table=local_ddb, say=lambda line: None), backup=False)
-        assert [alert_count(product_id=pid) for pid in ("3", "8", "5", "1")] == [3, 1, 0, 0]
         assert not any(dynamo.client().get_item(TableName=local_ddb, Key=codec.serialize(
-            keys.legacy_alert_count_key(pid))).get("Item") for pid in ("3", "8", "5"))
+            keys.legacy_alert_count_key(pid))).get("Item") for pid in ("3", "8", "5", "1", "999"))
+
+    run_step()
+    assert [alert_count(product_id=pid) for pid in ("3", "8", "5", "1")] == [3, 1, 0, 0]
+    # Run again, with odd leftovers: a count item without a count, one of a product that does not exist.
+    for key in (keys.legacy_alert_count_key("1"), {**keys.legacy_alert_count_key("999"), "waiting": 2}):
+        dynamo.client().put_item(TableName=local_ddb, Item=codec.serialize(key))
+    run_step()
+    assert [alert_count(product_id=pid) for pid in ("3", "8", "5", "1")] == [3, 1, 0, 0]
+    with pytest.raises(NotFound):
+        product_get(product_id="999")  # no stub product was made

@@ -12,7 +12,7 @@ from catalog import gateway
 from catalog.gateway import alerts, keys
 from catalog.gateway.testing import count_requests
 from shop.stock_alerts import send_due_alerts
-from tests.helpers import make_account
+from tests.helpers import alert_count, make_account
 
 pytestmark = pytest.mark.django_db
 HX = {"HX-Request": "true"}
@@ -49,7 +49,7 @@ def test_a_guest_confirms_by_email_and_gets_one_alert_when_stock_arrives(catalog
     response = client.post(f"/products/{SOLD_OUT}/notify/", {"email": "guest@example.com"})
     assert response.status_code == 302
     assert "we are sending a link to guest@example.com" in client.get(response["Location"]).content.decode()
-    assert alerts.alert_count(product_id=SOLD_OUT) == 0  # not before it is confirmed
+    assert alert_count(product_id=SOLD_OUT) == 0  # not before it is confirmed
     call_command("run_stock_jobs")
     [confirmation] = mail.outbox
     assert confirmation.to == ["guest@example.com"] and "Confirm" in confirmation.subject
@@ -61,9 +61,9 @@ def test_a_guest_confirms_by_email_and_gets_one_alert_when_stock_arrives(catalog
     assert len(mail.outbox) == 1
     gateway.stock_decrease(product_id=SOLD_OUT, quantity=1, token=gateway.new_token(), reason="damaged")
     page = client.get(confirm)  # a mail scanner opening the link confirms nothing
-    assert "Yes, email me" in page.content.decode() and alerts.alert_count(product_id=SOLD_OUT) == 0
+    assert "Yes, email me" in page.content.decode() and alert_count(product_id=SOLD_OUT) == 0
     assert "Your alert is on" in client.post(confirm).content.decode()
-    assert alerts.alert_count(product_id=SOLD_OUT) == 1
+    assert alert_count(product_id=SOLD_OUT) == 1
     receive(SOLD_OUT, 1)
     call_command("run_stock_jobs")
     call_command("run_stock_jobs")
@@ -71,7 +71,23 @@ def test_a_guest_confirms_by_email_and_gets_one_alert_when_stock_arrives(catalog
     back = mail.outbox[1]
     assert back.to == ["guest@example.com"] and "/products/3/" in back.body
     assert back.extra_headers["List-Unsubscribe"].startswith("<http") and link(back, "unsubscribe")
-    assert alerts.alert_count(product_id=SOLD_OUT) == 0
+    assert alert_count(product_id=SOLD_OUT) == 0
+
+
+def test_a_confirm_the_shop_was_too_busy_to_make_says_so(catalog, client, monkeypatch):
+    from catalog.gateway.transact import Refusal
+
+    client.post(f"/products/{SOLD_OUT}/notify/", {"email": "guest@example.com"})
+    call_command("run_stock_jobs")
+    confirm = link(mail.outbox[0], "confirm")
+    monkeypatch.setattr(alerts, "transact_write", lambda actions, **kw: Refusal(conflict=True))
+    monkeypatch.setattr(alerts, "contended_attempts", lambda: range(3))
+    busy = client.post(confirm)
+    assert busy.status_code == 503 and "too busy to turn your alert on" in busy.content.decode()
+    assert "Your alert is on" not in busy.content.decode() and alert_count(product_id=SOLD_OUT) == 0
+    monkeypatch.undo()
+    assert "Your alert is on" in client.post(confirm).content.decode()
+    assert alert_count(product_id=SOLD_OUT) == 1
 
 
 def test_a_signed_in_shopper_asks_with_one_click_and_sees_it_on_the_account_page(catalog, client, shopper):
@@ -83,7 +99,7 @@ def test_a_signed_in_shopper_asks_with_one_click_and_sees_it_on_the_account_page
     account = client.get("/account/").content.decode()
     assert "Wall Connector" in account and "waiting since" in account
     again = client.post(f"/products/{SOLD_OUT}/notify/", headers=HX).content.decode()
-    assert "You already asked" in again and alerts.alert_count(product_id=SOLD_OUT) == 1
+    assert "You already asked" in again and alert_count(product_id=SOLD_OUT) == 1
     receive(SOLD_OUT, 1)
     send_due_alerts()
     assert [m.to for m in mail.outbox] == [["alice@example.com"]]  # no confirmation needed: one click
@@ -106,7 +122,7 @@ def test_a_shopper_cancels_their_alert_and_another_cannot(catalog, client, shopp
     mallory.force_login(make_account(django_user_model, "mallory", "a-long-password-2"))
     assert "Wall Connector" not in mallory.get("/account/").content.decode()
     assert mallory.post(f"/account/alerts/{SOLD_OUT}/cancel/").status_code == 404
-    assert alerts.alert_count(product_id=SOLD_OUT) == 1
+    assert alert_count(product_id=SOLD_OUT) == 1
     assert Client(enforce_csrf_checks=True).post(f"/account/alerts/{SOLD_OUT}/cancel/").status_code in (302, 403)
     csrf_client = Client(enforce_csrf_checks=True)
     csrf_client.force_login(shopper)
@@ -114,7 +130,7 @@ def test_a_shopper_cancels_their_alert_and_another_cannot(catalog, client, shopp
     response = client.post(f"/account/alerts/{SOLD_OUT}/cancel/")
     assert response.status_code == 302
     assert "is cancelled" in client.get(response["Location"]).content.decode()
-    assert alerts.alert_count(product_id=SOLD_OUT) == 0
+    assert alert_count(product_id=SOLD_OUT) == 0
     receive(SOLD_OUT, 1)
     send_due_alerts()
     assert mail.outbox == []
@@ -130,11 +146,11 @@ def test_one_click_unsubscribe_from_the_email(catalog, client, shopper):
     assert url == f"/alerts/unsubscribe/{link_token(alert)}/"
     anonymous = Client(enforce_csrf_checks=True)
     page = anonymous.get(url)  # GET asks; it changes nothing
-    assert "Stop the alert" in page.content.decode() and alerts.alert_count(product_id=SOLD_OUT) == 1
+    assert "Stop the alert" in page.content.decode() and alert_count(product_id=SOLD_OUT) == 1
     # The mail program's RFC 8058 POST: no cookie, no CSRF token, the signed link is enough.
     response = anonymous.post(url, {"List-Unsubscribe": "One-Click"})
     assert response.status_code == 200 and "Alert stopped" in response.content.decode()
-    assert alerts.alert_count(product_id=SOLD_OUT) == 0
+    assert alert_count(product_id=SOLD_OUT) == 0
     assert anonymous.post(url).status_code == 200  # twice is fine
     assert anonymous.post(url[:-3] + "x/").status_code == 400  # a tampered link
 
@@ -151,7 +167,7 @@ def test_bad_input_is_refused_and_changes_nothing(catalog, client, product_id, d
         response = client.post(f"/products/{product_id}/notify/", data, headers=headers)
         assert response.status_code == status
         assert text in response.content.decode()
-    assert alerts.alert_count(product_id=SOLD_OUT) == 0 and alerts.alert_count(product_id="1") == 0
+    assert alert_count(product_id=SOLD_OUT) == 0 and alert_count(product_id="1") == 0
     assert [a for s in range(keys.ALERT_SHARDS) for a in alerts.alerts_outbox(shard=s)] == []
 
 
@@ -229,7 +245,7 @@ def test_one_address_asks_at_most_5_times_an_hour_from_anywhere(two_sold_out, cl
     html = response.content.decode()
     assert response.status_code == 200 and "Almost done: we are sending a link to bob@example.com" in html
     assert TOO_OFTEN not in html and 'id="stock-alert-waiting"' in html  # the box's partial, as every answer
-    assert alerts.alert_count(product_id="8") == 0
+    assert alert_count(product_id="8") == 0
     assert [a.product_id for s in range(keys.ALERT_SHARDS) for a in alerts.alerts_outbox(shard=s)] == [SOLD_OUT]
     assert ask(client, "8", "carol@example.com", ip="10.0.1.9", headers=HX).status_code == 200  # others may
 
@@ -255,4 +271,4 @@ def test_a_signed_in_shopper_asks_at_most_20_times_an_hour(two_sold_out, client,
         assert ask(client, SOLD_OUT, ip=f"10.0.2.{i}", headers=HX).status_code == 200
     response = ask(client, "8", ip="10.0.2.99", headers=HX)
     assert response.status_code == 429 and TOO_OFTEN in response.content.decode()
-    assert alerts.alert_count(product_id="8") == 0 and alerts.alert_count(product_id=SOLD_OUT) == 1
+    assert alert_count(product_id="8") == 0 and alert_count(product_id=SOLD_OUT) == 1
