@@ -247,7 +247,11 @@ THROTTLED = (400, {"__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroug
 
 
 def alert_count(product_id):
-    """The back-in-stock alerts waiting for a product, as its item counts them (consistent read)."""
-    from catalog import gateway
+    """The back-in-stock alerts waiting for a product, as its item counts them (consistent read; as stored,
+    so a count taken below 0 shows)."""
+    from catalog.gateway import client as dynamo
+    from catalog.gateway import codec, keys
 
-    return gateway.product_get(product_id=product_id, consistent=True).alerts_waiting
+    item = dynamo.client().get_item(TableName=dynamo.table_name(), Key=codec.serialize(keys.product_key(product_id)),
+                                    ConsistentRead=True).get("Item")
+    return int(codec.deserialize(item).get(keys.ALERTS_WAITING, 0))

@@ -23,7 +23,6 @@ import time
 from datetime import datetime
 
 from botocore.exceptions import ClientError
-from django.core.cache import caches
 
 from . import keys
 from .backoff import backoff_pause, conflict_pause, contended_attempts
@@ -122,21 +121,33 @@ def _stamp(at):
 
 # migrate_table's step that moves the waiting counts of issue 36's first release onto the products. Until it
 # ran, a product's count misses the alerts of before (and goes below 0 as they are claimed), so a staff
-# receipt marks alerts due whatever the count says. Each server learns it from the table check at its start
-# and at each /readyz (note_table_state), kept in its Django cache; not known (a process that never checked,
-# such as a management command): the count is trusted.
+# receipt marks alerts due whatever the count says. Each process learns it from the table check at its start
+# and at each /readyz (note_table_state); one that has not (a management command) reads the step's record once.
 COUNTS_STEP = "0075_alert_counts_on_products"
-_COUNTS_PENDING = "alerts:counts-step-pending"
+_counts_pending = [None]  # None: not known yet
 
 
 def note_table_state(pending_step_names):
-    """Called with the table's pending migration steps, each time a server reads them."""
-    caches["default"].set(_COUNTS_PENDING, COUNTS_STEP in pending_step_names, None)
+    """Called with the table's pending migration steps, each time a process reads them."""
+    _counts_pending[0] = COUNTS_STEP in pending_step_names
 
 
 def counts_incomplete():
     """Whether the products' waiting counts may miss alerts (step COUNTS_STEP not run yet)."""
-    return bool(caches["default"].get(_COUNTS_PENDING, False))
+    if _counts_pending[0] is None:
+        with translate_errors():
+            record = client().get_item(TableName=table_name(), Key=serialize(keys.migration_key(COUNTS_STEP)),
+                                       ProjectionExpression="PK").get("Item")
+        _counts_pending[0] = record is None
+    return _counts_pending[0]
+
+
+def marks_due(delta, *, waiting, level_before):
+    """Whether a staff stock write (or an import) of `delta` units marks the product's alerts due: when
+    units come in and alerts wait (`waiting`, the product's count as read), or may (the product was sold
+    out, `level_before` <= 0: nearly every product alerts wait for is; the counts of before are not all on
+    the products yet). Otherwise the write is made on condition that none waits (stock._apply_stock_change)."""
+    return delta > 0 and (waiting > 0 or level_before <= 0 or counts_incomplete())
 
 
 def alert_due_action(product_id, units):
@@ -274,7 +285,7 @@ def alert_ask(*, product_id, email, customer_id=None, product=None):
     else:
         refusal = transact_write([action], request_token=client_request_token("ask", owner, product_id, alert.alert_id))
     if refusal is not None and not refusal.replay:
-        if refusal.any_failed:  # asked at the same moment in another tab: that ask stands
+        if refusal.failed(0):  # asked at the same moment in another tab: that ask stands
             return AskOutcome("already", _alert_get(owner, product_id) or alert, waiting)
         raise InvalidInput("Too many requests at once for this product; try again.")
     return AskOutcome(alert.status, alert, waiting)
@@ -341,8 +352,8 @@ def alert_confirm(*, owner, product_id, alert_id):
          ":pending": PENDING, ":aid": alert_id},
         condition="#s = :pending AND alertId = :aid", names={"#s": "status"},
     )
-    refusal = _start_waiting(confirm, product_id, token=("confirm", owner, product_id, alert_id))
-    if refusal is not None and not refusal.replay:  # confirmed or cancelled meanwhile, or DynamoDB busy
+    refusal = _start_waiting(confirm, product_id, token=("confirm", owner, product_id, alert_id, new_token()))
+    if refusal is not None:  # confirmed or cancelled meanwhile, or DynamoDB busy: as it is now
         return alert_get(owner=owner, product_id=product_id, alert_id=alert_id)
     return dataclasses.replace(alert, status=WAITING)
 

@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 
 from . import keys, text
-from .alerts import alert_due_action, transact_write_marking_due
+from .alerts import alert_due_action, marks_due, transact_write_marking_due
 from .backoff import pause
 from .batches import batch_get, batch_write
 from .boundary import translate_errors
@@ -512,8 +512,9 @@ def _write_group(group, existing, reset_stock, result):
         actions += _count_actions(_membership_deltas(moves))
         # A reset that brings units to a product shoppers wait for marks their alerts due, as a receipt does.
         due = [alert_due_action(p.product_id, p.stock_level - _stored_level(old)) for p in group
-               if reset_stock and (old := existing.get(p.product_id)) and int(old.get(keys.ALERTS_WAITING) or 0) > 0
-               and p.stock_level > _stored_level(old)]
+               if reset_stock and (old := existing.get(p.product_id)) and marks_due(
+                   p.stock_level - _stored_level(old), waiting=int(old.get(keys.ALERTS_WAITING) or 0),
+                   level_before=_stored_level(old))]
         refusal = transact_write_marking_due(actions, due, request_token=new_token()[:36], due_token=new_token()[:36])
         result.count("TransactWriteItems")
         if refusal is None:

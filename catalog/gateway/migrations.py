@@ -38,7 +38,7 @@ from .backfill_scan import (
     rewrite_of,
     scan_all,
 )
-from .backoff import conflict_pause
+from .backoff import backoff_pause, conflict_pause
 from .batches import batch_get, batch_write
 from .boundary import error_code, translate_errors
 from .client import client
@@ -570,7 +570,9 @@ def _alert_counts_on_products(run, capacity):
             if refused.failed(1):  # no such product (products are never deleted): the count goes alone
                 if transact_write([gone], request_token=new_token()[:36]) is None:
                     return 1
-            elif refused.conflict or refused.throttled:
+            elif refused.throttled:
+                backoff_pause(_attempt + 1)
+            elif refused.conflict:
                 conflict_pause()
             item = item_get({"PK": item["PK"], "SK": item["SK"]}, capacity)
             if item is None:  # moved by another run meanwhile

@@ -14,7 +14,7 @@ from catalog import availability
 from catalog.availability import stock_band
 
 from . import keys
-from .alerts import alert_due_action, counts_incomplete
+from .alerts import alert_due_action, marks_due
 from .backoff import contended_attempts
 from .boundary import error_code, translate_errors
 from .client import client, table_name
@@ -261,12 +261,10 @@ def _apply_stock_change(*, product_id, current, reorder_point, delta, token, rea
         resulting_level=current + delta, reason=reason, who=who, reference=reference, note=note,
     )
     mark = IdempotencyMark(adjustment=adjustment, token=token, expires_at=int(time.time()) + TOKEN_TTL_SECONDS)
-    # Alerts wait (as read), or may (the product was sold out: nearly every product alerts wait for is; the
-    # counts of before are not all on the products yet): mark them due; else write on condition that none waits.
-    marks_due = delta > 0 and (alerts_waiting > 0 or current <= 0 or counts_incomplete())
+    marking = marks_due(delta, waiting=alerts_waiting, level_before=current)
     none_waiting = ({"extra_condition": f" AND (attribute_not_exists({keys.ALERTS_WAITING}) OR "
                                         f"{keys.ALERTS_WAITING} < :one)", "extra_values": {":one": 1}}
-                    if delta > 0 and not marks_due else {})
+                    if delta > 0 and not marking else {})
     refusal = transact_write(
         [
             stock_level_update(
@@ -275,7 +273,7 @@ def _apply_stock_change(*, product_id, current, reorder_point, delta, token, rea
             ),
             put(adjustment.to_item(), if_absent=True),
             put(mark.to_item(), if_absent=True, return_old=True),
-            *([alert_due_action(product_id, delta)] if marks_due else []),  # back-in-stock alerts (issue 36)
+            *([alert_due_action(product_id, delta)] if marking else []),  # back-in-stock alerts (issue 36)
             *checks,  # a stocktake's: each hold it read is unchanged
         ],
         # The same request retried (by botocore, after a lost answer) applies once.
