@@ -37,7 +37,7 @@ def main(argv=None):
 
     from tools import dynamodb_local
 
-    # On disk: in memory, DynamoDB Local's SQLite held 23.6 GB when it built an index over the 1.5 million
+    # On disk: in memory, DynamoDB Local held 23.6 GB when it built an index over the 1.5 million
     # items of 100,000 products, and the kernel stopped it (2026-11-26).
     db_path = ROOT / "var" / "bench" / "migration-db"
     shutil.rmtree(db_path, ignore_errors=True)
