@@ -253,9 +253,8 @@ def _apply_stock_change(*, product_id, current, reorder_point, delta, token, rea
     or the product was sold out; otherwise the write is conditional on none waiting (an alert asked
     meanwhile refuses it, and the next try, with the product as returned, marks them): a receipt for
     a product in stock that nobody waits for writes no due item (issue 32: a staff adjustment costs
-    10 write units). Returns the
-    StockChange; _UsedToken when the idempotency key was used before; or the Product as found
-    instead (None if unknown: read it again) when another write got there first."""
+    10 write units). Returns the StockChange; _UsedToken when the idempotency key was used before; or
+    the Product as found instead (None if unknown: read it again) when another write got there first."""
     adjustment = StockAdjustment(
         product_id=product_id, adjustment_id=token, at=at, delta=delta,
         resulting_level=current + delta, reason=reason, who=who, reference=reference, note=note,
