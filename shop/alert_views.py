@@ -21,6 +21,7 @@ from catalog.gateway.alerts import (
     alert_confirm,
     alert_get,
 )
+from storefront.errors import RETRY_AFTER
 
 from .stock_alerts import CONFIRM_MAX_AGE, read_link_token
 
@@ -126,8 +127,11 @@ def confirm(request, token):
         alert = alert_confirm(owner=owner, product_id=product_id, alert_id=alert_id)
         done = True
     busy = done and alert is not None and alert.status == "pending"  # DynamoDB too busy to confirm it
-    return render(request, "shop/alert_confirm.html", {"alert": alert, "done": done, "token": token},
-                  status=404 if alert is None else 503 if busy else 200)
+    response = render(request, "shop/alert_confirm.html", {"alert": alert, "done": done, "token": token},
+                      status=404 if alert is None else 503 if busy else 200)
+    if busy:
+        response["Retry-After"] = RETRY_AFTER  # as every 503 of the shop
+    return response
 
 
 @csrf_exempt  # RFC 8058: a mail provider's one-click POST has no cookie; the signed link is the authority

@@ -28,6 +28,7 @@ from botocore.exceptions import ClientError
 from django.conf import settings
 
 from . import keys
+from .alerts import COUNTS_STEP
 from .backfill_scan import (
     REWRITE_ATTEMPTS,
     Rewrite,
@@ -629,9 +630,9 @@ STEPS = [
     # a table of before has no holds.
     AddIndex("0065_index_HoldExpiry", keys.HOLD_EXPIRY, "index HoldExpiry (timed holds, by their end)"),
     # Issue 32 (a staff adjustment at 10 write units): the waiting alerts' count on the product item. After
-    # the deploy (no server writes the count items of before); until it ran, a staff receipt of a product
-    # whose alerts were all asked before the deploy does not mark them due (the next receipt after it does).
-    Backfill("0075_alert_counts_on_products", (), _alert_counts_on_products,
+    # the deploy (no server writes the count items of before); until it ran, every staff receipt marks alerts
+    # due, whatever the product's count says (alerts.counts_incomplete).
+    Backfill(COUNTS_STEP, (), _alert_counts_on_products,
              "back-in-stock alerts: each product's waiting count moved onto its item", online=True,
              pk_prefix=keys.LEGACY_ALERT_COUNT_PREFIX),
 ]

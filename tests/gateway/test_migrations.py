@@ -630,6 +630,7 @@ def test_waiting_alert_counts_of_before_move_onto_their_products_once(local_ddb)
     """0075 on a shop of issue 36's first release, where a product's waiting alerts were counted on an item of
     their own: each count is added onto the product item (where the code counts alerts asked since the deploy)
     and the old item goes; run again, nothing changes."""
+    from catalog.gateway import alerts
     from catalog.gateway.alerts import alert_ask
     from tests.helpers import alert_count
 
@@ -638,7 +639,7 @@ def test_waiting_alert_counts_of_before_move_onto_their_products_once(local_ddb)
     for product_id, waiting in (("3", 2), ("8", 1), ("5", 0)):
         dynamo.client().put_item(TableName=local_ddb, Item=codec.serialize(
             {**keys.legacy_alert_count_key(product_id), "waiting": waiting}))
-    step = "0075_alert_counts_on_products"
+    step = alerts.COUNTS_STEP
 
     def run_step():
         dynamo.client().delete_item(TableName=local_ddb, Key=codec.serialize(keys.migration_key(step)))

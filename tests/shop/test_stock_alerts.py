@@ -84,6 +84,7 @@ def test_a_confirm_the_shop_was_too_busy_to_make_says_so(catalog, client, monkey
     monkeypatch.setattr(alerts, "contended_attempts", lambda: range(3))
     busy = client.post(confirm)
     assert busy.status_code == 503 and "too busy to turn your alert on" in busy.content.decode()
+    assert busy["Retry-After"] == "5"
     assert "Your alert is on" not in busy.content.decode() and alert_count(product_id=SOLD_OUT) == 0
     monkeypatch.undo()
     assert "Your alert is on" in client.post(confirm).content.decode()
