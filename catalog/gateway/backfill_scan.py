@@ -24,8 +24,7 @@ from .codec import deserialize, serialize
 from .errors import CatalogUnavailable
 
 # Items a Scan page asks for (DynamoDB stops a page at 1 MB anyway). Large pages: DynamoDB Local finds each
-# page's start by reading its segment from the beginning, so a page costs more the further it is (15 ms at the
-# start of a 200,000-item table, 66 ms at its end, with 100 a page): 1,000 a page read that table 5 times faster.
+# page's start by reading its segment from the beginning, so small pages slow a long backfill down as it goes.
 # A run stopped part way does at most a page again (each rewrite is conditional: harmless).
 PAGE_SIZE = 1000
 REWRITE_ATTEMPTS = 20
