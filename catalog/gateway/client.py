@@ -8,7 +8,9 @@ import os
 import threading
 
 import boto3
+import botocore.session
 from botocore.config import Config
+from botocore.useragent import UserAgentString
 from django.conf import settings
 
 from . import budget, telemetry, wire
@@ -75,13 +77,22 @@ def _build_client():
         request_checksum_calculation="when_required",
         response_checksum_validation="when_required",
     )
+    session = botocore.session.get_session()
+    boto3_session = boto3.session.Session(botocore_session=session)  # names itself Boto3 in `session`
+    # botocore builds its User-Agent header anew for every request, twice (from the environment, the
+    # config and the features used); the same header built once is the client's `user_agent` setting
+    # (botocore appends the session's extra, "Botocore/<version>", to it).
+    user_agent = UserAgentString.from_environment().set_session_config(
+        session.user_agent_name, session.user_agent_version, None
+    ).with_client_config(config).to_string()
+    config = config.merge(Config(user_agent=user_agent))
     kwargs = {}
     if endpoint and not (os.environ.get("AWS_ACCESS_KEY_ID") or os.environ.get("AWS_PROFILE")):
         # DynamoDB Local accepts any credentials; spare the operator from inventing some.
         kwargs = {"aws_access_key_id": "local", "aws_secret_access_key": "local"}
     log.debug("building DynamoDB client for %s", endpoint or f"AWS {settings.AWS_REGION}")
     return telemetry.install(budget.install(wire.install(
-        boto3.session.Session().client("dynamodb", endpoint_url=endpoint, config=config, **kwargs)
+        boto3_session.client("dynamodb", endpoint_url=endpoint, config=config, **kwargs)
     )))
 
 
