@@ -81,7 +81,10 @@ def _build_client():
     boto3_session = boto3.session.Session(botocore_session=session)  # names itself Boto3 in `session`
     # botocore builds its User-Agent header anew for every request, twice (from the environment, the
     # config and the features used); the same header built once is the client's `user_agent` setting
-    # (botocore appends the session's extra, "Botocore/<version>", to it).
+    # (botocore appends the session's extra, "Botocore/<version>", to it), with the operator's app ID
+    # (AWS_SDK_UA_APP_ID), which botocore reads into the client's config only when it builds the header.
+    if appid := session.get_config_variable("user_agent_appid"):
+        config = config.merge(Config(user_agent_appid=appid))
     user_agent = UserAgentString.from_environment().set_session_config(
         session.user_agent_name, session.user_agent_version, None
     ).with_client_config(config).to_string()

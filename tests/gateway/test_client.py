@@ -39,3 +39,14 @@ def test_requests_name_boto3_and_botocore_as_plain_boto3_does(catalog):
     assert ours and ours[0].startswith(f"Boto3/{boto3.__version__} ")
     assert ours[0].endswith(" Botocore/" + botocore.__version__)
     assert ours == [without_features(theirs[0])]
+
+
+def test_the_operators_app_id_stays_in_the_header(catalog, monkeypatch):
+    """AWS_SDK_UA_APP_ID names the application in every request, as boto3 does."""
+    monkeypatch.setenv("AWS_SDK_UA_APP_ID", "fromatoz-eu")
+    dynamo.reset_client()
+    try:
+        agents = _user_agents(dynamo.client(), lambda: products.product_get(product_id="1"))
+    finally:
+        dynamo.reset_client()
+    assert " app/fromatoz-eu " in agents[0]
