@@ -4,6 +4,10 @@
     python bench/profile_page.py [--pages brand,category_brand] [--products 3000] [--renders 300]
 
 Writes var/bench/profile-<page>.txt (and .html): where a render's time goes, DynamoDB included.
+`--reads-from-memory` instead times each page's renders with and without its GetItem or Query sent,
+in alternating rounds: without, the gateway's `read` gives back the answer DynamoDB gave the first
+time, so what is left is Django's share of the page (the view, the templates, the middleware, turning
+the answer into products).
 """
 
 import argparse
@@ -25,6 +29,8 @@ def main(argv=None):
     parser.add_argument("--products", type=int, default=3000)
     parser.add_argument("--renders", type=int, default=300)
     parser.add_argument("--time-only", action="store_true", help="only time the renders (no profile)")
+    parser.add_argument("--reads-from-memory", action="store_true",
+                        help="time renders with the page's reads answered from memory beside normal ones")
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -66,6 +72,9 @@ def main(argv=None):
             by_name = {p.name: p for p in PAGES}
             for name in args.pages.split(","):
                 page = by_name[name]
+                if args.reads_from_memory:
+                    print(f"{name}: {_django_share(client, page, page_ids, args.renders)}")
+                    continue
                 for _ in range(20):
                     render(client, page, page_ids)
                 durations, cpu = [], []
@@ -102,6 +111,42 @@ def main(argv=None):
         finally:
             dynamodb_local.stop(process)
     return 0
+
+
+def _django_share(client, page, page_ids, renders, rounds=6):
+    """p50 and CPU p50 of renders that send their reads and of renders whose reads (the list and
+    product pages' `read`: pages.py, products.py) are answered from memory, in alternating rounds."""
+    from unittest import mock
+
+    from catalog.gateway import client as gateway_client
+    from catalog.gateway import pages, products
+
+    from .meter import percentile
+    from .pages import render
+
+    answers = {}
+
+    def from_memory(operation, params):
+        key = (operation, repr(params))
+        if key not in answers:
+            answers[key] = gateway_client.read(operation, params)
+        return answers[key]
+
+    timed = {"sent": ([], []), "from memory": ([], [])}
+    for n in range(rounds):
+        for mode in ("sent", "from memory") if n % 2 == 0 else ("from memory", "sent"):
+            reader = gateway_client.read if mode == "sent" else from_memory
+            with mock.patch.object(pages, "read", reader), mock.patch.object(products, "read", reader):
+                for i in range(renders // rounds + 2):
+                    started, started_cpu = time.perf_counter(), time.thread_time()
+                    render(client, page, page_ids)
+                    if i >= 2:  # the first renders after a switch are slower
+                        timed[mode][1].append(time.thread_time() - started_cpu)
+                        timed[mode][0].append(time.perf_counter() - started)
+    return "; ".join(
+        f"reads {mode} p50 {percentile(sorted(wall), 50) * 1000:.3f} ms (CPU {percentile(sorted(cpu), 50) * 1000:.3f})"
+        for mode, (wall, cpu) in timed.items()
+    )
 
 
 if __name__ == "__main__":
