@@ -270,6 +270,9 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 MFA_PASSKEY_LOGIN_ENABLED = True
 MFA_TOTP_ISSUER = "Fromatoz"
+# A code is also taken in the 30 s step before or after the server's (RFC 6238, 5.2): one typed as the
+# phone turns it over, or a phone's clock a little off, still signs in. allauth refuses a code used twice.
+MFA_TOTP_TOLERANCE = 1
 # WebAuthn over plain http (local use: `make run` on http://localhost, the browser tests on live_server).
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = env_bool("MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN", DEBUG)
 STAFF_MFA_REQUIRED = env_bool("STAFF_MFA_REQUIRED", True)

@@ -183,6 +183,15 @@ def totp_code(secret, at=None):
     return f"{(struct.unpack('>I', digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
 
 
+def wrong_totp_code(secret):
+    """Six digits that are no code of the secret's in the steps a server with a tolerance of 1 takes now."""
+    import time
+
+    now = time.time()
+    valid = {totp_code(secret, at=now + 30 * step) for step in (-2, -1, 0, 1, 2)}
+    return next(code for code in ("000000", "111111", "222222", "333333", "444444", "555555") if code not in valid)
+
+
 def mailed_code(message):
     """The code in an email allauth sent (to confirm an address, or to sign in): XXXX-XXXX."""
     import re

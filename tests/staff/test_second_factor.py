@@ -7,7 +7,7 @@ from allauth.account.models import EmailAddress
 from allauth.mfa.models import Authenticator
 from django.core import mail
 
-from tests.helpers import mailed_code, totp_code
+from tests.helpers import mailed_code, totp_code, wrong_totp_code
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "a-long-password-1"
@@ -66,8 +66,7 @@ def _activate_totp(client):
     assert client.post(response["Location"], {"password": PASSWORD})["Location"] == "/accounts/2fa/totp/activate/"
     page = client.get("/accounts/2fa/totp/activate/").content.decode()
     secret = re.search(r'value="([A-Z2-7]{16,})"', page).group(1)
-    assert client.post("/accounts/2fa/totp/activate/", {"code": "000000" if totp_code(secret) != "000000"
-                                                        else "111111"}).status_code == 400
+    assert client.post("/accounts/2fa/totp/activate/", {"code": wrong_totp_code(secret)}).status_code == 400
     response = client.post("/accounts/2fa/totp/activate/", {"code": totp_code(secret)})
     assert response.status_code == 302
     return secret
@@ -75,7 +74,7 @@ def _activate_totp(client):
 
 def test_staff_set_up_an_authenticator_app_then_sign_in_with_it_or_a_recovery_code(ann, client, catalog):
     sign_in(client, "ann")
-    _activate_totp(client)
+    secret = _activate_totp(client)
     assert Authenticator.objects.filter(user=ann, type="totp").exists()
     assert client.get("/staff/stock/").status_code == 200
     codes = client.get("/accounts/2fa/recovery-codes/").content.decode()
@@ -87,7 +86,7 @@ def test_staff_set_up_an_authenticator_app_then_sign_in_with_it_or_a_recovery_co
     assert response["Location"] == "/accounts/2fa/authenticate/"
     assert "_auth_user_id" not in client.session
     assert client.get("/staff/stock/")["Location"].startswith("/accounts/login/")
-    assert client.post("/accounts/2fa/authenticate/", {"code": "123456"}).status_code == 400
+    assert client.post("/accounts/2fa/authenticate/", {"code": wrong_totp_code(secret)}).status_code == 400
     # nor is an emailed sign-in code
     other = type(client)()
     response = other.post("/accounts/login/code/", {"email": "ann@example.com"})
@@ -99,6 +98,24 @@ def test_staff_set_up_an_authenticator_app_then_sign_in_with_it_or_a_recovery_co
     response = client.post("/accounts/2fa/authenticate/", {"code": recovery[0]})
     assert response.status_code == 302 and client.session["_auth_user_id"] == str(ann.pk)
     assert client.get("/staff/stock/").status_code == 200
+
+
+def test_a_code_the_phone_showed_a_step_ago_still_signs_in_but_not_one_from_a_minute_ago(ann, client, catalog):
+    """A code typed as the phone turns it over, or a phone's clock a little off, is taken (MFA_TOTP_TOLERANCE)."""
+    import time
+
+    secret = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+    Authenticator.objects.create(user=ann, type=Authenticator.Type.TOTP, data={"secret": secret})
+    if time.time() % 30 > 27:
+        time.sleep(30 - time.time() % 30)  # the steps must not turn over between here and the last post
+    now = time.time()
+    old = totp_code(secret, at=now - 60)
+    if old in {totp_code(secret, at=now + 30 * step) for step in (-1, 0, 1)}:
+        pytest.skip("the secret's codes repeat across these steps")  # one chance in about 300,000
+    assert sign_in(client, "ann")["Location"] == "/accounts/2fa/authenticate/"
+    assert client.post("/accounts/2fa/authenticate/", {"code": old}).status_code == 400
+    response = client.post("/accounts/2fa/authenticate/", {"code": totp_code(secret, at=now - 30)})
+    assert response.status_code == 302 and client.session["_auth_user_id"] == str(ann.pk)
 
 
 def test_a_shopper_may_turn_on_an_authenticator_app(django_user_model, client):
