@@ -5,7 +5,7 @@ import io
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -225,8 +225,8 @@ def test_the_ledger_lists_every_products_changes_of_the_days(catalog, staff_clie
     gateway.stock_increase(product_id="1", quantity=3, token="a")
     place("4", 2)
     gateway.stock_decrease(product_id="7", quantity=1, token="c", reason="damaged", note="@SUM(A1)")
-    today = datetime.now(UTC).date().isoformat()
-    rows = csv_rows(staff_client.get(f"/staff/ledger/?start={today}&end={today}"))
+    today = datetime.now(UTC).date()  # from the day before: the test may have begun before midnight
+    rows = csv_rows(staff_client.get(f"/staff/ledger/?start={today - timedelta(days=1)}&end={today}"))
     # the import's opening changes first (the levels it set today, product 3 sold out has none), then the day's
     opened = {r[1]: r[3] for r in rows[1:8]}
     assert [r[2] for r in rows[1:8]] == ["opening"] * 7 and opened == {
@@ -253,8 +253,8 @@ def test_a_sale_during_a_rush_says_its_level_after_was_not_recorded(catalog, sta
     rows = csv_rows(staff_client.get("/staff/products/7/stock/history.csv?reason=sold"))
     assert [(r[2], r[4], r[5], r[9]) for r in rows[1:]] == [
         ("sold", "3", "not recorded (sale during a rush)", rush.order_id)]
-    today = datetime.now(UTC).date().isoformat()
-    ledger = csv_rows(staff_client.get(f"/staff/ledger/?start={today}&end={today}"))
+    today = datetime.now(UTC).date()  # from the day before: the test may have begun before midnight
+    ledger = csv_rows(staff_client.get(f"/staff/ledger/?start={today - timedelta(days=1)}&end={today}"))
     assert sorted((r[1], r[5], r[9]) for r in ledger[1:] if r[2] == "sold") == [
         ("5", "4", edge.order_id), ("7", "not recorded (sale during a rush)", rush.order_id)]
 
