@@ -93,12 +93,13 @@ def chromium():
     """Debian's Chromium driven by Playwright (never a browser Playwright downloads)."""
     import os
 
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium)")
     # Playwright's sync API runs an event loop in this thread; the tests' own ORM calls are safe.
     os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    expect.set_options(timeout=10_000)  # assertions wait as long as actions (set_default_timeout); 5 s otherwise
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield browser

@@ -183,6 +183,15 @@ def totp_code(secret, at=None):
     return f"{(struct.unpack('>I', digest[offset:offset + 4])[0] & 0x7FFFFFFF) % 1_000_000:06d}"
 
 
+def keep_hot_products(settings, seconds=300):
+    """Shoppers' pages keep a spread product's figures for the whole test: their one second (the default) is
+    not enough for several requests on a busy machine."""
+    from catalog import hot_products
+
+    settings.CACHES = {**settings.CACHES,
+                       hot_products.CACHE: {**settings.CACHES[hot_products.CACHE], "TIMEOUT": seconds}}
+
+
 def wrong_totp_code(secret):
     """Six digits that are no code of the secret's in the steps a server with a tolerance of 1 takes now."""
     import time

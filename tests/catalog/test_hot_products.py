@@ -9,7 +9,7 @@ from django.core.cache import caches
 from catalog import gateway, hot_products
 from catalog.gateway import orders
 from catalog.gateway.testing import count_requests
-from tests.helpers import make_account, seed, small_catalog
+from tests.helpers import keep_hot_products, make_account, seed, small_catalog
 
 pytestmark = pytest.mark.django_db
 HOT = "7"  # Acme Car Charger, 29.90
@@ -29,7 +29,8 @@ def hot(ddb):
     return HOT
 
 
-def test_a_spread_products_pages_read_it_once_while_it_is_kept(hot, client):
+def test_a_spread_products_pages_read_it_once_while_it_is_kept(hot, client, settings):
+    keep_hot_products(settings)
     client.get("/")  # the header's brand and category menus are cached for a minute
     with count_requests() as counter:
         assert 'max="99"' in client.get(f"/products/{HOT}/").content.decode()
@@ -54,9 +55,8 @@ def test_a_product_on_one_item_is_read_on_every_page(hot, client):
 
 
 def test_the_checkout_decides_on_the_product_as_it_is_not_as_kept(hot, client, django_user_model, settings):
-    # The kept copy lasts the whole test (a second is not enough on a busy machine: then the cart page reads the
-    # new price, shows it and the order is rightly placed at it).
-    settings.CACHES = {**settings.CACHES, hot_products.CACHE: {**settings.CACHES[hot_products.CACHE], "TIMEOUT": 300}}
+    # (with a second, the cart page could read the new price, show it and the order be rightly placed at it)
+    keep_hot_products(settings)
     client.force_login(make_account(django_user_model, "alice", "a-long-password-1"))
     client.post("/cart/add/", {"product_id": HOT, "quantity": 1})
     html = client.get("/checkout/").content.decode()

@@ -19,7 +19,7 @@ from tools import dynamodb_local
 
 pytestmark = [pytest.mark.dynamodb_local, pytest.mark.django_db(transaction=True)]
 
-READ_BUDGET = 1.0
+READ_BUDGET = 2.0  # time for the pages served meanwhile on a busy machine
 WRITE_BUDGET = 3.0
 # A correctness bound, not a speed figure: without budgets a stalled request took ~20 s.
 SLACK = 2.5

@@ -256,7 +256,7 @@ def test_parallel_writes_report_in_order_carry_the_budget_and_stop_at_the_first_
 
     def send(job):
         deadlines.append(budget.deadline())
-        time.sleep(0.02)  # a request's round trip
+        time.sleep(0.1)  # a request's round trip (long enough that a late wake-up cannot start 20 jobs)
         if job == 5:
             raise CatalogUnavailable("DynamoDB is unavailable")
         sent.append(job)

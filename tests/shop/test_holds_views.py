@@ -7,7 +7,7 @@ import pytest
 
 from catalog import gateway
 from catalog.gateway.testing import count_requests
-from tests.helpers import age_hold, make_account
+from tests.helpers import age_hold, keep_hot_products, make_account
 from tests.shop.test_views import add, checkout_form
 
 pytestmark = pytest.mark.django_db
@@ -64,13 +64,15 @@ def test_the_holder_can_add_more_beside_the_units_they_hold(catalog, holds_on, s
     assert level("5") == 0
 
 
-def test_a_sold_out_pages_held_units_are_read_once_while_kept(catalog, holds_on, alice, client, django_user_model):
+def test_a_sold_out_pages_held_units_are_read_once_while_kept(catalog, holds_on, alice, client, django_user_model,
+                                                                settings):
     """The sold-out page of a drop says how many units shoppers hold (every hold item of the product, a Query of
     each of its hold partitions); its crowd reloads it, so each process reads that at most once a second."""
     from django.core.cache import caches
 
     from catalog import hot_products
 
+    keep_hot_products(settings)
     add(alice, "8")  # Acme Roadster: the last one
     alice.get("/checkout/")  # held: sold out for everyone else
     caches[hot_products.CACHE].clear()

@@ -143,7 +143,7 @@ def test_readyz_turns_503_within_the_budget_while_dynamodb_is_frozen_or_stopped_
         assert checks["dynamodb"]["ok"] is False and checks["database"]["ok"] is True
     finally:
         os.kill(process.pid, signal.SIGCONT)
-    assert timed_readyz()[0].status_code == 200  # thawed: ready again, no restart of the app
+    assert ready_again(within=10)  # thawed (its queued request may miss a budget): ready again, no restart
 
     dynamodb_local.stop(process)
     response, seconds = timed_readyz()
