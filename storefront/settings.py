@@ -110,6 +110,8 @@ MIDDLEWARE = [
     "storefront.requestlog.RequestLogMiddleware",
     "storefront.tracing.DatabaseSpansMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # PUT, DELETE and other methods no page takes: 405 before any view (storefront/http.py).
+    "storefront.http.PageMethodsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
