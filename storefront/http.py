@@ -87,12 +87,16 @@ PAGE_METHODS = ("GET", "HEAD", "POST", "OPTIONS")
 
 
 class PageMethodsMiddleware:
-    """Any other method (PUT, DELETE, PATCH, ...) is a 405 for every URL, before any view runs."""
+    """Any other method (PUT, DELETE, PATCH, ...) is a 405 for every URL, before its view runs (once
+    the URL is resolved: the request metrics name the view)."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
         if request.method not in PAGE_METHODS:
             return HttpResponseNotAllowed(PAGE_METHODS)
-        return self.get_response(request)
+        return None
