@@ -1,6 +1,7 @@
 import unicodedata
 
 from allauth.account import forms as allauth_forms
+from allauth.account.models import EmailAddress
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -130,6 +131,46 @@ class AccountForm(forms.ModelForm):
         fields = ("name",)
 
 
+def _column_length(model, name: str) -> int:
+    return model._meta.get_field(name).max_length
+
+
+def _cap(field: forms.CharField, max_length: int) -> None:
+    """At most `max_length` characters (the database column's): longer is a form error, never a query."""
+    field.max_length = max_length
+    field.validators.append(MaxLengthValidator(max_length))
+    field.widget.attrs["maxlength"] = max_length
+
+
+def email_length() -> int:
+    """The longest address both tables keep (254: the user's email and allauth's EmailAddress)."""
+    return min(_column_length(get_user_model(), "email"), _column_length(EmailAddress, "email"))
+
+
+class CappedEmailMixin:
+    """allauth's email forms, with the address no longer than the database takes."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _cap(self.fields["email"], email_length())
+
+
+class AddEmailForm(CappedEmailMixin, allauth_forms.AddEmailForm):
+    pass
+
+
+class ChangeEmailForm(CappedEmailMixin, allauth_forms.ChangeEmailForm):
+    pass
+
+
+class ResetPasswordForm(CappedEmailMixin, allauth_forms.ResetPasswordForm):
+    pass
+
+
+class RequestLoginCodeForm(CappedEmailMixin, allauth_forms.RequestLoginCodeForm):
+    pass
+
+
 class SignInForm(allauth_forms.LoginForm):
     """allauth's sign-in (`login`: email or username; `password`), labelled as the shop labels it."""
 
@@ -137,6 +178,7 @@ class SignInForm(allauth_forms.LoginForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        _cap(self.fields["login"], max(email_length(), _column_length(get_user_model(), "username")))
         self.fields["login"].label = "Username or email"
         self.fields["login"].widget.attrs.update(autocomplete="username", autofocus=True)
         self.fields["password"].help_text = ""  # allauth's "Forgot your password?" link: its own line on the page

@@ -477,7 +477,7 @@ def _find_order(reference):
 
 
 @staff_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 def order_detail(request, customer_id, order_id):
     """One order (one Query of its customer's partition); POST action=ship or cancel."""
     status = 200
@@ -512,7 +512,7 @@ RECEIVE_CHUNK = 200  # lines a request: a few seconds at most, far within gunico
 
 
 @staff_required
-@require_http_methods(["GET", "POST"])
+@require_http_methods(["GET", "HEAD", "POST"])
 @vary_on_headers("HX-Request")
 def receive(request):
     """Upload a CSV (product_id,quantity,reference): checked whole first (every problem by line,
@@ -520,7 +520,7 @@ def receive(request):
     each (HTMX asks for the next chunk until the summary; without JavaScript a Continue button
     does). The file is kept in the session until done; each line's idempotency key is the file's
     hash and its line number, so uploading it again applies nothing twice."""
-    if request.method == "GET":
+    if request.method != "POST":
         return render(request, "staff/receive.html", {"form": ReceiveForm(), "job": _receive_job(request)})
     form = ReceiveForm(request.POST, request.FILES)
     if not form.is_valid():

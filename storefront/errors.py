@@ -4,6 +4,7 @@ budget) or the accounts database cannot serve us. Never a traceback. And the pri
 import logging
 import sys
 
+from django.conf import settings
 from django.db import DatabaseError
 from django.http import HttpResponse, HttpResponseServerError
 from django.shortcuts import render
@@ -80,7 +81,9 @@ PRIVATE_VIEW_MODULES = ("shop.", "staff.", "django.contrib.auth.", "allauth.")
 class PrivatePagesMiddleware:
     """`Cache-Control: private, no-store` on the cart, checkout, account and staff pages (every
     view of the shop and staff apps, Django's and allauth's account views), errors included: no shared
-    cache or browser history keeps them."""
+    cache or browser history keeps them. Any other page rendered for a signed-in visitor (a catalog page
+    with the sign-out form's CSRF token, the visitor's name) is `private`: no shared cache keeps it, even
+    one that ignores `Vary: Cookie`."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -89,9 +92,28 @@ class PrivatePagesMiddleware:
         response = self.get_response(request)
         if getattr(request, "private_page", False):
             patch_cache_control(response, private=True, no_store=True)
+        elif _signed_in(request) and not _kept_private(response):
+            patch_cache_control(response, private=True)
         return response
 
     def process_view(self, request, view_func, view_args, view_kwargs):
         module = getattr(getattr(view_func, "view_class", view_func), "__module__", "") or ""
         request.private_page = module.startswith(PRIVATE_VIEW_MODULES)
         return None
+
+
+def _signed_in(request) -> bool:
+    """Whether a user is signed in; without a session cookie nobody is, and the session is not read.
+    With the accounts database out of reach, maybe: taken as yes."""
+    if settings.SESSION_COOKIE_NAME not in request.COOKIES:
+        return False
+    user = getattr(request, "user", None)
+    try:
+        return bool(user is not None and user.is_authenticated)
+    except DatabaseError:
+        return True
+
+
+def _kept_private(response) -> bool:
+    directives = {d.strip().split("=")[0].lower() for d in response.get("Cache-Control", "").split(",")}
+    return bool(directives & {"private", "no-store"})

@@ -1,8 +1,9 @@
-"""HTTP helpers shared by every app's views: query parameters and HTMX partial choice."""
+"""HTTP helpers shared by every app's views: query parameters, HTMX partial choice, the methods pages take."""
 from functools import lru_cache, wraps
 from urllib.parse import quote_plus
 
 from django.conf import settings
+from django.http import HttpResponseNotAllowed
 from django.middleware.csrf import rotate_token
 
 from catalog.gateway import InvalidInput
@@ -78,3 +79,24 @@ def csrf_cookie_for_new_visitors(view):
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+# What the site's pages take: allauth's form views (Django's ProcessFormView) would otherwise
+# process a PUT as a POST. Webhooks, where they come, are POSTs.
+PAGE_METHODS = ("GET", "HEAD", "POST", "OPTIONS")
+
+
+class PageMethodsMiddleware:
+    """Any other method (PUT, DELETE, PATCH, ...) is a 405 for every URL, before its view runs (once
+    the URL is resolved: the request metrics name the view)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        if request.method not in PAGE_METHODS:
+            return HttpResponseNotAllowed(PAGE_METHODS)
+        return None

@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "django.contrib.humanize",  # allauth's passkey list loads it
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
@@ -109,6 +110,8 @@ MIDDLEWARE = [
     "storefront.requestlog.RequestLogMiddleware",
     "storefront.tracing.DatabaseSpansMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # PUT, DELETE and other methods no page takes: 405 before any view (storefront/http.py).
+    "storefront.http.PageMethodsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_permissions_policy.PermissionsPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -237,7 +240,12 @@ PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
 # optional). Every address is confirmed with a code mailed to it, before the first sign-in and before
 # an email change takes effect; the old address is told of every email and password change.
 ACCOUNT_ADAPTER = "shop.adapter.AccountAdapter"
-ACCOUNT_FORMS = {"login": "shop.forms.SignInForm", "signup": "shop.forms.SignUpForm"}
+ACCOUNT_FORMS = {
+    "login": "shop.forms.SignInForm", "signup": "shop.forms.SignUpForm",
+    # Email fields no longer than the database's column (254).
+    "add_email": "shop.forms.AddEmailForm", "change_email": "shop.forms.ChangeEmailForm",
+    "reset_password": "shop.forms.ResetPasswordForm", "request_login_code": "shop.forms.RequestLoginCodeForm",
+}
 ACCOUNT_LOGIN_METHODS = {"email", "username"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
@@ -269,6 +277,15 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 # also sign in on their own. Staff pages need one unless STAFF_MFA_REQUIRED is off (staff/views.py).
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 MFA_PASSKEY_LOGIN_ENABLED = True
+# Passkey forms whose credential (JSON from the browser) is checked for size, depth and shape before
+# allauth parses it (shop/passkeys.py): a bad one is a form error, never a 500.
+MFA_FORMS = {
+    "add_webauthn": "shop.passkeys.AddPasskeyForm",
+    "signup_webauthn": "shop.passkeys.SignupPasskeyForm",
+    "authenticate_webauthn": "shop.passkeys.AuthenticatePasskeyForm",
+    "reauthenticate_webauthn": "shop.passkeys.ReauthenticatePasskeyForm",
+    "login_webauthn": "shop.passkeys.LoginPasskeyForm",
+}
 MFA_TOTP_ISSUER = "Fromatoz"
 # A code is also taken in the 30 s step before or after the server's (RFC 6238, 5.2): one typed as the
 # phone turns it over, or a phone's clock a little off, still signs in. allauth refuses a code used twice.

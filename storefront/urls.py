@@ -1,6 +1,7 @@
 from django.urls import include, path
 from django.views.generic import TemplateView
 
+from shop.passkeys import PasskeyLoginView
 from storefront import health, metrics
 
 urlpatterns = [
@@ -9,6 +10,8 @@ urlpatterns = [
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics.metrics, name="metrics"),
     # Sign-in, sign-up, sign-out, password reset and change, email, MFA (under accounts/2fa/): allauth.
+    # allauth's passkey sign-in, whose refused answer is a 400 page rather than a redirect.
+    path("accounts/2fa/webauthn/login/", PasskeyLoginView.as_view(), name="mfa_login_webauthn"),
     path("accounts/", include("allauth.urls")),
     path("", include("shop.urls")),
     path("staff/", include("staff.urls")),
