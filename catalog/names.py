@@ -9,11 +9,16 @@ entry's stamp: a page asks the cache only for the small stamp (a brand page name
 five times; unpickling every brand with its category counts each time cost more than the
 rest of the view). A cleared, expired or replaced entry has no or another stamp, so the
 process reads (or loads) the names again: the cache stays the one source of truth.
+
+While the shared cache (Redis, CACHE_URL) does not answer, pages still show names: the process keeps
+what it holds for CATALOG_NAMES_TTL seconds, then loads them from DynamoDB again.
 """
 import secrets
+import time
 
 from django.conf import settings
 from django.core.cache import cache
+from redis.exceptions import RedisError
 
 from . import gateway
 from .gateway import NotFound
@@ -25,6 +30,24 @@ _held = {}  # key -> (stamp, value, derived): this process's copy of the cached 
 
 
 def _entry(key, load):
+    try:
+        return _from_cache(key, load)
+    except RedisError:
+        return _without_cache(key, load)
+
+
+def _without_cache(key, load):
+    """The names this process loaded itself, stamped ("local", when): a cache's stamp (a string) never
+    matches one, so the names are read from the cache again once it answers."""
+    held = _held.get(key)
+    now = time.monotonic()
+    if held is not None and isinstance(held[0], tuple) and now - held[0][1] < settings.CATALOG_NAMES_TTL:
+        return held
+    held = _held[key] = (("local", now), load(), {})
+    return held
+
+
+def _from_cache(key, load):
     stamp_key = f"{key}:stamp"
     stamp = cache.get(stamp_key)
     held = _held.get(key)
