@@ -416,8 +416,9 @@ CACHES = {
 }
 
 # --- Operating it: health checks, metrics, traces, logs (README "Operating it") ----------------
-# /metrics answers these client addresses (as django-axes sees them: TRUSTED_PROXY_COUNT), and any
-# request with `Authorization: Bearer <METRICS_TOKEN>` (unset: no token is accepted).
+# /metrics (and /readyz' details) answer a caller connected directly (the TCP peer, REMOTE_ADDR; never
+# X-Forwarded-For) from these networks, and any request with `Authorization: Bearer <METRICS_TOKEN>`
+# (unset: no token is accepted); a request that carries X-Forwarded-For needs the token.
 METRICS_ALLOWED_CIDRS = env("METRICS_ALLOWED_CIDRS", "127.0.0.0/8,::1/128")
 try:
     METRICS_ALLOWED_NETWORKS = [ipaddress.ip_network(c.strip(), strict=False)
