@@ -10,6 +10,7 @@ from moto import mock_aws
 from catalog.gateway import alerts
 from catalog.gateway import client as dynamo
 from catalog.gateway.schema import table_delete, table_ensure
+from storefront import health
 from tools import axe, dynamodb_local, postgres_local, redis_local
 
 from .helpers import CHROMIUM, CHROMIUM_ARGS, seed, small_catalog
@@ -20,6 +21,7 @@ def _fresh_cache():
     for cache in caches.all():  # the default cache and the named ones (hot_products)
         cache.clear()
     alerts.note_table_state([])  # each test's table has every migration step (its process learns it at start)
+    health.forget()  # /readyz checks each test's own table
     yield
     for cache in caches.all():
         cache.clear()
