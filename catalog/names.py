@@ -18,7 +18,8 @@ import time
 
 from django.conf import settings
 from django.core.cache import cache
-from redis.exceptions import RedisError
+
+from storefront.errors import cache_unreachable
 
 from . import gateway
 from .gateway import NotFound
@@ -32,7 +33,9 @@ _held = {}  # key -> (stamp, value, derived): this process's copy of the cached 
 def _entry(key, load):
     try:
         return _from_cache(key, load)
-    except RedisError:
+    except Exception as exc:
+        if not cache_unreachable(exc):
+            raise
         return _without_cache(key, load)
 
 

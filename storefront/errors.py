@@ -10,7 +10,6 @@ from django.http import HttpResponse, HttpResponseServerError
 from django.shortcuts import render
 from django.template import loader
 from django.utils.cache import patch_cache_control
-from redis.exceptions import RedisError
 
 from catalog.gateway import (
     CatalogUnavailable,
@@ -39,7 +38,7 @@ class CatalogErrorMiddleware:
             return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if isinstance(exception, (DatabaseError, RedisError)):
+        if isinstance(exception, DatabaseError) or cache_unreachable(exception):
             return database_unavailable(request, exception)
         if isinstance(exception, CatalogUnavailable):
             log.warning("503 for %s: %s", request.path, exception)
@@ -57,7 +56,7 @@ def server_error(request):
     """handler500: the accounts database or the shared cache out of reach (even in the session or auth
     middleware, outside any view) is a 503 like DynamoDB's; anything else the plain 500 page."""
     exception = sys.exc_info()[1]
-    if isinstance(exception, (DatabaseError, RedisError)):
+    if isinstance(exception, DatabaseError) or cache_unreachable(exception):
         return database_unavailable(request, exception)
     return HttpResponseServerError(loader.render_to_string("500.html", {"request": request}))
 
@@ -65,11 +64,18 @@ def server_error(request):
 def database_unavailable(request, exception):
     """503, rendered without context processors: they would read the session from the same database, or
     names from the same cache. Redis' client connects again by itself at the next request once it is back."""
-    log.warning("503 for %s: %s: %s", request.path, "cache" if isinstance(exception, RedisError) else "database",
+    log.warning("503 for %s: %s: %s", request.path, "cache" if cache_unreachable(exception) else "database",
                 exception)
     response = HttpResponse(loader.render_to_string("503.html", {"request": request}), status=503)
     response["Retry-After"] = RETRY_AFTER
     return response
+def cache_unreachable(exception: BaseException | None) -> bool:
+    """A Redis error of the shared cache (CACHE_URL). redis is imported only by Django's RedisCache, when
+    CACHE_URL is set (importing it also loads OpenTelemetry's SDK): never imported, none was raised."""
+    module = sys.modules.get("redis.exceptions")
+    return module is not None and isinstance(exception, module.RedisError)
+
+
 def unavailable(request, *, unknown=False):
     """The 503 page, with Retry-After; `unknown`: a change was sent and its outcome is unknown."""
     response = render(request, "503.html", {"unknown": unknown}, status=503)
