@@ -11,7 +11,8 @@ rest of the view). A cleared, expired or replaced entry has no or another stamp,
 process reads (or loads) the names again: the cache stays the one source of truth.
 
 While the shared cache (Redis, CACHE_URL) does not answer, pages still show names: the process keeps
-what it holds for CATALOG_NAMES_TTL seconds, then loads them from DynamoDB again.
+what it holds for CATALOG_NAMES_TTL seconds, then loads them from DynamoDB again, and asks the cache
+again after a few seconds.
 """
 import secrets
 import time
@@ -30,13 +31,22 @@ CATEGORIES_KEY = "catalog:categories"
 _held = {}  # key -> (stamp, value, derived): this process's copy of the cached value
 
 
+# After the cache failed to answer, this process leaves it alone this many seconds: a Redis that does not
+# answer costs one timeout (CACHE_TIMEOUT) every few seconds, not one on every name a page shows.
+CACHE_RETRY_SECONDS = 5.0
+_cache_down_until = 0.0
+
+
 def _entry(key, load):
-    try:
-        return _from_cache(key, load)
-    except Exception as exc:
-        if not cache_unreachable(exc):
-            raise
-        return _without_cache(key, load)
+    global _cache_down_until
+    if time.monotonic() >= _cache_down_until:
+        try:
+            return _from_cache(key, load)
+        except Exception as exc:
+            if not cache_unreachable(exc):
+                raise
+            _cache_down_until = time.monotonic() + CACHE_RETRY_SECONDS
+    return _without_cache(key, load)
 
 
 def _without_cache(key, load):
@@ -120,5 +130,7 @@ def category_names():
 
 def forget():
     """Drop the cached names (after an import, say)."""
+    global _cache_down_until
     cache.delete_many([BRANDS_KEY, CATEGORIES_KEY, f"{BRANDS_KEY}:stamp", f"{CATEGORIES_KEY}:stamp"])
     _held.clear()
+    _cache_down_until = 0.0
