@@ -69,6 +69,8 @@ def database_unavailable(request, exception):
     response = HttpResponse(loader.render_to_string("503.html", {"request": request}), status=503)
     response["Retry-After"] = RETRY_AFTER
     return response
+
+
 def cache_unreachable(exception: BaseException | None) -> bool:
     """A Redis error of the shared cache (CACHE_URL). redis is imported only by Django's RedisCache, when
     CACHE_URL is set (importing it also loads OpenTelemetry's SDK): never imported, none was raised."""

@@ -407,6 +407,8 @@ CACHE_URL = env("CACHE_URL")
 # Seconds to connect to Redis and to wait for an answer: a Redis that does not answer costs a page
 # this long, then a 503 (storefront/errors.py), not a worker held up.
 CACHE_TIMEOUT = env_float("CACHE_TIMEOUT", 1.0)
+if not CACHE_TIMEOUT > 0:
+    raise ImproperlyConfigured("CACHE_TIMEOUT must be a number of seconds above 0")
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
                 "OPTIONS": {"socket_connect_timeout": CACHE_TIMEOUT, "socket_timeout": CACHE_TIMEOUT}}

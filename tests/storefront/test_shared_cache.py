@@ -6,7 +6,7 @@ import pytest
 from allauth.account.models import EmailAddress
 
 from catalog import names
-from tests.storefront.test_deploy import PRODUCTION, settings_under
+from tests.storefront.test_deploy import PRODUCTION, run, settings_under
 from tools import redis_local
 
 pytestmark = pytest.mark.django_db
@@ -20,6 +20,13 @@ def test_cache_url_puts_the_default_cache_on_redis_and_keeps_hot_products_local(
     assert caches["hot_products"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
     unset = settings_under(PRODUCTION, ["CACHES"])["CACHES"]
     assert unset["default"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "soon"])
+def test_an_unusable_cache_timeout_stops_the_site_with_a_clear_message(value):
+    result = run(["manage.py", "check"], {**PRODUCTION, "CACHE_URL": "redis://cache.internal:6379/0",
+                                          "CACHE_TIMEOUT": value})
+    assert result.returncode != 0 and "CACHE_TIMEOUT" in result.stderr
 
 
 @pytest.fixture
