@@ -18,7 +18,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 
 setup: $(VENV)/.installed
 
-# Java 17, npm, PostgreSQL and Debian's Chromium, where missing (apt, as root).
+# Java 17, npm, PostgreSQL, Redis and Debian's Chromium, where missing (apt, as root).
 system-deps:
 	@scripts/install-system-deps.sh
 
@@ -34,8 +34,8 @@ run: setup
 
 # Everything on SQLite (the default DATABASE_URL), then the database-using tests on PostgreSQL.
 test: system-deps setup dynamodb-local axe
-	DATABASE_URL= $(PY) -m pytest $(PYTEST_ARGS)
-	$(PY) tools/postgres_local.py run -- $(PY) -m pytest $(PYTEST_PG_ARGS)
+	DATABASE_URL= CACHE_URL= $(PY) -m pytest $(PYTEST_ARGS)
+	CACHE_URL= $(PY) tools/postgres_local.py run -- $(PY) -m pytest $(PYTEST_PG_ARGS)
 
 $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.installed
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt

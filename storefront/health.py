@@ -3,8 +3,15 @@
 - `/healthz`: the process answers. Touches nothing: 200 `{"status": "ok"}`.
 - `/readyz`: this server can serve shoppers: DynamoDB answers (one GetItem of a key that is never
   written), the accounts database answers (`SELECT 1`), and the table's migrations are current; all
-  within the request's read budget (DYNAMODB_READ_BUDGET). 200 `{"status": "ready", ...}` or 503
-  `{"status": "unavailable", ...}` with each check's result.
+  within the request's read budget (DYNAMODB_READ_BUDGET). To the metrics networks (the TCP peer) or
+  with METRICS_TOKEN (storefront.metrics.allowed): 200 `{"status": "ready", ...}` or 503
+  `{"status": "unavailable", ...}` with each check's result; to anyone else only 200 `{"status": "ok"}`
+  or 503 `{"status": "unavailable"}`: no host, port, error text or migration names.
+
+The table's checks (the GetItem and the migrations' Query) are kept TABLE_CHECK_SECONDS in this
+process: a flood of /readyz costs DynamoDB at most one check per process every few seconds. A memo of
+the process, not Django's cache: readiness is this server's own (its network, its credentials), which
+another server's answer in a shared cache must not stand for, and the check must not depend on Redis.
 """
 import logging
 import threading
@@ -22,8 +29,13 @@ from catalog.gateway.alerts import note_table_state
 from catalog.gateway.client import table_name
 from catalog.gateway.migrations import table_state
 from catalog.gateway.schema import table_ping
+from storefront.metrics import allowed
 
 log = logging.getLogger(__name__)
+
+# Seconds the table's checks are kept: a cost bound (below a load balancer's interval), not a limit.
+TABLE_CHECK_SECONDS = 3.0
+_clock = time.monotonic
 
 
 @never_cache
@@ -36,6 +48,41 @@ def healthz(request):
 @require_safe
 def readyz(request):
     database = _database_probe()  # runs beside the DynamoDB checks, on its own thread
+    started = time.perf_counter()
+    checks = dict(_table_checks())
+    checks["database"] = _database_result(database, started)
+    ready = all(check["ok"] for check in checks.values())
+    _log_change(ready, checks)
+    status = 200 if ready else 503
+    if not allowed(request):
+        return JsonResponse({"status": "ok" if ready else "unavailable"}, status=status)
+    return JsonResponse({"status": "ready" if ready else "unavailable", "checks": checks}, status=status)
+
+
+# --- the table: DynamoDB answers, the migrations are current; kept a few seconds --------------------
+
+_table_lock = threading.Lock()
+_table_kept = None  # (when, checks): the last table checks of this process
+
+
+def _table_checks() -> dict:
+    """The table's checks, from the memo while it is younger than TABLE_CHECK_SECONDS. One thread checks
+    while the others wait for its result (the check is bounded by the read budget)."""
+    global _table_kept
+    with _table_lock:
+        if _table_kept is None or _clock() - _table_kept[0] >= TABLE_CHECK_SECONDS:
+            _table_kept = (_clock(), _check_table())
+        return _table_kept[1]
+
+
+def forget() -> None:
+    """Drop the kept table checks: the next /readyz checks the table again."""
+    global _table_kept
+    with _table_lock:
+        _table_kept = None
+
+
+def _check_table() -> dict:
     checks = {}
     started = time.perf_counter()
     try:
@@ -48,11 +95,7 @@ def readyz(request):
     except CatalogUnavailable as exc:
         checks["dynamodb"] = _failed(started, str(exc))
         checks["migrations"] = {"ok": False, "error": "not known: DynamoDB does not answer"}
-    checks["database"] = _database_result(database, started)
-    ready = all(check["ok"] for check in checks.values())
-    _log_change(ready, checks)
-    return JsonResponse({"status": "ready" if ready else "unavailable", "checks": checks},
-                        status=200 if ready else 503)
+    return checks
 
 
 def _passed(started):

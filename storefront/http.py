@@ -1,4 +1,5 @@
 """HTTP helpers shared by every app's views: query parameters, HTMX partial choice, the methods pages take."""
+import logging
 from functools import lru_cache, wraps
 from urllib.parse import quote_plus
 
@@ -9,16 +10,36 @@ from django.middleware.csrf import rotate_token
 from catalog.gateway import InvalidInput
 from storefront.numbers import Unreadable, parse_whole
 
+log = logging.getLogger(__name__)
+
 
 def client_ip(request):
     """The client's address: REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT proxies of ours the address the
-    outermost of them saw (the sign-in rate limits and /metrics' allowed networks both ask this)."""
+    outermost of them saw (allauth's per-address rate limits ask this)."""
     count = settings.TRUSTED_PROXY_COUNT
     if count:
         hops = [h.strip() for h in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if h.strip()]
         if len(hops) >= count:
             return hops[-count]
+    elif "HTTP_X_FORWARDED_FOR" in request.META:
+        _warn_proxy_not_trusted(request.META.get("REMOTE_ADDR"))
     return request.META.get("REMOTE_ADDR")
+
+
+_proxy_warned = False
+
+
+def _warn_proxy_not_trusted(address: str | None) -> None:
+    """Once per process: a proxy sends X-Forwarded-For but TRUSTED_PROXY_COUNT is 0."""
+    global _proxy_warned
+    if _proxy_warned:
+        return
+    _proxy_warned = True
+    log.warning(
+        "A request came with X-Forwarded-For but TRUSTED_PROXY_COUNT is 0: every client looks like the proxy "
+        "(%s), and the per-address limits (sign-in, sign-up, password reset, alerts) apply to all clients "
+        "together. Set TRUSTED_PROXY_COUNT to the number of proxies of yours in front of the app servers.",
+        address)
 
 
 def optional_param(request, name):

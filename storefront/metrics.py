@@ -13,9 +13,10 @@ method, transport, view, status, body sizes, two latency histograms) and were mo
 cost a page (README "Operating it", what it costs).
 
 `/metrics`: Prometheus' text format (prometheus_client's own exposition: every gunicorn worker's
-figures added up in its multiprocess mode, see gunicorn.conf.py), for the addresses in
-METRICS_ALLOWED_CIDRS (default loopback) and for a request with `Authorization: Bearer <METRICS_TOKEN>`;
-403 for anyone else."""
+figures added up in its multiprocess mode, see gunicorn.conf.py), for a scraper connected directly from
+an address in METRICS_ALLOWED_CIDRS (default loopback) and for a request with
+`Authorization: Bearer <METRICS_TOKEN>`; 403 for anyone else, and for a request through a proxy without
+the token."""
 import functools
 import hmac
 import ipaddress
@@ -35,8 +36,6 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
-
-from storefront.http import client_ip
 
 MIDDLEWARE = "storefront.metrics.RequestMetricsMiddleware"
 
@@ -81,14 +80,20 @@ class RequestMetricsMiddleware:
         _child(EXCEPTIONS, type(exception).__name__).inc()
 
 
-def allowed(request):
+def allowed(request) -> bool:
+    """The bearer METRICS_TOKEN, or a scraper connected directly from METRICS_ALLOWED_CIDRS: the TCP peer
+    (REMOTE_ADDR) is judged, never X-Forwarded-For, and a request that came through a proxy (it carries
+    X-Forwarded-For) needs the token: behind a proxy on the same host every client's peer is loopback.
+    /readyz' details ask this too."""
     token = settings.METRICS_TOKEN
     if token:
         scheme, _, given = request.headers.get("Authorization", "").partition(" ")
         if scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), token.encode()):
             return True
+    if "HTTP_X_FORWARDED_FOR" in request.META:
+        return False
     try:
-        address = ipaddress.ip_address(client_ip(request) or "")
+        address = ipaddress.ip_address(request.META.get("REMOTE_ADDR") or "")
     except ValueError:
         return False
     return any(address in network for network in settings.METRICS_ALLOWED_NETWORKS)

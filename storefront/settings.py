@@ -414,15 +414,30 @@ STOCK_HOLD_MAX_SECONDS = env_int("STOCK_HOLD_MAX_SECONDS", 2 * STOCK_HOLD_SECOND
 # A product whose stock is spread over buckets, as shoppers' pages read it, is kept this many seconds in the
 # `hot_products` cache (catalog/hot_products.py; 0: not kept); staff pages and the checkout read it exactly.
 HOT_PRODUCT_CACHE_SECONDS = env_int("HOT_PRODUCT_CACHE_SECONDS", 1)
+# Django's default cache holds every limit (allauth's sign-in, sign-up, reset and alert limits, used
+# second-factor codes) and the brand and category names. CACHE_URL (redis://host:6379/0) puts it in
+# one Redis that every process and app server shares, so a limit counts the whole shop's tries; unset,
+# each process keeps its own in memory (one server). `hot_products` stays in each process' memory on
+# purpose: a copy of a product kept a second to spare DynamoDB reads, which a trip to Redis on every
+# product read would not beat, and which is no limit.
+CACHE_URL = env("CACHE_URL")
+# Seconds to connect to Redis and to wait for an answer: a Redis that does not answer costs a page
+# this long, then a 503 (storefront/errors.py), not a worker held up.
+CACHE_TIMEOUT = env_float("CACHE_TIMEOUT", 1.0)
+if not CACHE_TIMEOUT > 0:
+    raise ImproperlyConfigured("CACHE_TIMEOUT must be a number of seconds above 0")
 CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
+                "OPTIONS": {"socket_connect_timeout": CACHE_TIMEOUT, "socket_timeout": CACHE_TIMEOUT}}
+    if CACHE_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     "hot_products": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "hot-products",
                      "TIMEOUT": HOT_PRODUCT_CACHE_SECONDS},
 }
 
 # --- Operating it: health checks, metrics, traces, logs (README "Operating it") ----------------
-# /metrics answers these client addresses (as django-axes sees them: TRUSTED_PROXY_COUNT), and any
-# request with `Authorization: Bearer <METRICS_TOKEN>` (unset: no token is accepted).
+# /metrics (and /readyz' details) answer a caller connected directly (the TCP peer, REMOTE_ADDR; never
+# X-Forwarded-For) from these networks, and any request with `Authorization: Bearer <METRICS_TOKEN>`
+# (unset: no token is accepted); a request that carries X-Forwarded-For needs the token.
 METRICS_ALLOWED_CIDRS = env("METRICS_ALLOWED_CIDRS", "127.0.0.0/8,::1/128")
 try:
     METRICS_ALLOWED_NETWORKS = [ipaddress.ip_network(c.strip(), strict=False)

@@ -10,7 +10,8 @@ from moto import mock_aws
 from catalog.gateway import alerts
 from catalog.gateway import client as dynamo
 from catalog.gateway.schema import table_delete, table_ensure
-from tools import axe, dynamodb_local, postgres_local
+from storefront import health
+from tools import axe, dynamodb_local, postgres_local, redis_local
 
 from .helpers import CHROMIUM, CHROMIUM_ARGS, seed, small_catalog
 
@@ -20,6 +21,7 @@ def _fresh_cache():
     for cache in caches.all():  # the default cache and the named ones (hot_products)
         cache.clear()
     alerts.note_table_state([])  # each test's table has every migration step (its process learns it at start)
+    health.forget()  # /readyz checks each test's own table
     yield
     for cache in caches.all():
         cache.clear()
@@ -84,6 +86,28 @@ def postgres_server():
         pytest.fail(str(exc))
     yield server
     postgres_local.stop(server)
+
+
+@pytest.fixture(scope="session")
+def redis_server():
+    """A throwaway Redis server for the session (Debian's redis-server, nothing kept on disk)."""
+    try:
+        server = redis_local.start()
+    except redis_local.Missing as exc:
+        pytest.fail(str(exc))
+    yield server
+    redis_local.stop(server)
+
+
+@pytest.fixture
+def redis_cache(settings, redis_server):
+    """Django's default cache on the session's Redis (what CACHE_URL gives), emptied before and after."""
+    settings.CACHES = {**settings.CACHES, "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis_server.url,
+        "OPTIONS": {"socket_connect_timeout": 1.0, "socket_timeout": 1.0}}}
+    caches["default"].clear()
+    yield redis_server
+    caches["default"].clear()
 
 
 # --- real browser ---------------------------------------------------------------------------

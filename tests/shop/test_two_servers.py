@@ -54,3 +54,36 @@ def test_a_shopper_moves_between_two_app_servers(local_catalog, settings, shared
         html = browser.get(f"{second.url}/account/orders/{order_id}/", timeout=TIMEOUT).text
         assert "Hauptstraße 1" in html and "Germany" in html
         assert browser.get(second.url + "/cart/", timeout=TIMEOUT).text.count("Your cart is empty.") == 1
+
+
+TOO_MANY = "Too many failed sign-ins for this account or from this address"
+CREATE_ALICE = (
+    "from allauth.account.models import EmailAddress; from shop.models import User; "
+    "u = User.objects.create_user(username='alice', email='alice@example.com', password='a-long-password-1'); "
+    "EmailAddress.objects.create(user=u, email='alice@example.com', verified=True, primary=True)"
+)
+
+
+def test_two_app_servers_on_one_redis_share_one_sign_in_limit(local_catalog, settings, shared_database,
+                                                               redis_cache, tmp_path):
+    """allauth's `login_failed` limit (5 failed sign-ins an account in 5 minutes): failures spread over
+    both servers count as if they had all landed on one."""
+    env = {**app_env(settings, shared_database), "CACHE_URL": redis_cache.url}
+    manage(env, "migrate", "--noinput", "-v", "0")
+    manage(env, "shell", "-c", CREATE_ALICE)
+    with ExitStack() as stack:
+        servers = [stack.enter_context(AppServer(env, tmp_path / f"{name}.log")) for name in ("first", "second")]
+
+        def sign_in(server, password):
+            browser = requests.Session()
+            # One Host for both, as behind a load balancer: allauth's per-account key carries the site's host.
+            browser.headers["Host"] = "localhost"
+            html = browser.get(server.url + "/accounts/login/", timeout=TIMEOUT).text
+            return browser.post(server.url + "/accounts/login/", timeout=TIMEOUT, allow_redirects=False, data={
+                "csrfmiddlewaretoken": csrf(html), "login": "alice", "password": password})
+
+        for attempt in range(5):  # 3 on the first server, 2 on the second
+            response = sign_in(servers[attempt % 2], "wrong-password")
+            assert response.status_code == 400 and TOO_MANY not in response.text
+        paused = sign_in(servers[1], "a-long-password-1")  # the right password, on the server that saw 2
+        assert paused.status_code == 400 and TOO_MANY in paused.text

@@ -24,6 +24,7 @@ PRODUCTION = {
     "DJANGO_CSRF_TRUSTED_ORIGINS": "https://shop.example.com",
     "DJANGO_HTTPS": "1",
     "TRUSTED_PROXY_COUNT": "1",  # the TLS proxy in front
+    "METRICS_TOKEN": "scrape-Jq4mZt8Rw2Xc6Vb1Nh7Lp3Ks9Fd5Ga0E",
     "DYNAMODB_ENDPOINT_URL": "",
     "AWS_REGION": "eu-central-1",
     "DYNAMODB_TABLE": "fromatoz",
@@ -55,11 +56,42 @@ def test_check_deploy_is_clean_with_the_production_variables():
     assert "WARNING" not in result.stdout + result.stderr
 
 
-def test_check_deploy_warns_that_behind_a_proxy_every_client_would_look_like_the_proxy():
+def test_check_deploy_fails_when_behind_a_proxy_every_client_would_look_like_the_proxy():
     result = run(["manage.py", "check", "--deploy"], {**PRODUCTION, "TRUSTED_PROXY_COUNT": "0"})
+    assert result.returncode != 0 and "ERRORS:" in result.stderr  # an error: the release stops here
     assert "shop.W001" in result.stderr and "every client will look like the proxy" in result.stderr
+    assert "HINT: Set TRUSTED_PROXY_COUNT" in result.stderr
     result = run(["manage.py", "check", "--deploy"], {**PRODUCTION, "DJANGO_HTTPS": "0", "TRUSTED_PROXY_COUNT": "0"})
     assert "shop.W001" not in result.stderr  # no proxy said to be in front
+
+
+def test_check_deploy_fails_with_https_and_no_metrics_token():
+    result = run(["manage.py", "check", "--deploy"], {**PRODUCTION, "METRICS_TOKEN": ""})
+    assert result.returncode != 0 and "shop.E001" in result.stderr and "HINT: Set METRICS_TOKEN" in result.stderr
+    result = run(["manage.py", "check", "--deploy"], {**PRODUCTION, "DJANGO_HTTPS": "0", "METRICS_TOKEN": ""})
+    assert "shop.E001" not in result.stderr
+
+
+@pytest.mark.parametrize(("variables", "check_id", "words"), [
+    ({"DATABASE_URL": "postgres://shop:pw@db.internal:5432/shop"}, "shop.W002", "CACHE_URL is not set"),
+    ({"STAFF_MFA_REQUIRED": "0"}, "shop.W003", "staff pages open with a password alone"),
+    ({"METRICS_ALLOWED_CIDRS": "0.0.0.0/0"}, "shop.W004", "0.0.0.0/0"),
+    ({"METRICS_ALLOWED_CIDRS": "10.0.0.0/8,203.0.113.0/24"}, "shop.W004", "203.0.113.0/24"),
+    ({"METRICS_ALLOWED_CIDRS": "::/0"}, "shop.W004", "::/0"),
+    ({"MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN": "1"}, "shop.W005", "passkeys are accepted over plain http"),
+])
+def test_check_deploy_warns_of_settings_that_weaken_the_shop(variables, check_id, words):
+    result = run(["manage.py", "check", "--deploy"], {**PRODUCTION, **variables})
+    assert check_id in result.stderr and words in result.stderr, result.stderr
+    assert f"{check_id}) " in result.stderr and "HINT:" in result.stderr
+
+
+def test_check_deploy_is_quiet_for_a_shared_cache_and_private_metrics_networks():
+    result = run(["manage.py", "check", "--deploy", "--fail-level", "WARNING"], {
+        **PRODUCTION, "DATABASE_URL": "postgres://shop:pw@db.internal:5432/shop",
+        "CACHE_URL": "redis://cache.internal:6379/0",
+        "METRICS_ALLOWED_CIDRS": "127.0.0.0/8,::1/128,10.1.0.0/16,172.16.0.0/12,192.168.1.0/24,fd00::/8"})
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_check_deploy_warns_without_https():

@@ -14,6 +14,7 @@ from catalog.gateway import client as dynamo
 from catalog.gateway import codec, keys
 from catalog.gateway.schema import table_ensure
 from catalog.gateway.testing import count_requests
+from storefront import health
 from tests.storefront.test_deploy import PRODUCTION, settings_under
 from tools import dynamodb_local
 
@@ -51,6 +52,7 @@ def test_readyz_is_503_naming_the_steps_while_the_table_lacks_a_migration(ddb):
     assert migrations == {"ok": False, "pending": ["0001_products"]}
     assert response.json()["checks"]["dynamodb"]["ok"] is True
     call_command("migrate_table", stdout=StringIO())
+    health.forget()  # the kept table check's seconds are over
     assert Client().get("/readyz").status_code == 200
 
 
@@ -63,6 +65,55 @@ def test_readyz_is_503_with_the_reason_when_the_table_is_missing(ddb, settings):
     dynamodb = body["checks"]["dynamodb"]
     assert dynamodb["ok"] is False and "ResourceNotFoundException" in dynamodb["error"]
     assert body["checks"]["database"]["ok"] is True
+
+
+# --- who is told what; what a flood costs --------------------------------------------------------
+
+TOKEN = "a-long-random-scrape-token"
+
+
+def test_readyz_tells_a_caller_outside_the_metrics_networks_only_ok(ddb, settings):
+    settings.METRICS_TOKEN = TOKEN
+    stranger = Client(REMOTE_ADDR="203.0.113.9")
+    response = stranger.get("/readyz")
+    assert response.status_code == 200 and response.json() == {"status": "ok"}
+    proxied = Client(REMOTE_ADDR="127.0.0.1")  # through a proxy on the same host: the peer is loopback
+    assert proxied.get("/readyz", headers={"X-Forwarded-For": "203.0.113.9"}).json() == {"status": "ok"}
+    detailed = stranger.get("/readyz", headers={"Authorization": f"Bearer {TOKEN}"})
+    assert detailed.json()["status"] == "ready" and detailed.json()["checks"]["dynamodb"]["ok"] is True
+
+
+def test_readyz_tells_a_stranger_it_is_unavailable_without_the_reason(ddb, settings):
+    settings.TRUSTED_PROXY_COUNT = 1
+    stranger = Client(REMOTE_ADDR="203.0.113.9")
+    forged = {"X-Forwarded-For": "127.0.0.1"}  # names loopback; the peer is a stranger
+    dynamo.client().delete_item(TableName=ddb, Key=codec.serialize(keys.migration_key("0001_products")))
+    response = stranger.get("/readyz", headers=forged)
+    assert response.status_code == 503 and response.json() == {"status": "unavailable"}
+    assert b"0001_products" not in response.content
+    health.forget()
+    settings.DYNAMODB_TABLE = "no-such-table"
+    response = stranger.get("/readyz", headers=forged)
+    assert response.status_code == 503 and response.json() == {"status": "unavailable"}
+    assert b"no-such-table" not in response.content and b"ResourceNotFound" not in response.content
+    inside = Client(REMOTE_ADDR="127.0.0.1").get("/readyz")  # the metrics networks: the reason
+    assert inside.status_code == 503 and "ResourceNotFoundException" in inside.json()["checks"]["dynamodb"]["error"]
+
+
+def test_a_flood_of_readyz_checks_the_table_once_every_few_seconds(ddb, monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr(health, "_clock", lambda: now[0])
+    stranger = Client(REMOTE_ADDR="203.0.113.9")
+    with count_requests() as requests:
+        for _ in range(20):
+            assert stranger.get("/readyz").status_code == 200
+            now[0] += 0.1  # 20 checks in 2 seconds
+    assert requests.operations == ["GetItem", "Query"]  # one table check
+    now[0] += health.TABLE_CHECK_SECONDS
+    with count_requests() as requests:
+        assert stranger.get("/readyz").status_code == 200
+        assert stranger.get("/readyz").status_code == 200
+    assert requests.operations == ["GetItem", "Query"]  # its seconds over: checked again, once
 
 
 def test_health_checks_need_no_csrf_token_and_answer_only_get_and_head(ddb):
@@ -116,6 +167,7 @@ def ready_again(within=20.0):
     """/readyz asked every half second, as a load balancer would, until it says 200: True if it did."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
+        health.forget()  # each ask checks the table (not the few seconds' kept result)
         if Client().get("/readyz").status_code == 200:
             return True
         time.sleep(0.5)
@@ -123,6 +175,7 @@ def ready_again(within=20.0):
 
 
 def timed_readyz():
+    health.forget()  # a check after the kept result's seconds
     start = time.monotonic()
     response = Client().get("/readyz")
     return response, time.monotonic() - start

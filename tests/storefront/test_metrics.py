@@ -60,15 +60,35 @@ def test_without_a_token_set_no_bearer_gets_in(ddb, settings):
     assert outside.get("/metrics", headers={"Authorization": "Bearer "}).status_code == 403
 
 
-def test_allowed_networks_and_the_address_behind_a_trusted_proxy(ddb, settings):
+def test_allowed_networks_are_judged_by_the_tcp_peer(ddb, settings):
     settings.METRICS_ALLOWED_NETWORKS = [ipaddress.ip_network("10.1.0.0/16")]
     assert Client(REMOTE_ADDR="10.1.2.3").get("/metrics").status_code == 200
     assert Client(REMOTE_ADDR="10.2.0.1").get("/metrics").status_code == 403
     assert Client(REMOTE_ADDR="127.0.0.1").get("/metrics").status_code == 403  # loopback no longer listed
+
+
+def test_a_forged_x_forwarded_for_does_not_open_the_metrics(ddb, settings):
+    """The app server reachable directly while TRUSTED_PROXY_COUNT=1: the header names loopback, the
+    peer is a stranger."""
     settings.TRUSTED_PROXY_COUNT = 1
-    proxied = Client(REMOTE_ADDR="192.0.2.7")
-    assert proxied.get("/metrics", headers={"X-Forwarded-For": "10.1.9.9"}).status_code == 200
-    assert proxied.get("/metrics", headers={"X-Forwarded-For": "10.1.9.9, 198.51.100.1"}).status_code == 403
+    stranger = Client(REMOTE_ADDR="198.51.100.23")
+    for forged in ("127.0.0.1", "10.0.0.1, 127.0.0.1", "::1"):
+        assert stranger.get("/metrics", headers={"X-Forwarded-For": forged}).status_code == 403, forged
+    settings.TRUSTED_PROXY_COUNT = 0
+    assert stranger.get("/metrics", headers={"X-Forwarded-For": "127.0.0.1"}).status_code == 403
+
+
+def test_through_a_proxy_on_the_same_host_the_metrics_need_the_token(ddb, settings):
+    """Behind a proxy on the same host every client's peer is loopback: a request that came through a proxy
+    (it carries X-Forwarded-For) is served with the token only."""
+    settings.METRICS_TOKEN = "a-long-random-scrape-token"
+    proxied = Client(REMOTE_ADDR="127.0.0.1")
+    for count in (0, 1):
+        settings.TRUSTED_PROXY_COUNT = count
+        assert proxied.get("/metrics", headers={"X-Forwarded-For": "203.0.113.9"}).status_code == 403
+        with_token = {"X-Forwarded-For": "203.0.113.9", "Authorization": "Bearer a-long-random-scrape-token"}
+        assert proxied.get("/metrics", headers=with_token).status_code == 200
+    assert proxied.get("/metrics").status_code == 200  # a scraper on the host itself, connected directly
 
 
 @pytest.mark.parametrize("cidrs", ["10.0.0.0/33", "localhost", "10.0.0.1,,nope"])
