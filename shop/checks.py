@@ -21,7 +21,7 @@ def client_address_behind_proxy(app_configs, **kwargs):
             "all shoppers as one.",
             hint="Set TRUSTED_PROXY_COUNT to the number of proxies of yours in front of the app servers "
                  "(1 for one load balancer).",
-            id="shop.W001",
+            id="shop.E002",
         )]
     return []
 

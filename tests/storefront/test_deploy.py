@@ -59,10 +59,10 @@ def test_check_deploy_is_clean_with_the_production_variables():
 def test_check_deploy_fails_when_behind_a_proxy_every_client_would_look_like_the_proxy():
     result = run(["manage.py", "check", "--deploy"], {**PRODUCTION, "TRUSTED_PROXY_COUNT": "0"})
     assert result.returncode != 0 and "ERRORS:" in result.stderr  # an error: the release stops here
-    assert "shop.W001" in result.stderr and "every client will look like the proxy" in result.stderr
+    assert "shop.E002" in result.stderr and "every client will look like the proxy" in result.stderr
     assert "HINT: Set TRUSTED_PROXY_COUNT" in result.stderr
     result = run(["manage.py", "check", "--deploy"], {**PRODUCTION, "DJANGO_HTTPS": "0", "TRUSTED_PROXY_COUNT": "0"})
-    assert "shop.W001" not in result.stderr  # no proxy said to be in front
+    assert "shop.E002" not in result.stderr  # no proxy said to be in front
 
 
 def test_check_deploy_fails_with_https_and_no_metrics_token():
