@@ -116,6 +116,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "shop.account_sessions.StaffSessionMiddleware",  # staff sessions end STAFF_SESSION_SECONDS after sign-in
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -237,7 +238,8 @@ PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
 # optional). Every address is confirmed with a code mailed to it, before the first sign-in and before
 # an email change takes effect; the old address is told of every email and password change.
 ACCOUNT_ADAPTER = "shop.adapter.AccountAdapter"
-ACCOUNT_FORMS = {"login": "shop.forms.SignInForm", "signup": "shop.forms.SignUpForm"}
+ACCOUNT_FORMS = {"login": "shop.forms.SignInForm", "signup": "shop.forms.SignUpForm",
+                 "add_email": "shop.forms.ChangeEmailForm"}  # the email change asks for the password every time
 ACCOUNT_LOGIN_METHODS = {"email", "username"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "username*", "password1*", "password2*"]
 ACCOUNT_UNIQUE_EMAIL = True
@@ -271,11 +273,15 @@ MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 MFA_PASSKEY_LOGIN_ENABLED = True
 MFA_TOTP_ISSUER = "Fromatoz"
 # A code is also taken in the 30 s step before or after the server's (RFC 6238, 5.2): one typed as the
-# phone turns it over, or a phone's clock a little off, still signs in. allauth refuses a code used twice.
+# phone turns it over, or a phone's clock a little off, still signs in.
 MFA_TOTP_TOLERANCE = 1
+# ... and the step of the last code taken is kept in the database, so no code is taken twice (shop/mfa_forms.py).
+MFA_FORMS = {"authenticate": "shop.mfa_forms.AuthenticateForm", "reauthenticate": "shop.mfa_forms.ReauthenticateForm"}
 # WebAuthn over plain http (local use: `make run` on http://localhost, the browser tests on live_server).
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = env_bool("MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN", DEBUG)
 STAFF_MFA_REQUIRED = env_bool("STAFF_MFA_REQUIRED", True)
+# A staff session ends this long after its sign-in (shoppers keep SESSION_COOKIE_AGE): shop/account_sessions.py.
+STAFF_SESSION_SECONDS = env_int("STAFF_SESSION_SECONDS", 8 * 3600, minimum=60)
 # --- end of accounts ---------------------------------------------------------------------------
 
 if HTTPS:

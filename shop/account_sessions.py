@@ -1,0 +1,73 @@
+"""Sessions and second factors.
+
+- Adding or removing a factor signs the account out everywhere else: a session signed in before (with
+  the password alone, perhaps a thief's) must not inherit the factor. The account's `session_epoch` goes
+  up, which changes its session auth hash (shop/models.py), and Django's check of that hash at every
+  request ends the other sessions. The session that made the change is kept (its hash is brought up to
+  date) and, having just proved the factor (a code from the app, or the passkey), counts as having used it.
+- Staff sessions are short (STAFF_SESSION_SECONDS): that expiry is set at sign-in, and a staff session
+  older than that (counted from its sign-in) is ended at its next request, whether or not it has been
+  active, and also one from before the limit existed."""
+from __future__ import annotations
+
+import time
+
+from django.conf import settings
+from django.contrib.auth import logout, update_session_auth_hash
+from django.http import HttpRequest
+
+SIGNED_IN_AT = "shop_signed_in_at"
+
+
+def on_user_logged_in(sender, request: HttpRequest, user, **kwargs) -> None:
+    if request is None or not hasattr(request, "session"):
+        return
+    request.session[SIGNED_IN_AT] = time.time()
+    if user.is_staff:
+        request.session.set_expiry(settings.STAFF_SESSION_SECONDS)
+
+
+def on_authenticator_changed(sender, request: HttpRequest, user, authenticator, **kwargs) -> None:
+    user.end_other_sessions()
+    if request is not None and getattr(request, "user", None) is not None and request.user.pk == user.pk:
+        if request.user is not user:
+            request.user.refresh_from_db(fields=["session_epoch"])
+        update_session_auth_hash(request, request.user)
+
+
+def on_authenticator_added(sender, request: HttpRequest, user, authenticator, **kwargs) -> None:
+    from allauth.account.internal.flows.login import record_authentication
+
+    from .mfa import FACTORS
+
+    on_authenticator_changed(sender, request, user, authenticator)
+    if request is not None and authenticator.type in FACTORS and request.user.pk == user.pk:
+        # allauth's own record, as when the factor is used: adding it took a code from the app, or the
+        # passkey, after the password again (allauth's re-authentication for MFA changes).
+        record_authentication(request, request.user, "mfa", id=authenticator.pk, type=authenticator.type,
+                              reauthenticated=True)
+
+
+def _signed_in_at(request: HttpRequest) -> float | None:
+    from allauth.account.authentication import get_authentication_records
+
+    at = request.session.get(SIGNED_IN_AT)
+    if at is None:  # a session from before SIGNED_IN_AT: allauth's first record of it, if any
+        records = get_authentication_records(request, request.user)
+        at = records[0].get("at") if records else None
+    return at if isinstance(at, (int, float)) else None
+
+
+class StaffSessionMiddleware:
+    """Ends a staff session older than STAFF_SESSION_SECONDS (or one whose sign-in time is unknown)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest):
+        signed_in = settings.SESSION_COOKIE_NAME in request.COOKIES and request.user.is_authenticated
+        if signed_in and request.user.is_staff:
+            at = _signed_in_at(request)
+            if at is None or time.time() - at > settings.STAFF_SESSION_SECONDS:
+                logout(request)
+        return self.get_response(request)
