@@ -1,6 +1,7 @@
 import unicodedata
 
 from allauth.account import forms as allauth_forms
+from allauth.account.fields import PasswordField
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -140,3 +141,23 @@ class SignInForm(allauth_forms.LoginForm):
         self.fields["login"].label = "Username or email"
         self.fields["login"].widget.attrs.update(autocomplete="username", autofocus=True)
         self.fields["password"].help_text = ""  # allauth's "Forgot your password?" link: its own line on the page
+
+
+class ChangeEmailForm(allauth_forms.AddEmailForm):
+    """allauth's email change, with the account's password in every submission: a session alone (even
+    one that re-authenticated a few minutes ago, ACCOUNT_REAUTHENTICATION_TIMEOUT) does not move the
+    account to another address, where a password reset would then take it over. The right password counts
+    as allauth's re-authentication, so the change goes on without a second ask."""
+
+    password = PasswordField(label="Your password", autocomplete="current-password")
+
+    def clean_password(self) -> str:
+        from allauth.account.adapter import get_adapter
+        from allauth.account.internal.flows.reauthentication import reauthenticate_by_password
+        from allauth.core import context
+
+        password = self.cleaned_data["password"]
+        if not get_adapter().reauthenticate(self.user, password):
+            raise get_adapter().validation_error("incorrect_password")
+        reauthenticate_by_password(context.request)
+        return password
