@@ -5,9 +5,10 @@
   up, which changes its session auth hash (shop/models.py), and Django's check of that hash at every
   request ends the other sessions. The session that made the change is kept (its hash is brought up to
   date) and, having just proved the factor (a code from the app, or the passkey), counts as having used it.
-- Staff sessions are short (STAFF_SESSION_SECONDS): that expiry is set at sign-in, and a staff session
-  older than that (counted from its sign-in) is ended at its next request, whether or not it has been
-  active, and also one from before the limit existed."""
+- Staff sessions are short (STAFF_SESSION_SECONDS): that is the session's expiry from the staff sign-in
+  on (set on the way out of the request, after allauth's sign-in form has set the usual one), and a staff
+  session older than that since its sign-in is ended at its next request, however active it has been,
+  also one from before the limit existed."""
 from __future__ import annotations
 
 import time
@@ -23,8 +24,6 @@ def on_user_logged_in(sender, request: HttpRequest, user, **kwargs) -> None:
     if request is None or not hasattr(request, "session"):
         return
     request.session[SIGNED_IN_AT] = time.time()
-    if user.is_staff:
-        request.session.set_expiry(settings.STAFF_SESSION_SECONDS)
 
 
 def on_authenticator_changed(sender, request: HttpRequest, user, authenticator, **kwargs) -> None:
@@ -58,16 +57,24 @@ def _signed_in_at(request: HttpRequest) -> float | None:
     return at if isinstance(at, (int, float)) else None
 
 
+def _is_staff(request: HttpRequest) -> bool:
+    return request.user.is_authenticated and request.user.is_staff
+
+
 class StaffSessionMiddleware:
-    """Ends a staff session older than STAFF_SESSION_SECONDS (or one whose sign-in time is unknown)."""
+    """Ends a staff session older than STAFF_SESSION_SECONDS (or one whose sign-in time is unknown), and
+    gives a staff session that expiry."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest):
-        signed_in = settings.SESSION_COOKIE_NAME in request.COOKIES and request.user.is_authenticated
-        if signed_in and request.user.is_staff:
+        if settings.SESSION_COOKIE_NAME in request.COOKIES and _is_staff(request):
             at = _signed_in_at(request)
             if at is None or time.time() - at > settings.STAFF_SESSION_SECONDS:
                 logout(request)
-        return self.get_response(request)
+        response = self.get_response(request)
+        if "_auth_user_id" in request.session and _is_staff(request):
+            if request.session.get_expiry_age() != settings.STAFF_SESSION_SECONDS:
+                request.session.set_expiry(settings.STAFF_SESSION_SECONDS)
+        return response
