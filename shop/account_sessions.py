@@ -74,7 +74,9 @@ class StaffSessionMiddleware:
             if at is None or time.time() - at > settings.STAFF_SESSION_SECONDS:
                 logout(request)
         response = self.get_response(request)
-        if "_auth_user_id" in request.session and _is_staff(request):
+        # Only a session the request has read already (a sign-in, any signed-in page): reading it here
+        # would add "Vary: Cookie" to pages that never looked at it.
+        if request.session.accessed and "_auth_user_id" in request.session and _is_staff(request):
             if request.session.get_expiry_age() != settings.STAFF_SESSION_SECONDS:
                 request.session.set_expiry(settings.STAFF_SESSION_SECONDS)
         return response

@@ -43,9 +43,12 @@ def recently_reauthenticated_with_factor(request: HttpRequest) -> bool:
 def factor_reauthentication_url(request: HttpRequest, next_path: str) -> str:
     """allauth's page that asks for the account's factor again (the app's code, or the passkey), then
     goes on to `next_path`."""
-    methods = [m for m in get_account_adapter(request).get_reauthentication_methods(request.user)
-               if m["id"].startswith("mfa_reauthenticate")]
-    url = methods[0]["url"] if methods else reverse("mfa_reauthenticate")
+    methods = {m["id"]: m["url"] for m in get_account_adapter(request).get_reauthentication_methods(request.user)}
+    has_app = Authenticator.objects.filter(user=request.user, type=Authenticator.Type.TOTP).exists()
+    # the app's code when there is an app, else the passkey (recovery codes stand in for either)
+    preferred = ["mfa_reauthenticate", "mfa_reauthenticate:webauthn"] if has_app else \
+        ["mfa_reauthenticate:webauthn", "mfa_reauthenticate"]
+    url = next((methods[m] for m in preferred if m in methods), reverse("mfa_reauthenticate"))
     return f"{url}?{urlencode({'next': next_path})}"
 
 

@@ -191,3 +191,11 @@ def test_the_recovery_codes_need_the_factor_again_not_the_password(ann, client, 
     assert client.post("/accounts/2fa/recovery-codes/generate/").status_code == 302
     codes = client.get("/accounts/2fa/recovery-codes/").content.decode()
     assert len(re.findall(r"^\s*(\d{8})\s*$", codes, re.M)) >= 8
+
+
+def test_a_session_from_before_a_passkey_is_asked_for_the_passkey(ann, client, catalog):
+    assert sign_in(client, "ann").status_code == 302
+    Authenticator.objects.create(user=ann, type=Authenticator.Type.WEBAUTHN, data={"name": "Laptop"})
+    response = client.get("/staff/stock/")
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/2fa/webauthn/reauthenticate/?next=%2Fstaff%2Fstock%2F"
