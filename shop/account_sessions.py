@@ -38,8 +38,10 @@ def on_authenticator_added(sender, request: HttpRequest, user, authenticator, **
     from allauth.account.internal.flows.login import record_authentication
 
     from .mfa import FACTORS
+    from .mfa_forms import keep_activation_step
 
     on_authenticator_changed(sender, request, user, authenticator)
+    keep_activation_step(request, authenticator)
     if request is not None and authenticator.type in FACTORS and request.user.pk == user.pk:
         # allauth's own record, as when the factor is used: adding it took a code from the app, or the
         # passkey, after the password again (allauth's re-authentication for MFA changes).

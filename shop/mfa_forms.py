@@ -10,16 +10,19 @@ from __future__ import annotations
 
 import time
 
+from allauth.core import context
 from allauth.mfa import app_settings
 from allauth.mfa.adapter import get_adapter
 from allauth.mfa.base import forms as allauth_forms
 from allauth.mfa.models import Authenticator
+from allauth.mfa.totp import forms as allauth_totp_forms
 from allauth.mfa.totp.internal.auth import format_hotp_value, hotp_value
 from allauth.mfa.utils import decrypt
 from django.db.models import Q
 from django.utils.crypto import constant_time_compare
 
 LAST_STEP = "last_step"
+ACTIVATION_STEP = "shop_totp_activation_step"  # on the request, from the set-up form to the new authenticator
 
 
 def code_step(secret: str, code: str, now: float | None = None) -> int | None:
@@ -66,3 +69,19 @@ class AuthenticateForm(OnceMixin, allauth_forms.AuthenticateForm):
 
 class ReauthenticateForm(OnceMixin, allauth_forms.ReauthenticateForm):
     pass
+
+
+class ActivateTOTPForm(allauth_totp_forms.ActivateTOTPForm):
+    """The code that sets the app up is taken as well: its step is kept with the new authenticator
+    (`keep_activation_step`, once allauth has created it)."""
+
+    def clean_code(self) -> str:
+        code = super().clean_code()
+        setattr(context.request, ACTIVATION_STEP, code_step(self.secret, code))
+        return code
+
+
+def keep_activation_step(request, authenticator: Authenticator) -> None:
+    step = getattr(request, ACTIVATION_STEP, None)
+    if step is not None and authenticator.type == Authenticator.Type.TOTP:
+        Authenticator.objects.filter(pk=authenticator.pk).update(data={**authenticator.data, LAST_STEP: step})

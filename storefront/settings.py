@@ -276,7 +276,8 @@ MFA_TOTP_ISSUER = "Fromatoz"
 # phone turns it over, or a phone's clock a little off, still signs in.
 MFA_TOTP_TOLERANCE = 1
 # ... and the step of the last code taken is kept in the database, so no code is taken twice (shop/mfa_forms.py).
-MFA_FORMS = {"authenticate": "shop.mfa_forms.AuthenticateForm", "reauthenticate": "shop.mfa_forms.ReauthenticateForm"}
+MFA_FORMS = {"authenticate": "shop.mfa_forms.AuthenticateForm", "reauthenticate": "shop.mfa_forms.ReauthenticateForm",
+             "activate_totp": "shop.mfa_forms.ActivateTOTPForm"}
 # WebAuthn over plain http (local use: `make run` on http://localhost, the browser tests on live_server).
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = env_bool("MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN", DEBUG)
 STAFF_MFA_REQUIRED = env_bool("STAFF_MFA_REQUIRED", True)

@@ -3,6 +3,7 @@ database, so the same code, or an earlier one, is refused for as long as it is v
 MFA_TOTP_TOLERANCE = 1), by every server, and of two servers taking one code at once only one wins."""
 import base64
 import os
+import re
 import threading
 import time
 from unittest import mock
@@ -61,6 +62,18 @@ def test_another_server_refuses_a_code_taken_on_the_first(ann, client):
     code = totp_code(ann.secret)
     assert sign_in_with_code(client, code).status_code == 302
     cache.clear()
+    assert sign_in_with_code(type(client)(), code).status_code == 400
+
+
+@pytest.mark.django_db(transaction=True)  # allauth tells of a new authenticator once it is committed
+def test_the_code_that_set_the_app_up_does_not_sign_in(django_user_model, client):
+    make_account(django_user_model, "ann", PASSWORD)
+    client.post("/accounts/login/", {"login": "ann", "password": PASSWORD})
+    client.post(client.get("/accounts/2fa/totp/activate/")["Location"], {"password": PASSWORD})
+    secret = re.search(r'value="([A-Z2-7]{16,})"', client.get("/accounts/2fa/totp/activate/").content.decode())[1]
+    code = totp_code(secret)
+    assert client.post("/accounts/2fa/totp/activate/", {"code": code}).status_code == 302
+    cache.clear()  # another server
     assert sign_in_with_code(type(client)(), code).status_code == 400
 
 
