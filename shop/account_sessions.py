@@ -26,12 +26,30 @@ def on_user_logged_in(sender, request: HttpRequest, user, **kwargs) -> None:
     request.session[SIGNED_IN_AT] = time.time()
 
 
+def _is_own(request: HttpRequest | None, user) -> bool:
+    return request is not None and getattr(request, "user", None) is not None and request.user.pk == user.pk
+
+
 def on_authenticator_changed(sender, request: HttpRequest, user, authenticator, **kwargs) -> None:
     user.end_other_sessions()
-    if request is not None and getattr(request, "user", None) is not None and request.user.pk == user.pk:
+    if _is_own(request, user):
         if request.user is not user:
             request.user.refresh_from_db(fields=["session_epoch"])
         update_session_auth_hash(request, request.user)
+
+
+def on_authenticator_removed(sender, request: HttpRequest, user, authenticator, **kwargs) -> None:
+    """Also forget this session's use of a factor that is gone (allauth's records name it by ID; the
+    instance it sends has lost its ID in the deletion): it no longer counts as one used."""
+    from allauth.account.authentication import AUTHENTICATION_METHODS_SESSION_KEY
+    from allauth.mfa.models import Authenticator
+
+    on_authenticator_changed(sender, request, user, authenticator)
+    records = request.session.get(AUTHENTICATION_METHODS_SESSION_KEY) if _is_own(request, user) else None
+    if isinstance(records, list):
+        kept = set(Authenticator.objects.filter(user=user).values_list("pk", flat=True))
+        request.session[AUTHENTICATION_METHODS_SESSION_KEY] = [
+            r for r in records if r.get("method") != "mfa" or r.get("id") in kept]
 
 
 def on_authenticator_added(sender, request: HttpRequest, user, authenticator, **kwargs) -> None:
@@ -42,7 +60,7 @@ def on_authenticator_added(sender, request: HttpRequest, user, authenticator, **
 
     on_authenticator_changed(sender, request, user, authenticator)
     keep_activation_step(request, authenticator)
-    if request is not None and authenticator.type in FACTORS and request.user.pk == user.pk:
+    if authenticator.type in FACTORS and _is_own(request, user):
         # allauth's own record, as when the factor is used: adding it took a code from the app, or the
         # passkey, after the password again (allauth's re-authentication for MFA changes).
         record_authentication(request, request.user, "mfa", id=authenticator.pk, type=authenticator.type,

@@ -18,7 +18,7 @@ class ShopConfig(AppConfig):
         email_changed.connect(_email_changed, dispatch_uid="shop.email_changed")
         user_logged_in.connect(account_sessions.on_user_logged_in, dispatch_uid="shop.session_signed_in")
         authenticator_added.connect(account_sessions.on_authenticator_added, dispatch_uid="shop.factor_added")
-        authenticator_removed.connect(account_sessions.on_authenticator_changed, dispatch_uid="shop.factor_removed")
+        authenticator_removed.connect(account_sessions.on_authenticator_removed, dispatch_uid="shop.factor_removed")
 
 
 def _email_changed(sender, request, user, **kwargs):

@@ -57,13 +57,11 @@ def needs_second_factor(request: HttpRequest, next_path: str) -> str | None:
     factor up when the account has none, or to use it when this session has not (a session signed in
     with the password before the factor existed). None: the session may go on."""
     user = request.user
-    if not (settings.STAFF_MFA_REQUIRED and user.is_staff):
-        return None
+    if not (settings.STAFF_MFA_REQUIRED and user.is_staff) or used_second_factor(request):
+        return None  # a factor removed since is no longer in the session (shop/account_sessions.py)
     if not has_second_factor(user):
         return reverse("mfa_index")
-    if not used_second_factor(request):
-        return factor_reauthentication_url(request, next_path)
-    return None
+    return factor_reauthentication_url(request, next_path)
 
 
 def factor_reauthentication_required(view: Callable) -> Callable:

@@ -70,6 +70,9 @@ def test_removing_a_factor_signs_out_the_other_sessions(ann, client, catalog, se
     assert not Authenticator.objects.filter(pk=totp.pk).exists()
     assert other.get("/account/")["Location"].startswith("/accounts/login/")
     assert client.get("/account/").status_code == 200
+    # with the rule on, this session is sent to set a factor up again: the one it used is gone
+    settings.STAFF_MFA_REQUIRED = True
+    assert client.get("/staff/stock/")["Location"] == "/accounts/2fa/"
 
 
 @pytest.mark.django_db
