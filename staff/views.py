@@ -53,7 +53,8 @@ from .forms import (
 
 def staff_required(view):
     """Anonymous visitors go to the login page (with ?next=); signed-in accounts that are not
-    staff get a 403, not another trip to the login page."""
+    staff get a 403, not another trip to the login page. A staff session that has not used a second
+    factor is sent to use it (or to set one up), back to this page after (STAFF_MFA_REQUIRED)."""
 
     @login_required
     @wraps(view)

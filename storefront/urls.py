@@ -10,7 +10,6 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics.metrics, name="metrics"),
-    # Sign-in, sign-up, sign-out, password reset and change, email, MFA (under accounts/2fa/): allauth.
     # allauth's recovery-code pages, behind the factor again (not the password alone): shop/mfa.py.
     path("accounts/2fa/recovery-codes/", factor_reauthentication_required(recovery_codes.view_recovery_codes),
          name="mfa_view_recovery_codes"),
@@ -18,6 +17,7 @@ urlpatterns = [
          factor_reauthentication_required(recovery_codes.generate_recovery_codes), name="mfa_generate_recovery_codes"),
     path("accounts/2fa/recovery-codes/download/",
          factor_reauthentication_required(recovery_codes.download_recovery_codes), name="mfa_download_recovery_codes"),
+    # Sign-in, sign-up, sign-out, password reset and change, email, MFA (under accounts/2fa/): allauth.
     path("accounts/", include("allauth.urls")),
     path("", include("shop.urls")),
     path("staff/", include("staff.urls")),
