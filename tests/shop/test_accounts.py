@@ -407,20 +407,22 @@ def test_accounts_from_before_allauth_keep_signing_in_with_their_orders(catalog,
     from django.db.migrations.executor import MigrationExecutor
 
     executor = MigrationExecutor(connection)
-    executor.migrate([("shop", "0001_user")])  # the database as it was before allauth
+    state = executor.migrate([("shop", "0001_user")])  # the database as it was before allauth
     # Accounts as the old sign-up made them (UserCreationForm.save with a customer item), and one from
-    # createsuperuser with no email address.
-    old = django_user_model.objects.create_user("alice", email="Alice@Example.com", password=PASSWORD,
-                                                name="Alice Liddell")
-    gateway.customer_put(customer_id=str(old.customer_id), name=old.name, email=old.email)
-    django_user_model.objects.create_user("noemail", password=PASSWORD)
+    # createsuperuser with no email address; made with the model of that migration (the model of today
+    # has columns that database lacks).
+    then = state.apps.get_model("shop", "User")
+    made = then.objects.create_user("alice", email="Alice@Example.com", password=PASSWORD, name="Alice Liddell")
+    gateway.customer_put(customer_id=str(made.customer_id), name=made.name, email=made.email)
+    then.objects.create_user("noemail", password=PASSWORD)
+
+    executor = MigrationExecutor(connection)
+    executor.migrate(executor.loader.graph.leaf_nodes())
+    old = django_user_model.objects.get(pk=made.pk)
     client.force_login(old)
     add(client, "4", 1)
     order_url = client.post("/checkout/", checkout_form(client))["Location"]
     client.logout()
-
-    executor = MigrationExecutor(connection)
-    executor.migrate(executor.loader.graph.leaf_nodes())
 
     assert list(EmailAddress.objects.values_list("user__username", "email", "primary", "verified")) == [
         ("alice", "alice@example.com", True, True)]
