@@ -9,6 +9,7 @@ SQLite database the gunicorn workers share, before the load starts.
 import base64
 import secrets
 import string
+import time
 
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -39,13 +40,26 @@ def _csrf_secret():
 
 def give_second_factor(user):
     """Staff pages need a second factor (STAFF_MFA_REQUIRED): a bench staff user has an authenticator
-    app on record, as real staff do (signed in with force_login, it is never asked for)."""
+    app on record, as real staff do."""
     from allauth.mfa.models import Authenticator
 
     if user.is_staff:
         secret = base64.b32encode(secrets.token_bytes(20)).decode()
-        Authenticator.objects.get_or_create(user=user, type=Authenticator.Type.TOTP,
-                                            defaults={"data": {"secret": secret}})
+        return Authenticator.objects.get_or_create(user=user, type=Authenticator.Type.TOTP,
+                                                   defaults={"data": {"secret": secret}})[0]
+    return None
+
+
+def record_second_factor(client, user, app):
+    """A staff session signed in with force_login, marked as allauth marks a sign-in with the app's code:
+    staff pages ask for a factor used in the session (shop/mfa.py)."""
+    from allauth.account.authentication import AUTHENTICATION_METHODS_SESSION_KEY
+    from allauth.account.internal.flows.login import _AUTHENTICATION_METHODS_USER_SESSION_KEY
+
+    session = client.session
+    session[AUTHENTICATION_METHODS_SESSION_KEY] = [{"method": "mfa", "at": time.time(), "id": app.pk, "type": "totp"}]
+    session[_AUTHENTICATION_METHODS_USER_SESSION_KEY] = str(user.pk)
+    session.save()
 
 
 def prepare(flow, connections, path):
@@ -62,9 +76,11 @@ def prepare(flow, connections, path):
             user = users.model(username=username, is_staff=staff)
             user.set_unusable_password()  # signed in below without one (hashing 32 would take seconds)
             user.save()
-        give_second_factor(user)
+        app = give_second_factor(user)
         client = Client(HTTP_HOST="127.0.0.1")
         client.force_login(user)
+        if app is not None:
+            record_second_factor(client, user, app)
         csrf = _csrf_secret()
         cookie = f"sessionid={client.cookies['sessionid'].value}; csrftoken={csrf}"
         product_id = str(first + n)

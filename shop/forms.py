@@ -1,7 +1,11 @@
 import unicodedata
 
 from allauth.account import forms as allauth_forms
+from allauth.account.adapter import get_adapter
+from allauth.account.fields import PasswordField
+from allauth.account.internal.flows.reauthentication import reauthenticate_by_password
 from allauth.account.models import EmailAddress
+from allauth.core import context
 from django import forms
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -156,7 +160,19 @@ class CappedEmailMixin:
 
 
 class AddEmailForm(CappedEmailMixin, allauth_forms.AddEmailForm):
-    pass
+    """allauth's email change, with the account's password in every submission: a session alone (even
+    one that re-authenticated a few minutes ago, ACCOUNT_REAUTHENTICATION_TIMEOUT) does not move the
+    account to another address, where a password reset would then take it over. The right password counts
+    as allauth's re-authentication, so the change goes on without a second ask."""
+
+    password = PasswordField(label="Your password", autocomplete="current-password")
+
+    def clean_password(self) -> str:
+        password = self.cleaned_data["password"]
+        if not get_adapter().reauthenticate(self.user, password):
+            raise get_adapter().validation_error("incorrect_password")
+        reauthenticate_by_password(context.request)
+        return password
 
 
 class ChangeEmailForm(CappedEmailMixin, allauth_forms.ChangeEmailForm):

@@ -53,20 +53,27 @@ from .forms import (
 
 def staff_required(view):
     """Anonymous visitors go to the login page (with ?next=); signed-in accounts that are not
-    staff get a 403, not another trip to the login page."""
+    staff get a 403, not another trip to the login page. A staff session that has not used a second
+    factor is sent to use it (or to set one up), back to this page after (STAFF_MFA_REQUIRED)."""
 
     @login_required
     @wraps(view)
     def staff_only(request, *args, **kwargs):
         if not request.user.is_staff:
             raise PermissionDenied("This page is for staff only.")
-        if needs_second_factor(request.user):
-            # No staff page before a second factor is set up (STAFF_MFA_REQUIRED, shop/mfa.py).
-            messages.warning(request, "Staff pages need a second factor: set up an authenticator app or a "
-                                      "passkey, then open the staff pages again.")
+        next_path = (request.htmx.current_url_abs_path if request.htmx else None) or request.get_full_path()
+        factor = needs_second_factor(request, next_path)
+        if factor is not None:
+            # No staff page or staff POST before this session used a second factor (shop/mfa.py).
+            if factor == reverse("mfa_index"):
+                messages.warning(request, "Staff pages need a second factor: set up an authenticator app or a "
+                                          "passkey, then open the staff pages again.")
+            else:
+                messages.warning(request, "Staff pages need your second factor in this session: enter your "
+                                          "authenticator app's code or use your passkey.")
             if request.htmx:
-                return HttpResponseClientRedirect(reverse("mfa_index"))
-            return redirect("mfa_index")
+                return HttpResponseClientRedirect(factor)
+            return redirect(factor)
         return view(request, *args, **kwargs)
 
     @wraps(view)

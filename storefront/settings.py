@@ -119,6 +119,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "shop.account_sessions.StaffSessionMiddleware",  # staff sessions end STAFF_SESSION_SECONDS after sign-in
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -242,7 +243,8 @@ PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
 ACCOUNT_ADAPTER = "shop.adapter.AccountAdapter"
 ACCOUNT_FORMS = {
     "login": "shop.forms.SignInForm", "signup": "shop.forms.SignUpForm",
-    # Email fields no longer than the database's column (254).
+    # Email fields no longer than the database's column (254); the email change asks for the password
+    # in every submission.
     "add_email": "shop.forms.AddEmailForm", "change_email": "shop.forms.ChangeEmailForm",
     "reset_password": "shop.forms.ResetPasswordForm", "request_login_code": "shop.forms.RequestLoginCodeForm",
 }
@@ -277,22 +279,28 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 # also sign in on their own. Staff pages need one unless STAFF_MFA_REQUIRED is off (staff/views.py).
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 MFA_PASSKEY_LOGIN_ENABLED = True
-# Passkey forms whose credential (JSON from the browser) is checked for size, depth and shape before
-# allauth parses it (shop/passkeys.py): a bad one is a form error, never a 500.
 MFA_FORMS = {
+    # Passkey forms whose credential (JSON from the browser) is checked for size, depth and shape before
+    # allauth parses it (shop/passkeys.py): a bad one is a form error, never a 500.
     "add_webauthn": "shop.passkeys.AddPasskeyForm",
     "signup_webauthn": "shop.passkeys.SignupPasskeyForm",
     "authenticate_webauthn": "shop.passkeys.AuthenticatePasskeyForm",
     "reauthenticate_webauthn": "shop.passkeys.ReauthenticatePasskeyForm",
     "login_webauthn": "shop.passkeys.LoginPasskeyForm",
+    # Authenticator-app codes: the step of the last code taken is kept in the database, so no code is
+    # taken twice on any server (shop/mfa_forms.py).
+    "authenticate": "shop.mfa_forms.AuthenticateForm", "reauthenticate": "shop.mfa_forms.ReauthenticateForm",
+    "activate_totp": "shop.mfa_forms.ActivateTOTPForm",
 }
 MFA_TOTP_ISSUER = "Fromatoz"
 # A code is also taken in the 30 s step before or after the server's (RFC 6238, 5.2): one typed as the
-# phone turns it over, or a phone's clock a little off, still signs in. allauth refuses a code used twice.
+# phone turns it over, or a phone's clock a little off, still signs in.
 MFA_TOTP_TOLERANCE = 1
 # WebAuthn over plain http (local use: `make run` on http://localhost, the browser tests on live_server).
 MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = env_bool("MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN", DEBUG)
 STAFF_MFA_REQUIRED = env_bool("STAFF_MFA_REQUIRED", True)
+# A staff session ends this long after its sign-in (shoppers keep SESSION_COOKIE_AGE): shop/account_sessions.py.
+STAFF_SESSION_SECONDS = env_int("STAFF_SESSION_SECONDS", 8 * 3600, minimum=60)
 # --- end of accounts ---------------------------------------------------------------------------
 
 if HTTPS:

@@ -1,11 +1,6 @@
 import pytest
 
-
-@pytest.fixture(autouse=True)
-def _staff_sign_in_with_force_login(settings):
-    """These tests sign staff in with force_login: the second factor is not what they test
-    (tests/staff/test_second_factor.py is, with STAFF_MFA_REQUIRED on)."""
-    settings.STAFF_MFA_REQUIRED = False
+from tests.helpers import sign_in_staff
 
 
 @pytest.fixture
@@ -15,5 +10,5 @@ def staff(django_user_model):
 
 @pytest.fixture
 def staff_client(client, staff):
-    client.force_login(staff)
-    return client
+    """Signed in with the second factor, as staff pages ask (STAFF_MFA_REQUIRED, on by default)."""
+    return sign_in_staff(client, staff)

@@ -11,6 +11,7 @@ from django.conf import settings
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
+from tests.helpers import sign_in_staff
 
 pytestmark = pytest.mark.django_db
 HX = {"HX-Request": "true"}
@@ -19,8 +20,7 @@ STOCK_URL = "/staff/products/{}/stock/"
 
 @pytest.fixture
 def staff_client(client, django_user_model):
-    client.force_login(django_user_model.objects.create_user(username="ann", password="pw", is_staff=True))
-    return client
+    return sign_in_staff(client, django_user_model.objects.create_user(username="ann", password="pw", is_staff=True))
 
 
 def level(product_id):

@@ -1,6 +1,11 @@
-"""Staff need a second factor (STAFF_MFA_REQUIRED, on by default): without one, every staff page sends
-them to set one up; with one, allauth asks for it at sign-in. Shoppers may turn it on too."""
+"""Staff need a second factor (STAFF_MFA_REQUIRED, on by default), used in the session: without one on the
+account, every staff page sends them to set one up; with one, allauth asks for it at sign-in, and a session
+that has not used it (signed in before the factor existed) is asked for it before any staff page. The
+recovery codes need the factor again, not the password alone. Shoppers may turn it on too."""
+import base64
+import os
 import re
+import time
 
 import pytest
 from allauth.account.models import EmailAddress
@@ -15,7 +20,7 @@ PASSWORD = "a-long-password-1"
 
 @pytest.fixture(autouse=True)
 def _second_factor_required(settings):
-    settings.STAFF_MFA_REQUIRED = True  # the default (tests/staff/conftest.py turns it off for the others)
+    settings.STAFF_MFA_REQUIRED = True  # the default
 
 
 def make_user(django_user_model, username, **fields):
@@ -61,6 +66,8 @@ def test_shoppers_are_not_asked(django_user_model, client, catalog):
 
 
 def _activate_totp(client):
+    """Tests that add a factor this way commit (django_db(transaction=True)): allauth tells of a new factor
+    once its transaction commits, as in the request."""
     response = client.get("/accounts/2fa/totp/activate/")
     assert response["Location"].startswith("/accounts/reauthenticate/")  # the password again first
     assert client.post(response["Location"], {"password": PASSWORD})["Location"] == "/accounts/2fa/totp/activate/"
@@ -72,6 +79,7 @@ def _activate_totp(client):
     return secret
 
 
+@pytest.mark.django_db(transaction=True)
 def test_staff_set_up_an_authenticator_app_then_sign_in_with_it_or_a_recovery_code(ann, client, catalog):
     sign_in(client, "ann")
     secret = _activate_totp(client)
@@ -121,6 +129,7 @@ def test_a_code_the_phone_showed_a_step_ago_still_signs_in_but_not_one_from_a_mi
     assert response.status_code == 302 and client.session["_auth_user_id"] == str(ann.pk)
 
 
+@pytest.mark.django_db(transaction=True)
 def test_a_shopper_may_turn_on_an_authenticator_app(django_user_model, client):
     bo = make_user(django_user_model, "bo")
     sign_in(client, "bo")
@@ -128,3 +137,65 @@ def test_a_shopper_may_turn_on_an_authenticator_app(django_user_model, client):
     _activate_totp(client)
     assert Authenticator.objects.filter(user=bo, type="totp").exists()
     assert "Manage it" in client.get("/account/").content.decode()
+
+
+# --- a factor used in this session ----------------------------------------------------------------
+
+def _add_totp(user):
+    """An authenticator app added to the account (by its owner, elsewhere): its secret."""
+    secret = base64.b32encode(os.urandom(20)).decode()
+    Authenticator.objects.create(user=user, type=Authenticator.Type.TOTP, data={"secret": secret})
+    return secret
+
+
+def test_a_session_from_before_the_factor_gets_no_staff_page_until_it_uses_the_factor(ann, client, catalog):
+    assert sign_in(client, "ann").status_code == 302  # the password alone: no factor on the account yet
+    secret = _add_totp(ann)
+    reauthenticate = "/accounts/2fa/reauthenticate/?next=%2Fstaff%2Fstock%2F"
+    for path in ("/staff/stock/", "/staff/orders/", "/staff/products/4/buyers/?format=csv"):
+        response = client.get(path)
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/2fa/reauthenticate/?next=")
+    assert client.get("/staff/stock/")["Location"] == reauthenticate
+    response = client.get("/staff/stock/", headers={"HX-Request": "true", "HX-Current-URL": "http://testserver/staff/stock/"})
+    assert response["HX-Redirect"] == reauthenticate
+    # a stock change is refused, before anything is read or written
+    response = client.post("/staff/products/4/stock/", {"action": "decrease", "quantity": "12", "reason": "counted"})
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/2fa/reauthenticate/")
+    assert "Staff pages need your second factor" in client.get(response["Location"]).content.decode()
+    # the password again is not the factor
+    assert client.post("/accounts/reauthenticate/", {"password": PASSWORD}).status_code == 302
+    assert client.get("/staff/stock/")["Location"] == reauthenticate
+    # the app's code is: then the staff pages open
+    assert client.post(reauthenticate, {"code": wrong_totp_code(secret)}).status_code == 400
+    response = client.post(reauthenticate, {"code": totp_code(secret)})
+    assert response.status_code == 302 and response["Location"] == "/staff/stock/"
+    assert client.get("/staff/stock/").status_code == 200
+
+
+def test_the_recovery_codes_need_the_factor_again_not_the_password(ann, client, catalog):
+    secret = _add_totp(ann)
+    now = time.time()
+    sign_in(client, "ann")
+    assert client.post("/accounts/2fa/authenticate/", {"code": totp_code(secret, at=now)}).status_code == 302
+    assert client.post("/accounts/reauthenticate/", {"password": PASSWORD}).status_code == 302
+    for path in ("/accounts/2fa/recovery-codes/", "/accounts/2fa/recovery-codes/generate/",
+                 "/accounts/2fa/recovery-codes/download/"):
+        response = client.get(path)
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/2fa/reauthenticate/?next=")
+    response = client.post("/accounts/2fa/recovery-codes/generate/")
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/2fa/reauthenticate/")
+    assert not Authenticator.objects.filter(user=ann, type=Authenticator.Type.RECOVERY_CODES).exists()
+    # with the app's code again (the next step's: the sign-in's is spent), they open
+    response = client.post(response["Location"], {"code": totp_code(secret, at=now + 30)})
+    assert response.status_code == 302
+    assert client.post("/accounts/2fa/recovery-codes/generate/").status_code == 302
+    codes = client.get("/accounts/2fa/recovery-codes/").content.decode()
+    assert len(re.findall(r"^\s*(\d{8})\s*$", codes, re.M)) >= 8
+
+
+def test_a_session_from_before_a_passkey_is_asked_for_the_passkey(ann, client, catalog):
+    assert sign_in(client, "ann").status_code == 302
+    Authenticator.objects.create(user=ann, type=Authenticator.Type.WEBAUTHN, data={"name": "Laptop"})
+    response = client.get("/staff/stock/")
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/2fa/webauthn/reauthenticate/?next=%2Fstaff%2Fstock%2F"

@@ -11,7 +11,7 @@ from django.test import Client
 from catalog import gateway
 from catalog.gateway import keys
 from catalog.gateway.testing import count_requests
-from tests.helpers import paged_catalog, seed, small_catalog
+from tests.helpers import paged_catalog, seed, sign_in_staff, small_catalog
 
 HX = {"HX-Request": "true"}
 STOCK_URL = "/staff/products/{}/stock/"
@@ -94,8 +94,7 @@ def test_a_non_staff_post_changes_nothing(catalog, client, django_user_model):
 
 
 def test_a_post_without_the_csrf_token_is_refused(catalog, staff):
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(staff)
+    client = sign_in_staff(Client(enforce_csrf_checks=True), staff)
     assert adjust(client, "1", quantity="5").status_code == 403
     assert adjust(client, "1", quantity="5", headers=HX).status_code == 403
     assert level("1") == 70 and reasons("1") == ["opening"]
@@ -103,8 +102,7 @@ def test_a_post_without_the_csrf_token_is_refused(catalog, staff):
 
 def test_a_post_with_the_csrf_header_is_accepted(catalog, staff):
     """HTMX sends the token as X-CSRFToken (base.html's hx-headers)."""
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(staff)
+    client = sign_in_staff(Client(enforce_csrf_checks=True), staff)
     page = client.get(STOCK_URL.format("1"))
     csrf = re.search(r'"X-CSRFToken": "([^"]+)"', page.content.decode()).group(1)
     response = adjust(client, "1", token=token_in(page), quantity="5", headers={**HX, "X-CSRFToken": csrf})
@@ -126,7 +124,7 @@ def test_the_stock_link_is_shown_to_staff_only(catalog, client, django_user_mode
     client.force_login(django_user_model.objects.create_user(username="bob", password="pw-bob-shopper"))
     html = client.get("/products/1/").content.decode()
     assert nav_link not in html and product_link not in html
-    client.force_login(staff)
+    sign_in_staff(client, staff)
     html = client.get("/products/1/").content.decode()
     assert nav_link in html and product_link in html
     assert nav_link in client.get("/").content.decode()
@@ -187,7 +185,7 @@ def test_history_is_newest_first_with_who_change_level_and_reason(catalog, staff
     adjust(staff_client, "4", quantity="10", reason="received")
     adjust(staff_client, "4", action="decrease", quantity="2", reason="damaged")
     other = Client()
-    other.force_login(django_user_model.objects.create_user(username="cy", password="pw-cy-staff", is_staff=True))
+    sign_in_staff(other, django_user_model.objects.create_user(username="cy", password="pw-cy-staff", is_staff=True))
     adjust(other, "4", action="decrease", quantity="20", reason="counted")
     rows = history_rows(staff_client.get(STOCK_URL.format("4")))
     assert rows == [
@@ -510,7 +508,7 @@ def test_twenty_staff_decrements_in_parallel_on_a_stock_of_ten(local_ddb, django
     clients = []
     for i in range(20):
         client = Client()
-        client.force_login(django_user_model.objects.create_user(username=f"staff{i}", is_staff=True))
+        sign_in_staff(client, django_user_model.objects.create_user(username=f"staff{i}", is_staff=True))
         clients.append(client)
     start = threading.Barrier(20)
 
