@@ -3,6 +3,7 @@ import unicodedata
 from allauth.account import forms as allauth_forms
 from django import forms
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
 from django.forms import BoundField
@@ -116,6 +117,13 @@ class SignUpForm(allauth_forms.SignupForm):
         self.fields["email"].max_length = 254
         self.fields["email"].validators.append(MaxLengthValidator(254))
         self.fields["email"].widget.attrs["maxlength"] = 254
+
+    def try_save(self, request):
+        """A taken address is answered as a new one (allauth mails its owner instead): its password is
+        hashed too, so that both cost one hash and nobody tells them apart by the answer's time."""
+        if self.account_already_exists:
+            make_password(self.cleaned_data.get("password1"))
+        return super().try_save(request)
 
 
 class AccountForm(forms.ModelForm):
