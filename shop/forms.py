@@ -1,5 +1,3 @@
-import unicodedata
-
 from allauth.account import forms as allauth_forms
 from django import forms
 from django.contrib.auth import get_user_model
@@ -10,6 +8,7 @@ from django.forms import BoundField
 from django_countries import countries
 
 from catalog.gateway import ADDRESS_FIELDS
+from catalog.gateway.text import has_control_characters
 from storefront.fields import IdField, WholeNumberField
 
 from .rules import MAX_LINE_QUANTITY
@@ -33,7 +32,7 @@ class QuantityForm(ProductForm):
 
 
 def no_control_characters(value):
-    if any(unicodedata.category(ch).startswith("C") for ch in value):
+    if has_control_characters(value):
         raise ValidationError("Use letters, digits, spaces and punctuation only.")
 
 
