@@ -373,6 +373,9 @@ SHOP_DELIVERY_NOTE = env("SHOP_DELIVERY_NOTE", "Delivery is free and takes 2–4
 # When units come back, alerts are sent to at most (units still in stock) + this many shoppers, oldest
 # ask first: a few more than the units, since not everyone who is told buys.
 STOCK_ALERT_MARGIN = env_int("STOCK_ALERT_MARGIN", 2)
+# An alert's email (or its confirmation) that fails this many times, one pass after another, is given up
+# and logged as an error (the alert is `failed`): a message the mail server always refuses is not retried forever.
+STOCK_ALERT_MAIL_ATTEMPTS = env_int("STOCK_ALERT_MAIL_ATTEMPTS", 5, minimum=1)
 # The shop's address for links in emails the job sends (no request to take it from): confirm, unsubscribe.
 SHOP_BASE_URL = env("SHOP_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
 # Asking for alerts (POST /products/<id>/notify/), at most this many times an hour: per client address, per

@@ -9,6 +9,8 @@ guest's email hash), in one of these states:
   of its product, in the order asked. The product item's `alertsWaiting` counts these.
 - `claimed`: the job gave it one of the units that came in; its email is due (outbox shard).
 - `sent`: done; kept SENT_DAYS for the account page (TTL), then gone.
+- `failed`: its email (the alert's or its confirmation) failed as often as the job tries
+  (STOCK_ALERT_MAIL_ATTEMPTS): out of the outbox, kept SENT_DAYS for the account page, then gone.
 
 Units that become available (a receipt, a cancelled order) add to the product's due item in the stock
 write's own transaction (alert_due_action: one small Update, no read, no email). run_stock_jobs reads
@@ -36,7 +38,7 @@ from .transact import TRANSACTION_ACTIONS, put, transact_write, update
 from .validate import check_id, client_request_token, new_token, utc_now
 
 log = logging.getLogger(__name__)
-PENDING, WAITING, CLAIMED, SENT = "pending", "waiting", "claimed", "sent"
+PENDING, WAITING, CLAIMED, SENT, FAILED = "pending", "waiting", "claimed", "sent", "failed"
 ACTIVE = (PENDING, WAITING, CLAIMED)
 # An unconfirmed guest alert is forgotten after this many days; a sent one is listed this long.
 PENDING_DAYS = 7
@@ -71,6 +73,7 @@ class Alert:
     customer_id: str = ""
     sent_at: str = ""
     lease_id: str = ""
+    attempts: int = 0  # emails tried under a lease (alert_lease counts them)
 
     @classmethod
     def from_item(cls, item):
@@ -78,6 +81,7 @@ class Alert:
             owner=item["owner"], product_id=item["productId"], alert_id=item["alertId"], email=item["email"],
             status=item["status"], asked_at=item["askedAt"], product_name=item.get("productName", ""),
             customer_id=item.get("customerId", ""), sent_at=item.get("sentAt", ""), lease_id=item.get("leaseId", ""),
+            attempts=int(item.get("attempts", 0)),
         )
 
     @property
@@ -267,10 +271,10 @@ def alert_ask(*, product_id, email, customer_id=None, product=None):
     item = _alert_item(alert)
     item.update(keys.alert_waiting_keys(product_id, asked_at=alert.asked_at, alert_id=alert.alert_id))
     action = put(item)
-    # Absent, or a sent one (listed still) that a new ask replaces.
-    action["Put"]["ConditionExpression"] = "attribute_not_exists(PK) OR #s = :sent"
+    # Absent, or a sent (or failed) one, listed still, that a new ask replaces.
+    action["Put"]["ConditionExpression"] = "attribute_not_exists(PK) OR #s IN (:sent, :failed)"
     action["Put"]["ExpressionAttributeNames"] = {"#s": "status"}
-    action["Put"]["ExpressionAttributeValues"] = serialize({":sent": SENT})
+    action["Put"]["ExpressionAttributeValues"] = serialize({":sent": SENT, ":failed": FAILED})
 
     def still_sold_out():
         return not product_get(product_id=product_id, consistent=True).in_stock
@@ -311,11 +315,12 @@ def _guest_ask(product, email):
             _TTL: expires}
     action = put(item)
     action["Put"].update(
-        ConditionExpression=f"attribute_not_exists(PK) OR #s = :sent OR (#s = :pending AND ({_TTL} < :now OR "
-        f"(alertId = :aid AND attribute_not_exists({_Q_PK}) AND confirmationSentEpoch < :before)))",
+        ConditionExpression="attribute_not_exists(PK) OR #s IN (:sent, :failed) OR (#s = :pending AND "
+        f"({_TTL} < :now OR (alertId = :aid AND attribute_not_exists({_Q_PK}) AND confirmationSentEpoch < :before)))",
         ExpressionAttributeNames={"#s": "status"},
-        ExpressionAttributeValues=serialize({":sent": SENT, ":pending": PENDING, ":aid": alert.alert_id,
-                                             ":now": now, ":before": now - RESEND_CONFIRMATION_SECONDS}),
+        ExpressionAttributeValues=serialize({":sent": SENT, ":failed": FAILED, ":pending": PENDING,
+                                             ":aid": alert.alert_id, ":now": now,
+                                             ":before": now - RESEND_CONFIRMATION_SECONDS}),
     )
     actions = [action]
     pending = sorted((a for a in alerts if a.status == PENDING and a is not existing), key=lambda a: a.asked_at)
@@ -654,6 +659,28 @@ def alert_mark_sent(alert):
                 UpdateExpression=expression, ConditionExpression="leaseId = :lid AND #s = :was",
                 ExpressionAttributeNames={"#s": "status"},
                 ExpressionAttributeValues=serialize({**values, ":lid": alert.lease_id, ":was": alert.status}),
+            )
+    except ClientError as exc:
+        if error_code(exc) != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True
+
+
+def alert_give_up(alert):
+    """A leased alert's email failed for the last time: the alert is `failed`, out of the outbox, listed
+    SENT_DAYS (then gone), conditional on the lease still being this job's. False if it was not."""
+    try:
+        with translate_errors():
+            client().update_item(
+                TableName=table_name(), Key=serialize(keys.alert_key(alert.owner, alert.product_id)),
+                UpdateExpression=f"SET #s = :failed, failedAt = :at, {_TTL} = :ttl "
+                f"REMOVE {_Q_PK}, {_Q_SK}, leaseId, leaseUntil",
+                ConditionExpression="leaseId = :lid AND #s = :was", ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues=serialize({
+                    ":failed": FAILED, ":at": _stamp(utc_now()), ":ttl": int(time.time()) + SENT_DAYS * 86400,
+                    ":lid": alert.lease_id, ":was": alert.status,
+                }),
             )
     except ClientError as exc:
         if error_code(exc) != "ConditionalCheckFailedException":
