@@ -326,9 +326,8 @@ def _guest_ask(product, email):
     pending = sorted((a for a in alerts if a.status == PENDING and a is not existing), key=lambda a: a.asked_at)
     if existing is None and len(pending) >= MAX_PENDING_PER_OWNER:
         actions.append(_delete_action(pending[0]))
-    # The token names this very request (a later ask over the same alert is another one).
-    refusal = transact_write(actions, request_token=client_request_token("ask", owner, product_id, alert.alert_id,
-                                                                         now, len(actions)))
+    # The token is this request's own (its retries by the client apply once; a later ask is another request).
+    refusal = transact_write(actions, request_token=client_request_token("ask", owner, product_id, new_token()))
     if refusal is None or refusal.replay:
         return AskOutcome("already" if existing is alert else PENDING, alert, waiting)
     if refusal.failed(0) or refusal.failed(1):  # as it was (or another tab asked, or that one went meanwhile)
