@@ -14,6 +14,7 @@ from django.views.decorators.vary import vary_on_headers
 from catalog import gateway
 from catalog.gateway import InvalidInput, keys
 from catalog.gateway.alerts import (
+    FAILED,
     MAX_EMAIL,
     AlertRefused,
     alert_ask,
@@ -130,6 +131,8 @@ def confirm(request, token):
     """The link of a guest's confirmation email: GET shows a button (mail scanners open links), POST confirms."""
     owner, product_id, alert_id = _linked_alert(token, max_age=CONFIRM_MAX_AGE)
     alert = alert_get(owner=owner, product_id=product_id, alert_id=alert_id)
+    if alert is not None and alert.status == FAILED:  # its confirmation email was given up: gone
+        alert = None
     done, refused = False, ""
     if alert is not None and request.method == "POST":
         try:
