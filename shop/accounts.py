@@ -1,5 +1,7 @@
 """Creating and changing accounts: the user row (shared database) and the customer item in DynamoDB
-(CUSTOMER#<uuid>/METADATA: name and email) change together, or neither does."""
+(CUSTOMER#<uuid>/METADATA: name and email). The item is first written when the account's address is
+confirmed (never at sign-up: a sign-up with a taken address must cost the same), then changes with the
+row, or neither does."""
 import dataclasses
 import logging
 import uuid
@@ -28,14 +30,24 @@ def save_name(form):
     return user
 
 
+def address_confirmed(user):
+    """An address of the account is confirmed (allauth's email_confirmed: at sign-up, or an email change):
+    the customer item gets the account's name and email (one UpdateItem, the same however often)."""
+    _heal_later_if_unavailable(user, "an address confirmation")
+
+
 def email_changed(user):
-    """A confirmed email change (allauth has saved it on the user): the customer item follows. If
-    DynamoDB is out of reach now, the next order writes the item afresh (gateway.order_place)."""
+    """A confirmed email change (allauth has saved it on the user): the customer item follows."""
+    _heal_later_if_unavailable(user, "an email change")
+
+
+def _heal_later_if_unavailable(user, after: str) -> None:
+    """put_customer_item; if DynamoDB is out of reach now, the next order writes the item afresh
+    (gateway.order_place), so the account goes on without it."""
     try:
         put_customer_item(user)
     except gateway.CatalogUnavailable:
-        log.warning("Customer item of %s not updated after an email change; the next order updates it",
-                    user.customer_id)
+        log.warning("Customer item of %s not written after %s; the next order writes it", user.customer_id, after)
 
 
 def remember_address(user, address):

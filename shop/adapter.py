@@ -1,7 +1,8 @@
 """The shop's django-allauth adapter: the hooks allauth offers for what this shop decides.
 
-- A new account's customer item in DynamoDB (CUSTOMER#<uuid>/METADATA) is written with its user row,
-  in one database transaction: DynamoDB refusing leaves no account (and a 503 page).
+- Sign-up writes the user row only: the customer item in DynamoDB (CUSTOMER#<uuid>/METADATA) is
+  written once the address is confirmed (shop/apps.py), so a sign-up with a new address does no more
+  work than one with a taken address (which must not be told apart, even by its time).
 - A username that is, or looks like, an email address is refused: email sign-in must find the owner
   of the address, never an account named after it.
 - Every `next` is a local path or is ignored (allauth would accept other hosts of ALLOWED_HOSTS, and
@@ -10,12 +11,9 @@
   address the outermost of them saw."""
 from allauth.account.adapter import DefaultAccountAdapter
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from storefront.http import client_ip
-
-from . import accounts
 
 EMAIL_LIKE_USERNAME = "A username can’t be an email address (or contain @): choose a name without one."
 
@@ -58,10 +56,7 @@ class AccountAdapter(DefaultAccountAdapter):
         if not commit:
             return super().save_user(request, user, form, commit=False)
         user.name = form.cleaned_data.get("name", "")
-        with transaction.atomic():
-            user = super().save_user(request, user, form, commit=True)
-            accounts.put_customer_item(user)
-        return user
+        return super().save_user(request, user, form, commit=True)
 
     def pre_authenticate(self, request, **credentials):
         """allauth counts failed sign-ins per identifier typed; count them per account, whether named by

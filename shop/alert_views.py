@@ -14,6 +14,7 @@ from django.views.decorators.vary import vary_on_headers
 from catalog import gateway
 from catalog.gateway import InvalidInput, keys
 from catalog.gateway.alerts import (
+    FAILED,
     MAX_EMAIL,
     AlertRefused,
     alert_ask,
@@ -68,7 +69,7 @@ def notify(request, product_id):
         email, customer_id = form.cleaned_data["email"], None
     if not _within_limits(request):
         return _answer(request, product, status=429, error=TOO_MANY)
-    if customer_id is None and not ratelimit.consume(request, action="stock_alert_email", key=email.strip().lower()):
+    if customer_id is None and not ratelimit.consume(request, action="stock_alert_email", key=mailbox_key(email)):
         # An address entered too often this hour: answered as any guest's ask, so nobody learns how often
         # someone entered it; nothing is saved and no email is sent.
         ahead = product.alerts_waiting
@@ -87,6 +88,14 @@ def notify(request, product_id):
     else:
         message = f"Done: we will email {email} when it is back.{queue}"
     return _answer(request, product, message=message, waiting=ahead + (outcome.state == "waiting"))
+
+
+def mailbox_key(email: str) -> str:
+    """The inbox an address reaches, for the per-address limit: lower-cased, without a `+tag` in its local
+    part (victim+1@example.com and victim@example.com land in one inbox at most providers). Dots are kept:
+    only some providers ignore them."""
+    local, _, domain = email.strip().lower().rpartition("@")
+    return f"{local.split('+', 1)[0] or local}@{domain}"
 
 
 def _queue(ahead):
@@ -122,13 +131,19 @@ def confirm(request, token):
     """The link of a guest's confirmation email: GET shows a button (mail scanners open links), POST confirms."""
     owner, product_id, alert_id = _linked_alert(token, max_age=CONFIRM_MAX_AGE)
     alert = alert_get(owner=owner, product_id=product_id, alert_id=alert_id)
-    done = False
+    if alert is not None and alert.status == FAILED:  # its confirmation email was given up: gone
+        alert = None
+    done, refused = False, ""
     if alert is not None and request.method == "POST":
-        alert = alert_confirm(owner=owner, product_id=product_id, alert_id=alert_id)
-        done = True
+        try:
+            alert = alert_confirm(owner=owner, product_id=product_id, alert_id=alert_id)
+            done = True
+        except AlertRefused as exc:  # the address has the most alerts it may have
+            refused = str(exc)
     busy = done and alert is not None and alert.status == "pending"  # DynamoDB too busy to confirm it
-    response = render(request, "shop/alert_confirm.html", {"alert": alert, "done": done, "token": token},
-                      status=404 if alert is None else 503 if busy else 200)
+    context = {"alert": alert, "done": done, "refused": refused, "token": token}
+    response = render(request, "shop/alert_confirm.html", context,
+                      status=404 if alert is None else 409 if refused else 503 if busy else 200)
     if busy:
         response["Retry-After"] = RETRY_AFTER  # as every 503 of the shop
     return response

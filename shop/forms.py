@@ -1,5 +1,3 @@
-import unicodedata
-
 from allauth.account import forms as allauth_forms
 from allauth.account.adapter import get_adapter
 from allauth.account.fields import PasswordField
@@ -8,12 +6,14 @@ from allauth.account.models import EmailAddress
 from allauth.core import context
 from django import forms
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxLengthValidator
 from django.forms import BoundField
 from django_countries import countries
 
 from catalog.gateway import ADDRESS_FIELDS
+from catalog.gateway.text import has_control_characters
 from storefront.fields import IdField, WholeNumberField
 
 from .rules import MAX_LINE_QUANTITY
@@ -37,7 +37,7 @@ class QuantityForm(ProductForm):
 
 
 def no_control_characters(value):
-    if any(unicodedata.category(ch).startswith("C") for ch in value):
+    if has_control_characters(value):
         raise ValidationError("Use letters, digits, spaces and punctuation only.")
 
 
@@ -121,6 +121,13 @@ class SignUpForm(allauth_forms.SignupForm):
         self.fields["email"].max_length = 254
         self.fields["email"].validators.append(MaxLengthValidator(254))
         self.fields["email"].widget.attrs["maxlength"] = 254
+
+    def try_save(self, request):
+        """A taken address is answered as a new one (allauth mails its owner instead): its password is
+        hashed too, so that both cost one hash and nobody tells them apart by the answer's time."""
+        if self.account_already_exists:
+            make_password(self.cleaned_data.get("password1"))
+        return super().try_save(request)
 
 
 class AccountForm(forms.ModelForm):

@@ -6,6 +6,7 @@ delays alerts and never a sale, a receipt or a cancellation.
 Crash safety: an alert's email is sent under a lease and marked sent after the mail server took it.
 A job that stops between the two leaves the alert leased; after LEASE_SECONDS the next pass sends it
 again (at least once; the same Message-ID both times). A job that stops before sending loses nothing.
+An email that fails STOCK_ALERT_MAIL_ATTEMPTS times (counted on the alert's item) is given up.
 """
 import dataclasses
 import heapq
@@ -18,7 +19,14 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from catalog.gateway import keys
-from catalog.gateway.alerts import alert_lease, alert_mark_sent, alerts_claim, alerts_due, alerts_outbox
+from catalog.gateway.alerts import (
+    alert_give_up,
+    alert_lease,
+    alert_mark_sent,
+    alerts_claim,
+    alerts_due,
+    alerts_outbox,
+)
 
 log = logging.getLogger(__name__)
 
@@ -79,15 +87,18 @@ class PassSummary:
     claimed: int = 0
     sent: int = 0
     failed: int = 0
+    given_up: int = 0
 
     def __str__(self):
-        return f"alerts: {self.claimed} claimed, {self.sent} emails sent, {self.failed} failed (tried again later)"
+        return (f"alerts: {self.claimed} claimed, {self.sent} emails sent, {self.failed} failed (tried again later)"
+                + (f", {self.given_up} given up" if self.given_up else ""))
 
 
 def send_due_alerts(*, margin=None, now=None):
     """One pass: every due product's units go to its waiting alerts (alerts_claim), then every email
     due (confirmations and claimed alerts, oldest asked first) is sent under a lease and marked sent.
-    A failed email stays due (its lease runs out, the next pass tries again)."""
+    A failed email stays due (its lease runs out, the next pass tries again), until it has failed
+    STOCK_ALERT_MAIL_ATTEMPTS times: then the alert is given up (`failed`) and logged as an error."""
     margin = settings.STOCK_ALERT_MARGIN if margin is None else margin
     summary = PassSummary()
     for shard in range(keys.ALERT_SHARDS):
@@ -104,9 +115,14 @@ def send_due_alerts(*, margin=None, now=None):
             message.connection = connection
             message.send()
         except Exception:
-            log.exception("Alert %s (product %s): email not sent; tried again after its lease", leased.alert_id,
-                          leased.product_id)
-            summary.failed += 1
+            if leased.attempts >= settings.STOCK_ALERT_MAIL_ATTEMPTS and alert_give_up(leased):
+                log.exception("Alert %s (product %s): email not sent after %s attempts; given up",
+                              leased.alert_id, leased.product_id, leased.attempts)
+                summary.given_up += 1
+            else:
+                log.exception("Alert %s (product %s): email not sent; tried again after its lease",
+                              leased.alert_id, leased.product_id)
+                summary.failed += 1
             continue
         alert_mark_sent(leased)
         summary.sent += 1

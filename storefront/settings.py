@@ -270,7 +270,15 @@ ACCOUNT_USERNAME_BLACKLIST = ["admin", "staff", "support", "fromatoz", "root"]
 # reset and confirmation mails. "N/period/per": see allauth's docs.
 ACCOUNT_RATE_LIMITS = {
     "login_failed": env("ACCOUNT_RATE_LIMIT_LOGIN_FAILED", "10/m/ip,5/5m/key"),
+    # Mails to an address ("key": the address typed), whoever asks: password resets, sign-in codes, and
+    # confirmation codes (which also carry the "account already exists" mail of a sign-up with a taken
+    # address). Over a limit the request is refused alike for every address, known or not.
+    "reset_password": env("ACCOUNT_RATE_LIMIT_RESET_PASSWORD", "20/m/ip,5/h/key"),
+    "request_login_code": env("ACCOUNT_RATE_LIMIT_REQUEST_LOGIN_CODE", "20/m/ip,3/m/key,5/h/key"),
+    "confirm_email": env("ACCOUNT_RATE_LIMIT_CONFIRM_EMAIL", "1/10s/key,5/h/key"),
 }
+# A password reset or sign-in code asked for an address with no account sends nothing (the page says the same).
+ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = False
 # The client address: REMOTE_ADDR; behind N proxies of yours (TRUSTED_PROXY_COUNT=N), the address the
 # outermost of them put into X-Forwarded-For (anything further left can be forged by the client).
 # shop/checks.py warns (deploy) when DJANGO_HTTPS is on and this is 0: every client looks like the proxy.
@@ -390,6 +398,9 @@ SHOP_DELIVERY_NOTE = env("SHOP_DELIVERY_NOTE", "Delivery is free and takes 2–4
 # When units come back, alerts are sent to at most (units still in stock) + this many shoppers, oldest
 # ask first: a few more than the units, since not everyone who is told buys.
 STOCK_ALERT_MARGIN = env_int("STOCK_ALERT_MARGIN", 2)
+# An alert's email (or its confirmation) that fails this many times, one pass after another, is given up
+# and logged as an error (the alert is `failed`): a message the mail server always refuses is not retried forever.
+STOCK_ALERT_MAIL_ATTEMPTS = env_int("STOCK_ALERT_MAIL_ATTEMPTS", 5, minimum=1)
 # The shop's address for links in emails the job sends (no request to take it from): confirm, unsubscribe.
 SHOP_BASE_URL = env("SHOP_BASE_URL", "http://127.0.0.1:8000").rstrip("/")
 # Asking for alerts (POST /products/<id>/notify/), at most this many times an hour: per client address, per

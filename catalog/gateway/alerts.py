@@ -9,6 +9,8 @@ guest's email hash), in one of these states:
   of its product, in the order asked. The product item's `alertsWaiting` counts these.
 - `claimed`: the job gave it one of the units that came in; its email is due (outbox shard).
 - `sent`: done; kept SENT_DAYS for the account page (TTL), then gone.
+- `failed`: its email (the alert's or its confirmation) failed as often as the job tries
+  (STOCK_ALERT_MAIL_ATTEMPTS): out of the outbox, kept SENT_DAYS for the account page, then gone.
 
 Units that become available (a receipt, a cancelled order) add to the product's due item in the stock
 write's own transaction (alert_due_action: one small Update, no read, no email). run_stock_jobs reads
@@ -36,14 +38,17 @@ from .transact import TRANSACTION_ACTIONS, put, transact_write, update
 from .validate import check_id, client_request_token, new_token, utc_now
 
 log = logging.getLogger(__name__)
-PENDING, WAITING, CLAIMED, SENT = "pending", "waiting", "claimed", "sent"
+PENDING, WAITING, CLAIMED, SENT, FAILED = "pending", "waiting", "claimed", "sent", "failed"
 ACTIVE = (PENDING, WAITING, CLAIMED)
 # An unconfirmed guest alert is forgotten after this many days; a sent one is listed this long.
 PENDING_DAYS = 7
 SENT_DAYS = 30
-# At most this many alerts an owner (an email address or an account) at a time, sent ones included
-# while they are listed: no one can have the shop mail an address about every product.
+# At most this many confirmed alerts an owner (an email address or an account) at a time, sent ones
+# included while they are listed: no one can have the shop mail an address about every product.
 MAX_ALERTS_PER_OWNER = 50
+# Unconfirmed guest asks an address keeps at most (anyone may ask in its name); a further ask replaces
+# the oldest of them, so they never stand in the way of the owner's own.
+MAX_PENDING_PER_OWNER = 20
 # A guest asking again while unconfirmed gets the confirmation again, at most this often.
 RESEND_CONFIRMATION_SECONDS = 600
 # A claimed alert's email is tried by one job at a time for this long (the lease); a job that
@@ -68,6 +73,7 @@ class Alert:
     customer_id: str = ""
     sent_at: str = ""
     lease_id: str = ""
+    attempts: int = 0  # emails tried under a lease (alert_lease counts them)
 
     @classmethod
     def from_item(cls, item):
@@ -75,6 +81,7 @@ class Alert:
             owner=item["owner"], product_id=item["productId"], alert_id=item["alertId"], email=item["email"],
             status=item["status"], asked_at=item["askedAt"], product_name=item.get("productName", ""),
             customer_id=item.get("customerId", ""), sent_at=item.get("sentAt", ""), lease_id=item.get("leaseId", ""),
+            attempts=int(item.get("attempts", 0)),
         )
 
     @property
@@ -243,52 +250,120 @@ def alert_ask(*, product_id, email, customer_id=None, product=None):
     at once. A guest: the alert is pending until the link of the confirmation email (sent by the
     job) is followed. One alert per owner and product: asking again changes nothing (a guest's
     unconfirmed ask gets its confirmation again, at most every RESEND_CONFIRMATION_SECONDS).
-    Refused (AlertRefused, nothing written) for a product in stock or an owner with
-    MAX_ALERTS_PER_OWNER alerts; NotFound for an unknown product."""
+    Refused (AlertRefused, nothing written) for a product in stock, or a signed-in owner with
+    MAX_ALERTS_PER_OWNER alerts (a guest's cap is checked at the confirmation); NotFound for an
+    unknown product."""
     check_id("Product", product_id)
     email = check_email(email)
     product = product or product_get(product_id=product_id, consistent=True)
     if product.in_stock:
         raise AlertRefused(f"{product.name} is in stock: you can order it now.")
-    owner = keys.alert_owner_customer(customer_id) if customer_id else keys.alert_owner_email(email)
+    if not customer_id:
+        return _guest_ask(product, email)
+    owner = keys.alert_owner_customer(customer_id)
     existing = _alert_get(owner, product_id)
     if existing is not None and existing.status in ACTIVE:
-        if existing.status == PENDING:
-            _confirmation_again(existing)
         return AskOutcome("already", existing, product.alerts_waiting)
-    if existing is None and _owned(owner) >= MAX_ALERTS_PER_OWNER:
+    if existing is None and _owned(owner) >= MAX_ALERTS_PER_OWNER:  # a customer's alerts are all confirmed
         raise AlertRefused(f"This address already has {MAX_ALERTS_PER_OWNER} alerts: cancel some first.")
     waiting = product.alerts_waiting
-    at = utc_now()
-    alert = Alert(owner=owner, product_id=product_id, alert_id=new_token(), email=email,
-                  status=WAITING if customer_id else PENDING, asked_at=_stamp(at), product_name=product.name,
-                  customer_id=customer_id or "")
+    alert = _new_alert(owner, product, email, status=WAITING, customer_id=customer_id)
     item = _alert_item(alert)
-    if customer_id:
-        item.update(keys.alert_waiting_keys(product_id, asked_at=alert.asked_at, alert_id=alert.alert_id))
-    else:
-        item.update(keys.alert_outbox_keys(asked_at=alert.asked_at, alert_id=alert.alert_id))
-        item[_TTL] = int(time.time()) + PENDING_DAYS * 86400
+    item.update(keys.alert_waiting_keys(product_id, asked_at=alert.asked_at, alert_id=alert.alert_id))
     action = put(item)
-    # Absent, or a sent one (listed still) that a new ask replaces.
-    action["Put"]["ConditionExpression"] = "attribute_not_exists(PK) OR #s = :sent"
+    # Absent, or a sent (or failed) one, listed still, that a new ask replaces.
+    action["Put"]["ConditionExpression"] = "attribute_not_exists(PK) OR #s IN (:sent, :failed)"
     action["Put"]["ExpressionAttributeNames"] = {"#s": "status"}
-    action["Put"]["ExpressionAttributeValues"] = serialize({":sent": SENT})
-    if customer_id:
-        def still_sold_out():
-            return not product_get(product_id=product_id, consistent=True).in_stock
+    action["Put"]["ExpressionAttributeValues"] = serialize({":sent": SENT, ":failed": FAILED})
 
-        refusal = _start_waiting(action, product_id, token=("ask", owner, product_id, alert.alert_id),
-                                 still_sold_out=still_sold_out)
-        if refusal == "in stock":  # units came in since the product was read
-            raise AlertRefused(f"{product.name} is in stock: you can order it now.")
-    else:
-        refusal = transact_write([action], request_token=client_request_token("ask", owner, product_id, alert.alert_id))
+    def still_sold_out():
+        return not product_get(product_id=product_id, consistent=True).in_stock
+
+    refusal = _start_waiting(action, product_id, token=("ask", owner, product_id, alert.alert_id),
+                             still_sold_out=still_sold_out)
+    if refusal == "in stock":  # units came in since the product was read
+        raise AlertRefused(f"{product.name} is in stock: you can order it now.")
     if refusal is not None and not refusal.replay:
         if refusal.failed(0):  # asked at the same moment in another tab: that ask stands
             return AskOutcome("already", _alert_get(owner, product_id) or alert, waiting)
         raise InvalidInput("Too many requests at once for this product; try again.")
     return AskOutcome(alert.status, alert, waiting)
+
+
+def _new_alert(owner, product, email, *, status, customer_id=""):
+    return Alert(owner=owner, product_id=product.product_id, alert_id=new_token(), email=email, status=status,
+                 asked_at=_stamp(utc_now()), product_name=product.name, customer_id=customer_id or "")
+
+
+def _guest_ask(product, email):
+    """A guest's ask does the same DynamoDB work whether or not the address asked before (its time tells
+    nobody): one Query of the owner's alerts, then one transaction of one conditional Put, whose outcome
+    differs, not its shape. The Put writes a new pending alert where there is none (or a sent one); over a
+    pending alert it is the same alert again, back in the outbox, only when its confirmation went out
+    RESEND_CONFIRMATION_SECONDS ago; over a confirmed one it fails. Pending alerts do not count toward
+    MAX_ALERTS_PER_OWNER (strangers can ask in anyone's name); at MAX_PENDING_PER_OWNER the oldest
+    pending one goes, in the same transaction, so the owner's own ask is always taken."""
+    owner, product_id = keys.alert_owner_email(email), product.product_id
+    alerts = _owner_alerts(owner)
+    existing = next((a for a in alerts if a.product_id == product_id), None)
+    waiting, now = product.alerts_waiting, int(time.time())
+    if existing is not None and existing.status in ACTIVE:
+        alert, expires = existing, alerts[existing]
+    else:
+        alert, expires = _new_alert(owner, product, email, status=PENDING), now + PENDING_DAYS * 86400
+    item = {**_alert_item(alert), **keys.alert_outbox_keys(asked_at=alert.asked_at, alert_id=alert.alert_id),
+            _TTL: expires}
+    action = put(item)
+    action["Put"].update(
+        ConditionExpression="attribute_not_exists(PK) OR #s IN (:sent, :failed) OR (#s = :pending AND "
+        f"({_TTL} < :now OR (alertId = :aid AND attribute_not_exists({_Q_PK}) AND confirmationSentEpoch < :before)))",
+        ExpressionAttributeNames={"#s": "status"},
+        ExpressionAttributeValues=serialize({":sent": SENT, ":failed": FAILED, ":pending": PENDING,
+                                             ":aid": alert.alert_id, ":now": now,
+                                             ":before": now - RESEND_CONFIRMATION_SECONDS}),
+    )
+    actions = [action]
+    pending = sorted((a for a in alerts if a.status == PENDING and a is not existing), key=lambda a: a.asked_at)
+    if existing is None and len(pending) >= MAX_PENDING_PER_OWNER:
+        actions.append(_delete_action(pending[0]))
+    # The token is this request's own (its retries by the client apply once; a later ask is another request).
+    refusal = transact_write(actions, request_token=client_request_token("ask", owner, product_id, new_token()))
+    if refusal is None or refusal.replay:
+        return AskOutcome("already" if existing is alert else PENDING, alert, waiting)
+    if refusal.failed(0) or refusal.failed(1):  # as it was (or another tab asked, or that one went meanwhile)
+        return AskOutcome("already", existing or alert, waiting)
+    raise InvalidInput("Too many requests at once for this product; try again.")
+
+
+def _delete_action(alert):
+    return {"Delete": {
+        "TableName": table_name(), "Key": serialize(keys.alert_key(alert.owner, alert.product_id)),
+        "ConditionExpression": "#s = :s AND alertId = :aid", "ExpressionAttributeNames": {"#s": "status"},
+        "ExpressionAttributeValues": serialize({":s": alert.status, ":aid": alert.alert_id}),
+    }}
+
+
+def _owner_alerts(owner):
+    """{Alert: its expiry epoch (0: none)} of an owner's alerts still there (pending ones past their expiry,
+    which DynamoDB's TTL deletes some time later, left out): one consistent Query, bounded by the caps."""
+    with translate_errors():
+        response = client().query(
+            TableName=table_name(), KeyConditionExpression="PK = :pk", ConsistentRead=True,
+            ExpressionAttributeValues=serialize({":pk": keys.alert_pk(owner)}),
+            Limit=MAX_ALERTS_PER_OWNER + MAX_PENDING_PER_OWNER + 2,
+        )
+    now, found = int(time.time()), {}
+    for raw in response["Items"]:
+        item = deserialize(raw)
+        expires = int(item.get(_TTL, 0))
+        if item["status"] != PENDING or expires > now:
+            found[Alert.from_item(item)] = expires
+    return found
+
+
+def confirmed_count(owner):
+    """How many of an owner's alerts count toward MAX_ALERTS_PER_OWNER: all but pending ones."""
+    return sum(1 for alert in _owner_alerts(owner) if alert.status != PENDING)
 
 
 _TTL = "expiresAt"
@@ -305,30 +380,6 @@ def _alert_item(alert):
     return item
 
 
-def _confirmation_again(alert):
-    """Put a pending alert back in the outbox, if its confirmation went out long enough ago."""
-    now = int(time.time())
-    try:
-        with translate_errors():
-            client().update_item(
-                TableName=table_name(), Key=serialize(keys.alert_key(alert.owner, alert.product_id)),
-                UpdateExpression=f"SET {_Q_PK} = :qpk, {_Q_SK} = :qsk",
-                ConditionExpression=f"#s = :pending AND alertId = :aid AND attribute_not_exists({_Q_PK}) "
-                "AND confirmationSentEpoch < :before",
-                ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues=serialize({
-                    **{":" + k: v for k, v in zip(("qpk", "qsk"), keys.alert_outbox_keys(
-                        asked_at=alert.asked_at, alert_id=alert.alert_id).values(), strict=True)},
-                    ":pending": PENDING, ":aid": alert.alert_id, ":before": now - RESEND_CONFIRMATION_SECONDS,
-                }),
-            )
-    except ClientError as exc:
-        if error_code(exc) != "ConditionalCheckFailedException":
-            raise
-        return False
-    return True
-
-
 def alert_get(*, owner, product_id, alert_id):
     """The alert of a signed link (None when it is gone or the link is for an earlier one)."""
     alert = _alert_get(owner, product_id)
@@ -340,10 +391,13 @@ def alert_confirm(*, owner, product_id, alert_id):
     If units came in since it was asked, it also marks the product due (one unit: the job's allowance
     then covers the oldest waiting alerts while units are in stock), as the receipt would have, had
     the alert been waiting then. Returns the Alert (confirmed before: unchanged), or None when it is
-    gone (expired, cancelled)."""
+    gone (expired, cancelled). AlertRefused (nothing written) when the owner has MAX_ALERTS_PER_OWNER
+    confirmed alerts: only the owner of the address has the link, so only they are told."""
     alert = alert_get(owner=owner, product_id=product_id, alert_id=alert_id)
     if alert is None or alert.status != PENDING:
         return alert
+    if confirmed_count(owner) >= MAX_ALERTS_PER_OWNER:
+        raise AlertRefused(f"This address already has {MAX_ALERTS_PER_OWNER} alerts: cancel some first.")
     queue = keys.alert_waiting_keys(product_id, asked_at=alert.asked_at, alert_id=alert_id)
     confirm = update(
         keys.alert_key(owner, product_id),
@@ -604,6 +658,28 @@ def alert_mark_sent(alert):
                 UpdateExpression=expression, ConditionExpression="leaseId = :lid AND #s = :was",
                 ExpressionAttributeNames={"#s": "status"},
                 ExpressionAttributeValues=serialize({**values, ":lid": alert.lease_id, ":was": alert.status}),
+            )
+    except ClientError as exc:
+        if error_code(exc) != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True
+
+
+def alert_give_up(alert):
+    """A leased alert's email failed for the last time: the alert is `failed`, out of the outbox, listed
+    SENT_DAYS (then gone), conditional on the lease still being this job's. False if it was not."""
+    try:
+        with translate_errors():
+            client().update_item(
+                TableName=table_name(), Key=serialize(keys.alert_key(alert.owner, alert.product_id)),
+                UpdateExpression=f"SET #s = :failed, failedAt = :at, {_TTL} = :ttl "
+                f"REMOVE {_Q_PK}, {_Q_SK}, leaseId, leaseUntil",
+                ConditionExpression="leaseId = :lid AND #s = :was", ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues=serialize({
+                    ":failed": FAILED, ":at": _stamp(utc_now()), ":ttl": int(time.time()) + SENT_DAYS * 86400,
+                    ":lid": alert.lease_id, ":was": alert.status,
+                }),
             )
     except ClientError as exc:
         if error_code(exc) != "ConditionalCheckFailedException":

@@ -75,9 +75,17 @@ def load(path):
 
 # --- validation -------------------------------------------------------------------------
 
-def _name(value, path, problems):
+CONTROL = "has a control character (a line break, tab or invisible character): use one line of letters, digits, "\
+    "spaces and punctuation"
+
+
+def _name(value, path, problems, named=""):
+    """A one-line name (`named`: whose, for the message: 'product "p1"')."""
     if not isinstance(value, str) or not 1 <= len(value.strip()) <= MAX_NAME:
         problems.append(f"{path}: must be text of 1 to {MAX_NAME} characters")
+        return None
+    if text.has_control_characters(value.strip()):
+        problems.append(f"{path}: the name of {named or 'this entry'}, {value.strip()!r}, {CONTROL}")
         return None
     return value.strip()
 
@@ -183,6 +191,8 @@ def _attributes(value, path, problems):
     for name, v in value.items():
         if not 1 <= len(name) <= 64:
             problems.append(f"{path}: attribute names must be 1 to 64 characters")
+        elif text.has_control_characters(name) or (isinstance(v, str) and text.has_control_characters(v)):
+            problems.append(f"{path}.{name!r}: {CONTROL}")
         elif isinstance(v, (str, bool, int)) or (isinstance(v, Decimal) and v.is_finite()):
             clean[name] = v
         elif isinstance(v, float) and math.isfinite(v):
@@ -220,12 +230,12 @@ def _entities(data, name, id_key, build, problems):
 
 
 def _brand(raw, path, brand_id, problems):
-    name = _name(raw.get("name"), f"{path}.name", problems)
+    name = _name(raw.get("name"), f"{path}.name", problems, named=f'brand "{brand_id}"')
     return Brand(brand_id=brand_id, name=name) if name else None
 
 
 def _category(raw, path, category_id, problems):
-    name = _name(raw.get("name"), f"{path}.name", problems)
+    name = _name(raw.get("name"), f"{path}.name", problems, named=f'category "{category_id}"')
     return Category(category_id=category_id, name=name) if name else None
 
 
@@ -239,7 +249,7 @@ def _reference(raw, key, path, known, what, problems):
 def _product_builder(brand_ids, category_ids):
     def product(raw, path, product_id, problems):
         before = len(problems)
-        name = _name(raw.get("name"), f"{path}.name", problems)
+        name = _name(raw.get("name"), f"{path}.name", problems, named=f'product "{product_id}"')
         brand_id = _reference(raw, "brandId", path, brand_ids, "brand", problems)
         category_id = _reference(raw, "categoryId", path, category_ids, "category", problems)
         price = _price(raw.get("price"), f"{path}.price", problems)

@@ -15,6 +15,13 @@ MAX_WORDS = 8
 _WORD = re.compile(r"\w+")
 
 
+def has_control_characters(value: str) -> bool:
+    """Whether a one-line text holds a character of Unicode's "other" categories (C*: controls such as
+    CR, LF and tab, invisible format characters, unassigned ones): the shop refuses them in names
+    (its forms and the catalog import), where they could break an email header or a page's layout."""
+    return any(unicodedata.category(ch).startswith("C") for ch in value)
+
+
 def fold(text):
     """Accents dropped and casefolded: "Ärger" -> "arger"."""
     decomposed = unicodedata.normalize("NFKD", str(text))

@@ -62,12 +62,19 @@ def test_asking_for_a_product_in_stock_or_unknown_or_with_a_bad_email_is_refused
     assert alert_count(product_id="1") == 0 and alert_count(product_id=SOLD_OUT) == 0
 
 
-def test_an_owner_has_at_most_the_cap(catalog, monkeypatch):
+def test_an_owner_has_at_most_the_cap_of_confirmed_alerts(catalog, monkeypatch):
     monkeypatch.setattr(alerts, "MAX_ALERTS_PER_OWNER", 1)
-    alert_ask(product_id=SOLD_OUT, email="ann@example.com")
     gateway.stock_decrease(product_id="8", quantity=1, token=gateway.new_token())  # Roadster sold out too
+    alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1")
     with pytest.raises(AlertRefused, match="already has 1 alerts"):
-        alert_ask(product_id="8", email="ann@example.com")
+        alert_ask(product_id="8", email="ann@example.com", customer_id="c1")
+    # A guest's asks are pending until confirmed: only confirming counts, and only the owner has the link.
+    first = alert_ask(product_id=SOLD_OUT, email="bob@example.com").alert
+    second = alert_ask(product_id="8", email="bob@example.com").alert
+    alerts.alert_confirm(owner=first.owner, product_id=SOLD_OUT, alert_id=first.alert_id)
+    with pytest.raises(AlertRefused, match="already has 1 alerts"):
+        alerts.alert_confirm(owner=second.owner, product_id="8", alert_id=second.alert_id)
+    assert alerts.alert_get(owner=second.owner, product_id="8", alert_id=second.alert_id).status == "pending"
 
 
 def all_due():

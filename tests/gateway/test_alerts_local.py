@@ -67,3 +67,26 @@ def test_a_job_that_stops_after_claiming_loses_nothing(local_catalog):
         time.sleep(0.05)
     send_due_alerts(now=time.time() + alerts.LEASE_SECONDS + 1)
     assert [m.to for m in mail.outbox] == [["s00@example.com"]]
+
+
+@pytest.mark.dynamodb_local
+def test_a_guest_ask_is_one_conditional_put_whose_outcome_differs(local_catalog, monkeypatch):
+    """On real DynamoDB: a new ask writes, asking again while the confirmation is due writes nothing,
+    after RESEND_CONFIRMATION_SECONDS the same alert is due again, and over MAX_PENDING_PER_OWNER the
+    oldest pending ask goes in the same transaction."""
+    gateway.stock_decrease(product_id="8", quantity=1, token=gateway.new_token())  # Roadster sold out too
+    first = alerts.alert_ask(product_id=SOLD_OUT, email="bob@example.com")
+    assert first.state == "pending"
+    again = alerts.alert_ask(product_id=SOLD_OUT, email="bob@example.com")
+    assert again.state == "already" and again.alert.alert_id == first.alert.alert_id
+    send_due_alerts()
+    assert len(mail.outbox) == 1
+    monkeypatch.setattr(alerts, "RESEND_CONFIRMATION_SECONDS", -5)
+    assert alerts.alert_ask(product_id=SOLD_OUT, email="bob@example.com").state == "already"
+    send_due_alerts()
+    assert len(mail.outbox) == 2 and mail.outbox[1].extra_headers["Message-ID"] == mail.outbox[0].extra_headers[
+        "Message-ID"]  # the same alert's confirmation again
+    monkeypatch.setattr(alerts, "MAX_PENDING_PER_OWNER", 1)
+    assert alerts.alert_ask(product_id="8", email="bob@example.com").state == "pending"
+    left = alerts.alerts_of_owner(owner=first.alert.owner)
+    assert [(a.product_id, a.status) for a in left] == [("8", "pending")]

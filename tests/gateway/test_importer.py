@@ -62,6 +62,29 @@ def test_a_bad_file_lists_every_problem_with_its_path_and_writes_nothing(ddb, tm
         gateway.product_get(product_id="1")
 
 
+@pytest.mark.parametrize("bad", ["Wall\r\nBcc: x@example.com", "Wall\nConnector", "Wall\tConnector",
+                                 "Wall\x85Connector", "Wall\u200bConnector"])
+def test_control_characters_in_names_are_refused_naming_the_entry(ddb, tmp_path, bad):
+    """As the shop's own name fields: a product name goes into an alert email's subject."""
+    data = small_catalog()
+    data["products"][2]["name"] = bad
+    data["brands"][0]["name"] = bad
+    data["products"][0]["attributes"] = {"colour": bad}
+    err = StringIO()
+    with pytest.raises(CommandError, match="nothing was written"):
+        call_command("import_catalog", str(write_json(tmp_path, data)), stdout=StringIO(), stderr=err)
+    problems = err.getvalue()
+    assert f'products[2].name: the name of product "3", {bad!r}, has a control character' in problems
+    assert f'brands[0].name: the name of brand "1", {bad!r}, has a control character' in problems
+    assert "products[0].attributes.'colour': has a control character" in problems
+    with pytest.raises(NotFound):
+        gateway.product_get(product_id="3")
+    data = small_catalog()
+    data["products"][2]["name"] = "Wall Connector – Gen 3 (11 kW, ümlaut, emoji 🔌)"
+    seed(data)  # punctuation, accents and symbols are fine
+    assert gateway.product_get(product_id="3").name == data["products"][2]["name"]
+
+
 def test_not_json_is_a_clear_error(ddb, tmp_path):
     path = tmp_path / "broken.json"
     path.write_text("{oops")

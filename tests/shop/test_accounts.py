@@ -63,13 +63,15 @@ def test_sign_up_confirms_the_address_then_signs_in_with_a_customer_item(catalog
     assert response.status_code == 302 and response["Location"] == "/accounts/confirm-email/"
     user = django_user_model.objects.get(username="alice")
     assert isinstance(user.customer_id, uuid.UUID) and user.customer_id.version == 4
-    item = customer_item(user)
-    assert (item["name"], item["email"], item["customerId"]) == ("alice", "alice@example.com", str(user.customer_id))
+    assert customer_item(user) is None  # nothing in DynamoDB before the address is confirmed
     assert signed_in_as(client) is None  # not before the address is confirmed
     assert mail.outbox[0].to == ["alice@example.com"]
     assert client.post("/accounts/confirm-email/", {"code": "WRONG-CODE"}).status_code == 400
+    assert customer_item(user) is None
     assert confirm_email(client).status_code == 302
     assert signed_in_as(client) == str(user.pk)
+    item = customer_item(user)
+    assert (item["name"], item["email"], item["customerId"]) == ("alice", "alice@example.com", str(user.customer_id))
     assert EmailAddress.objects.get(user=user).verified
     other = django_user_model.objects.create_user("bob", password=PASSWORD)
     assert other.customer_id != user.customer_id
@@ -77,6 +79,7 @@ def test_sign_up_confirms_the_address_then_signs_in_with_a_customer_item(catalog
 
 def test_sign_up_keeps_an_optional_name(catalog, client, django_user_model):
     signup(client, name="Alice Liddell")
+    confirm_email(client)
     user = django_user_model.objects.get(username="alice")
     assert user.name == "Alice Liddell" and customer_item(user)["name"] == "Alice Liddell"
 
@@ -130,17 +133,58 @@ def test_bad_sign_up_input_gets_a_clear_message_and_writes_nothing(catalog, clie
     assert mail.outbox == []
 
 
-def test_dynamodb_unreachable_at_sign_up_is_a_503_and_leaves_no_account(catalog, client, django_user_model,
-                                                                       settings):
+def test_dynamodb_unreachable_at_confirmation_still_confirms_and_the_first_order_writes_the_item(
+        catalog, client, django_user_model, settings, caplog):
     from catalog.gateway import client as dynamo
 
+    assert signup(client).status_code == 302
+    endpoint = settings.DYNAMODB_ENDPOINT_URL
     settings.DYNAMODB_ENDPOINT_URL = "http://127.0.0.1:9"  # nothing listens there
     settings.DYNAMODB_MAX_ATTEMPTS = 1
     dynamo.reset_client()
-    response = signup(client)
-    assert response.status_code == 503
-    assert not django_user_model.objects.exists()
-    assert not EmailAddress.objects.exists()
+    assert confirm_email(client).status_code == 302
+    user = django_user_model.objects.get(username="alice")
+    assert signed_in_as(client) == str(user.pk) and EmailAddress.objects.get(user=user).verified
+    assert "not written after an address confirmation" in caplog.text
+    settings.DYNAMODB_ENDPOINT_URL = endpoint
+    dynamo.reset_client()
+    assert customer_item(user) is None
+    add(client, "4", 1)
+    assert client.post("/checkout/", checkout_form(client)).status_code == 302
+    assert customer_item(user)["email"] == "alice@example.com"
+
+
+def _counting_hashes(monkeypatch):
+    from django.contrib.auth.hashers import get_hasher
+
+    hasher_class = type(get_hasher())
+    encode, hashes = hasher_class.encode, []
+
+    def counted(self, password, salt, *args, **kwargs):
+        hashes.append(password)
+        return encode(self, password, salt, *args, **kwargs)
+
+    monkeypatch.setattr(hasher_class, "encode", counted)
+    return hashes
+
+
+def test_a_taken_and_a_new_address_cost_the_same_hashing_and_no_dynamodb(alice, client, django_user_model,
+                                                                         monkeypatch):
+    """The answer's time must not tell whether an address has an account: one password hash each, and
+    no DynamoDB request (the customer item waits for the confirmation)."""
+    client.logout()
+    hashes = _counting_hashes(monkeypatch)
+    work = {}
+    for kind, email in (("taken", "alice@example.com"), ("new", "newcomer@example.com")):
+        hashes.clear()
+        with count_requests() as counter:
+            response = type(client)().post("/accounts/signup/", {
+                "username": f"someone-{kind}", "email": email, "password1": PASSWORD, "password2": PASSWORD})
+        assert response.status_code == 302
+        work[kind] = (len(hashes), counter.operations)
+    assert work["taken"] == work["new"] == (1, [])
+    assert django_user_model.objects.filter(username="someone-new").exists()
+    assert not django_user_model.objects.filter(username="someone-taken").exists()
 
 
 @pytest.mark.parametrize("next_url", ["not-a-url", "home", "https://evil.example/", "//evil.example/",

@@ -202,6 +202,37 @@ def test_a_crash_between_claim_and_send_neither_loses_nor_doubles(catalog, monke
     assert [m.to for m in mail.outbox] == [["ann@example.com"]]
 
 
+class RefusingBackend:
+    """A mail backend whose server refuses every message; `tries` counts the messages it was given."""
+
+    tries = 0
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def send_messages(self, messages):
+        RefusingBackend.tries += len(messages)
+        raise ConnectionRefusedError("550 refused")
+
+
+def test_an_email_that_keeps_failing_is_given_up_after_the_set_attempts(catalog, settings, caplog):
+    settings.EMAIL_BACKEND = "tests.shop.test_stock_alerts.RefusingBackend"
+    settings.STOCK_ALERT_MAIL_ATTEMPTS = 3
+    RefusingBackend.tries = 0
+    alerts.alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1")
+    receive(SOLD_OUT, 1)
+    summaries = [send_due_alerts(now=time.time() + n * (alerts.LEASE_SECONDS + 1)) for n in range(6)]
+    assert RefusingBackend.tries == 3  # one pass after another, then never again
+    assert [(s.failed, s.given_up) for s in summaries] == [(1, 0), (1, 0), (0, 1), (0, 0), (0, 0), (0, 0)]
+    assert "email not sent after 3 attempts; given up" in caplog.text
+    assert "1 given up" in str(summaries[2])
+    alert = alerts.alerts_of_owner(owner=keys.alert_owner_customer("c1"))[0]
+    assert alert.status == "failed" and alert.attempts == 3
+    # Sold out again, the shopper may ask again: the new alert takes the failed one's place and waits.
+    gateway.stock_decrease(product_id=SOLD_OUT, quantity=1, token=gateway.new_token(), reason="damaged")
+    assert alerts.alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1").state == "waiting"
+
+
 def test_a_failing_mail_server_never_fails_a_stock_write(catalog, monkeypatch):
     from django.core.mail.backends.locmem import EmailBackend
 
