@@ -111,6 +111,7 @@ def age_hold_cap(customer_id, product_id, seconds):
     item = codec.deserialize(found["Item"])
     taken = datetime.fromisoformat(item["heldAt"]) - timedelta(seconds=seconds)
     item.update(heldAt=taken.isoformat(timespec="microseconds"), expiresAt=int(item["expiresAt"]) - seconds)
+    item.update({name: int(item[name]) - seconds for name in ("capAt", "coolUntil") if name in item})
     dynamo.client().put_item(TableName=dynamo.table_name(), Item=codec.serialize(item))
 
 

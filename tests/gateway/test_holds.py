@@ -109,10 +109,11 @@ def test_renewals_stop_at_the_cap_and_a_hold_spent_there_goes_back_to_everyone(h
     assert level() == 3 and holds_all(product_id="7", consistent=True) == []
     assert any(d.product_id == "7" for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s))
     assert holds_release_ended().holds == 0  # released once
-    holds_take(customer_id="bob", lines=[line(2)])  # others may hold them now; ann queues for the rest
+    holds_take(customer_id="bob", lines=[line(2)])  # others may hold them now; ann cools down
     with pytest.raises(OrderRejected) as refused:
         holds_take(customer_id="ann", lines=[line(3)])
-    assert [(p.kind, p.available) for p in refused.value.problems] == [(LineProblem.SHORT, 1)]
+    assert [(p.kind, p.available) for p in refused.value.problems] == [(LineProblem.SHORT, 1),
+                                                                       (LineProblem.COOLING, None)]
     assert reconcile_product(product_id="7") is None
 
 
@@ -125,9 +126,10 @@ def test_an_order_of_more_than_held_uses_the_hold_and_takes_the_rest(holds_on):
 
 
 def test_a_full_cart_of_shrunk_holds_marks_every_unit_back_due(holds_on):
-    """25 lines held 3 each, then 2 each (the renewal: 75 actions with their due marks), then ordered 1 each
-    from the holds (each line's put-back, record and hold delete, and 3: 103 actions with the marks: they
-    follow the order in their own transaction)."""
+    """25 lines held 3 each, then 2 each (the renewal: 75 actions with their due marks, and the shopper's count
+    of units held), then ordered 1 each from the holds (each line's put-back, record and hold delete, 3 and the
+    count: 104 actions with the marks: they follow the order in their own transaction)."""
+    holds_on.STOCK_HOLD_MAX_UNITS_PER_SHOPPER = 75
     data = small_catalog()
     data["products"] = [{"productId": f"z{i}", "name": f"Thing {i}", "brandId": "1", "categoryId": "1",
                          "price": "2.50", "stockLevel": 3} for i in range(25)]
