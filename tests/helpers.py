@@ -115,6 +115,13 @@ def age_hold_cap(customer_id, product_id, seconds):
     dynamo.client().put_item(TableName=dynamo.table_name(), Item=codec.serialize(item))
 
 
+def units_counted(customer_id):
+    """A shopper's count of units held over every product (holds' HOLDUNITS item), read as it is."""
+    key = codec.serialize(keys.hold_units_key(customer_id))
+    found = dynamo.client().get_item(TableName=dynamo.table_name(), Key=key, ConsistentRead=True)
+    return int(codec.deserialize(found["Item"])["heldUnits"]) if "Item" in found else 0
+
+
 def paged_catalog(settings, n=7, size=3):
     """Pages of `size`; brand 2 / category 3 gets `n` gadgets (x0, x1, ...), enough to page through."""
     settings.CATALOG_PAGE_SIZE = size

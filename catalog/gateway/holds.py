@@ -289,7 +289,7 @@ def _beyond_limits(lines, holds, windows, units, products, *, now):
                                         until=cooling))
     growth = _units_growth(lines, holds)
     if growth > 0 and units + growth > hold_limits.max_units():
-        first = next(line for line in lines if line.quantity > holds.get(line.product_id, _NONE).counted_units)
+        first = next(line for line in lines if line.quantity > _counted(holds, line.product_id))
         problems.append(LineProblem(first.product_id, LineProblem.TOTAL, name=name(first.product_id),
                                     available=hold_limits.max_units()))
     return problems
@@ -297,10 +297,12 @@ def _beyond_limits(lines, holds, windows, units, products, *, now):
 
 def _units_growth(lines, holds):
     """How many units the shopper's count grows by when `lines` replace the holds read (counted ones)."""
-    return sum(line.quantity - holds.get(line.product_id, _NONE).counted_units for line in lines)
+    return sum(line.quantity - _counted(holds, line.product_id) for line in lines)
 
 
-_NONE = Hold(product_id="", customer_id="", quantity=0, price=Decimal(0), until=0, held_at="")
+def _counted(holds, product_id):
+    hold = holds.get(product_id)
+    return hold.counted_units if hold else 0
 
 
 def _transact_holds(*, customer_id, lines, more, products, holds, windows, until, max_seconds):

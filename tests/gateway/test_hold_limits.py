@@ -12,7 +12,7 @@ from catalog.gateway import LineProblem, PurchaseLine
 from catalog.gateway.errors import OrderRejected
 from catalog.gateway.holds import holds_release, holds_release_ended, holds_take
 from catalog.gateway.testing import count_requests
-from tests.helpers import age_hold, age_hold_cap
+from tests.helpers import age_hold, age_hold_cap, units_counted
 
 PRICES = {"1": "39990.00", "4": "899.00", "5": "1399.99", "7": "29.90", "8": "9999.00"}
 
@@ -143,6 +143,7 @@ def test_releasing_and_ordering_give_the_allowance_back(holds_on):
     age_hold("ann", "5", 700)  # ended (not at its cap): the release job gives them back
     assert holds_release_ended().holds == 1
     assert holds_take(customer_id="ann", lines=[line("7", 5), line("1", 2)])["7"].quantity == 5  # 2 + 5
+    assert units_counted("ann") == 7
     with pytest.raises(OrderRejected) as refused:
         holds_take(customer_id="ann", lines=[line("4", 2)])
     assert kinds(refused) == [LineProblem.TOTAL]
