@@ -5,6 +5,7 @@ from datetime import UTC, datetime
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
@@ -150,7 +151,7 @@ def checkout(request):
     return _checkout_page(request, cart)
 
 
-def _checkout_page(request, cart, *, hold=False):
+def _checkout_page(request: HttpRequest, cart: Cart, *, hold: bool = False) -> HttpResponse:
     """The checkout: the cart, what this session holds (as remembered: nothing read), the hold's button, the
     address form; with `hold`, the cart's units held first. An HTMX hold gets only its part (#hold)."""
     if not len(cart):
@@ -173,20 +174,20 @@ def _checkout_page(request, cart, *, hold=False):
     return render(request, partial_template(request, "shop/checkout.html", "hold" if hold else None), context)
 
 
-def _to_cart(request):
+def _to_cart(request: HttpRequest) -> HttpResponse:
     """To the cart, where the messages are shown (HTMX: the whole page goes there)."""
     if request.htmx:
         return HttpResponseClientRedirect(reverse("cart"))
     return redirect("cart")
 
 
-def _hold_page(request, cart):
+def _hold_page(request: HttpRequest, cart: Cart) -> HttpResponse:
     if request.POST["action"] != "hold":
         raise InvalidInput("Unknown checkout action: nothing was done.")
     return _checkout_page(request, cart, hold=True)
 
 
-def _hold_cart(request, cart):
+def _hold_cart(request: HttpRequest, cart: Cart) -> list[dict] | None:
     """Hold the cart's units (renewing the shopper's own hold). Products the shopper may not hold again yet
     (a cool-down) are left out: returns them ([{"name", "until"}]: said on the page; they can still be
     bought without a hold). None when nothing could be held, with the reasons as messages."""
@@ -209,14 +210,14 @@ def _hold_cart(request, cart):
     return []
 
 
-def _hold(request, lines):
+def _hold(request: HttpRequest, lines: list) -> dict:
     """Hold these lines for the shopper and remember the holds in the session; raises OrderRejected."""
     held = holds_take(customer_id=request.user.customer_key_id, lines=lines)
     checkouts.held(request.session, held)
     return held
 
 
-def _held_or_told(request, lines):
+def _held_or_told(request: HttpRequest, lines: list) -> bool:
     """Hold the lines of the products not cooling down: True, or False with the reasons as messages."""
     try:
         _hold(request, lines)
@@ -229,7 +230,7 @@ def _held_or_told(request, lines):
     return True
 
 
-def _tell(request, problems):
+def _tell(request: HttpRequest, problems: list) -> None:
     for problem in problems:
         messages.error(request, str(problem))
     messages.error(request, "Nothing is held for you. Please check your cart and try again.")

@@ -67,7 +67,7 @@ class Hold:
         )
 
     @property
-    def counted_units(self):
+    def counted_units(self) -> int:
         return self.quantity if self.counted else 0
 
     def to_item(self):
@@ -273,7 +273,7 @@ def _spent(holds, products, *, now, wanted, max_seconds):
     return problems
 
 
-def _beyond_limits(lines, holds, windows, units, products, *, now):
+def _beyond_limits(lines: list, holds: dict, windows: dict, units: int, products: dict, *, now: int) -> list:
     """The problems of lines the shopper may not hold now: a product in its cool-down (not held now), and
     more units than STOCK_HOLD_MAX_UNITS_PER_SHOPPER over every product (on the first line that grows)."""
     from .orders import LineProblem
@@ -295,12 +295,12 @@ def _beyond_limits(lines, holds, windows, units, products, *, now):
     return problems
 
 
-def _units_growth(lines, holds):
+def _units_growth(lines: list, holds: dict) -> int:
     """How many units the shopper's count grows by when `lines` replace the holds read (counted ones)."""
     return sum(line.quantity - _counted(holds, line.product_id) for line in lines)
 
 
-def _counted(holds, product_id):
+def _counted(holds: dict, product_id: str) -> int:
     hold = holds.get(product_id)
     return hold.counted_units if hold else 0
 
