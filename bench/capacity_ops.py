@@ -165,11 +165,20 @@ def _cart_view(lines):
     return run
 
 
+def _checkout_page(client):
+    """The checkout page as a shopper who holds the cart's units gets it: its button, POST action=hold (with
+    timed holds off it only shows the page, reading what its GET reads)."""
+    response = _ok(client.post("/checkout/", {"action": "hold"}), "checkout page")
+    if response.status_code != 200:
+        raise RuntimeError(f"the checkout page held nothing: HTTP {response.status_code}")
+    return response
+
+
 def _checkout_get(lines):
     def run(ctx, measure):
         client = _cart_with(ctx, lines)
         with measure():
-            _ok(client.get("/checkout/"), "checkout page")
+            _checkout_page(client)
     return run
 
 
@@ -177,7 +186,7 @@ ADDRESS = {"name": "Bench Shopper", "street": "Bench Street 1", "postcode": "101
 
 
 def _checkout_form(client):
-    page = _ok(client.get("/checkout/"), "checkout page").content.decode()
+    page = _checkout_page(client).content.decode()
     hidden = {name: re.search(rf'name="{name}" value="([^"]+)"', page).group(1) for name in ("order_id", "token")}
     return {**ADDRESS, **hidden}
 

@@ -28,7 +28,8 @@ NOTES = {
         "(TransactWriteItems, Query; a GetItem more when that level is stale)"
     ),
     "checkout": (
-        "shopper: add 1 to the cart (HTMX), open the checkout page, then place the order; the three requests in turn"
+        "shopper: add 1 to the cart (HTMX), hold at the checkout page (POST action=hold), then place the order; "
+        "the three requests in turn"
     ),
 }
 

@@ -6,7 +6,7 @@
 --                               csrf-token TAB product-id.
 -- The flows: "stock_post", staff adjustments (+1, a new idempotency key each, and the level the
 -- last answer showed) with HTMX, as the stock page sends them; "checkout", add 1 to the cart (HTMX),
--- open the checkout page (which issues the order ID and key), then place the order, in turn. "non2xx" counts failures: a non-2xx answer, except that a checkout
+-- hold at the checkout page (which issues the order ID and key), then place the order, in turn. "non2xx" counts failures: a non-2xx answer, except that a checkout
 -- must be sent on to its order page (a 302 there, not back to the cart).
 local threads = {}
 local next_id = 0
@@ -63,11 +63,11 @@ function request()
     return wrk.format("POST", "/cart/add/", headers, "product_id=" .. product .. "&quantity=1")
   end
   headers["HX-Request"] = nil
-  -- The checkout page issues the order ID and key (kept in the session); the form sends them back.
+  -- The checkout page, holding the cart's units as its button asks (POST action=hold; with holds off it
+  -- only shows the page), issues the order ID and key (kept in the session); the form sends them back.
   if not issued then
     last = "form"
-    headers["Content-Type"] = nil
-    return wrk.format("GET", "/checkout/", headers)
+    return wrk.format("POST", "/checkout/", headers, "action=hold")
   end
   last = "checkout"
   local order_id, token = issued[1], issued[2]

@@ -6,6 +6,7 @@ resubmit to one order; a posted ID that is not the one issued here (another cust
 order's, a made-up one) is refused before anything is read or written.
 """
 import time
+from datetime import UTC, datetime
 
 from prometheus_client import Counter
 
@@ -58,8 +59,22 @@ HOLDS_KEY = "held"
 
 
 def held(session, holds):
-    """Remember the shopper's holds just taken ({product_id: Hold}): their end and units."""
-    session[HOLDS_KEY] = {pid: {"quantity": hold.quantity, "until": hold.until} for pid, hold in holds.items()}
+    """Remember the shopper's holds just taken ({product_id: Hold}): their end, units and whether it is their
+    cap."""
+    session[HOLDS_KEY] = {pid: {"quantity": hold.quantity, "until": hold.until, "final": hold.final()}
+                          for pid, hold in holds.items()}
+
+
+def first_held(session, product_ids) -> tuple[datetime, bool] | None:
+    """(end, whether it is the cap) of the first of this session's holds of these products to end, as
+    remembered; None when none is held now. The checkout shows it without reading DynamoDB."""
+    now = time.time()
+    remembered = session.get(HOLDS_KEY) or {}
+    ends = [h for pid, h in remembered.items() if pid in product_ids and h["until"] > now]
+    if not ends:
+        return None
+    first = min(ends, key=lambda h: h["until"])
+    return datetime.fromtimestamp(first["until"], UTC), bool(first.get("final"))
 
 
 def own_units(session):

@@ -1,13 +1,16 @@
 """Cart, checkout and the customer's orders. Thin views: the session holds the cart, the
 gateway reads products and places orders in DynamoDB."""
 import dataclasses
+from datetime import UTC, datetime
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
 
 from catalog import gateway, hot_products
 from catalog.gateway import CatalogUnavailable, InvalidInput, OrderRejected, OutcomeUnknown, StockBusy, keys
@@ -138,42 +141,99 @@ def _cart_changed(request, cart, error):
 @login_required
 @require_http_methods(["GET", "HEAD", "POST"])
 def checkout(request):
+    """GET and HEAD show the checkout and write nothing; POST with `action=hold` holds (or renews the hold
+    of) the cart's units and shows it again; any other POST places the order."""
     cart = Cart(request.session)
     if request.method == "POST":
+        if "action" in request.POST:
+            return _hold_page(request, cart)
         return _place_order(request, cart)
+    return _checkout_page(request, cart)
+
+
+def _checkout_page(request: HttpRequest, cart: Cart, *, hold: bool = False) -> HttpResponse:
+    """The checkout: the cart, what this session holds (as remembered: nothing read), the hold's button, the
+    address form; with `hold`, the cart's units held first. An HTMX hold gets only its part (#hold)."""
     if not len(cart):
         messages.info(request, "Your cart is empty.")
-        return redirect("cart")
+        return _to_cart(request)
     context = _cart_context(cart)
     if not context["can_checkout"]:
         messages.error(request, "Some products in your cart can’t be bought as they are; see below.")
-        return redirect("cart")
+        return _to_cart(request)
     if holds_enabled():
-        held = _hold(request, cart)
-        if held is None:
-            return redirect("cart")
-        first = min(held.values(), key=lambda hold: hold.until)  # the first to end
-        context["held_until"], context["hold_final"] = first.until_time, first.final()
+        cooling = _hold_cart(request, cart) if hold else []
+        if cooling is None:
+            return _to_cart(request)
+        context.update(holds_on=True, cooling=cooling, all_cooling=len(cooling) == len(cart))
+        first = checkouts.first_held(request.session, list(cart.lines))  # the first to end
+        if first is not None:
+            context["held_until"], context["hold_final"] = first
     address = request.user.last_address or {"name": request.user.name}
     context["form"] = CheckoutForm(initial={**checkouts.issue(request.session), **address})
-    return render(request, "shop/checkout.html", context)
+    return render(request, partial_template(request, "shop/checkout.html", "hold" if hold else None), context)
 
 
-def _hold(request, cart):
-    """Hold the cart's units for the shopper (renewing their own hold): {product_id: Hold}, or None
-    with the reasons as messages (the cart shows what can be bought)."""
+def _to_cart(request: HttpRequest) -> HttpResponse:
+    """To the cart, where the messages are shown (HTMX: the whole page goes there)."""
+    if request.htmx:
+        return HttpResponseClientRedirect(reverse("cart"))
+    return redirect("cart")
+
+
+def _hold_page(request: HttpRequest, cart: Cart) -> HttpResponse:
+    if request.POST["action"] != "hold":
+        raise InvalidInput("Unknown checkout action: nothing was done.")
+    return _checkout_page(request, cart, hold=True)
+
+
+def _hold_cart(request: HttpRequest, cart: Cart) -> list[dict] | None:
+    """Hold the cart's units (renewing the shopper's own hold). Products the shopper may not hold again yet
+    (a cool-down) are left out: returns them ([{"name", "until"}]: said on the page; they can still be
+    bought without a hold). None when nothing could be held, with the reasons as messages."""
+    lines = cart.order_lines()
     try:
-        held = holds_take(customer_id=request.user.customer_key_id, lines=cart.order_lines())
+        _hold(request, lines)
     except OrderRejected as exc:
-        for problem in exc.problems:
-            messages.error(request, str(problem))
-        messages.error(request, "Nothing is held for you. Please check your cart and try again.")
-        return None
+        cooling = [p for p in exc.problems if p.kind == p.COOLING]
+        checkouts.forget_holds(request.session, [p.product_id for p in exc.problems if p.kind == p.ENDED])
+        if len(cooling) < len(exc.problems):
+            _tell(request, exc.problems)
+            return None
+        rest = [line for line in lines if line.product_id not in {p.product_id for p in cooling}]
+        if rest and not _held_or_told(request, rest):
+            return None
+        return [{"name": p.name, "until": datetime.fromtimestamp(p.until, UTC)} for p in cooling]
     except StockBusy as exc:
         messages.error(request, str(exc))
         return None
+    return []
+
+
+def _hold(request: HttpRequest, lines: list) -> dict:
+    """Hold these lines for the shopper and remember the holds in the session; raises OrderRejected."""
+    held = holds_take(customer_id=request.user.customer_key_id, lines=lines)
     checkouts.held(request.session, held)
     return held
+
+
+def _held_or_told(request: HttpRequest, lines: list) -> bool:
+    """Hold the lines of the products not cooling down: True, or False with the reasons as messages."""
+    try:
+        _hold(request, lines)
+    except OrderRejected as exc:
+        _tell(request, exc.problems)
+        return False
+    except StockBusy as exc:
+        messages.error(request, str(exc))
+        return False
+    return True
+
+
+def _tell(request: HttpRequest, problems: list) -> None:
+    for problem in problems:
+        messages.error(request, str(problem))
+    messages.error(request, "Nothing is held for you. Please check your cart and try again.")
 
 
 @login_required

@@ -429,6 +429,11 @@ STOCK_HOLD_MAX_UNITS = env_int("STOCK_HOLD_MAX_UNITS", 10, minimum=1)
 # The longest one hold lasts, renewals included: opening the checkout again renews a hold, but never past
 # this many seconds after it was first taken (then it ends, is released, and the shopper queues again).
 STOCK_HOLD_MAX_SECONDS = env_int("STOCK_HOLD_MAX_SECONDS", 2 * STOCK_HOLD_SECONDS, minimum=STOCK_HOLD_SECONDS)
+# After a hold's window (STOCK_HOLD_MAX_SECONDS from when it was first taken) the shopper cannot hold that product
+# again for this many seconds: others can hold or buy it; the shopper can still buy it without a hold.
+STOCK_HOLD_COOLDOWN_SECONDS = env_int("STOCK_HOLD_COOLDOWN_SECONDS", STOCK_HOLD_MAX_SECONDS, minimum=0)
+# At most this many units held for one shopper in all, over every product.
+STOCK_HOLD_MAX_UNITS_PER_SHOPPER = env_int("STOCK_HOLD_MAX_UNITS_PER_SHOPPER", 50, minimum=1)
 
 # A product whose stock is spread over buckets, as shoppers' pages read it, is kept this many seconds in the
 # `hot_products` cache (catalog/hot_products.py; 0: not kept); staff pages and the checkout read it exactly.

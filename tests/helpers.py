@@ -111,7 +111,15 @@ def age_hold_cap(customer_id, product_id, seconds):
     item = codec.deserialize(found["Item"])
     taken = datetime.fromisoformat(item["heldAt"]) - timedelta(seconds=seconds)
     item.update(heldAt=taken.isoformat(timespec="microseconds"), expiresAt=int(item["expiresAt"]) - seconds)
+    item.update({name: int(item[name]) - seconds for name in ("capAt", "coolUntil") if name in item})
     dynamo.client().put_item(TableName=dynamo.table_name(), Item=codec.serialize(item))
+
+
+def units_counted(customer_id):
+    """A shopper's count of units held over every product (holds' HOLDUNITS item), read as it is."""
+    key = codec.serialize(keys.hold_units_key(customer_id))
+    found = dynamo.client().get_item(TableName=dynamo.table_name(), Key=key, ConsistentRead=True)
+    return int(codec.deserialize(found["Item"])["heldUnits"]) if "Item" in found else 0
 
 
 def paged_catalog(settings, n=7, size=3):

@@ -23,7 +23,7 @@ from decimal import Decimal
 
 from django.conf import settings
 
-from . import keys
+from . import hold_limits, keys
 from .alerts import alert_due_action, transact_write_marking_due
 from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
 from .batches import batch_get
@@ -56,13 +56,19 @@ class Hold:
     price: Decimal
     until: int
     held_at: str
+    counted: bool = False  # in the shopper's count of units held (hold_limits)
 
     @classmethod
     def from_item(cls, item):
         return cls(
             product_id=item["productId"], customer_id=item["customerId"], quantity=int(item["quantity"]),
             price=Decimal(str(item["price"])), until=int(item["holdUntil"]), held_at=item.get("heldAt", ""),
+            counted=bool(item.get("counted")),
         )
+
+    @property
+    def counted_units(self) -> int:
+        return self.quantity if self.counted else 0
 
     def to_item(self):
         # Not `expiresAt`: DynamoDB's TTL would delete the hold and its units would never come back.
@@ -71,14 +77,15 @@ class Hold:
             **keys.hold_expiry_keys(self.product_id, self.customer_id, self.until),
             "type": "HOLD", "productId": self.product_id, "customerId": self.customer_id,
             "quantity": self.quantity, "price": self.price, "holdUntil": self.until, "heldAt": self.held_at,
-        }
+        } | ({"counted": True} if self.counted else {})
 
     def cap_item(self):
-        """What this hold leaves when it is released before its cap: when it was first taken (a new hold of
-        the product for the shopper ends by the same cap; DynamoDB's TTL deletes it after the cap)."""
+        """What this hold leaves when it is released: when it was first taken (a new hold of the product for
+        the shopper ends by the same cap), its cap and the end of the cool-down after it (no new hold of it
+        for the shopper until then: hold_limits); DynamoDB's TTL deletes it after the cool-down."""
         return {**keys.hold_cap_key(self.product_id, self.customer_id), "type": "HOLD_CAP",
                 "productId": self.product_id, "customerId": self.customer_id, "heldAt": self.held_at,
-                "expiresAt": self.latest_end()}
+                **hold_limits.cap_fields(self.latest_end())}
 
     @property
     def until_time(self):
@@ -131,19 +138,21 @@ def holds_of(*, customer_id, product_ids, consistent=True):
 
 
 def _holds_and_caps(customer_id, product_ids, *, consistent=True, caps=False):
-    """({product_id: Hold}, {product_id: first taken} of the shopper's released holds whose cap is still
-    ahead, read only with `caps`): one BatchGetItem."""
+    """({product_id: Hold}, {product_id: HOLDCAP item} of the shopper's released holds (their window and
+    cool-down), units the shopper holds over every product), the last two read only with `caps`: one
+    BatchGetItem."""
     check_id("Customer", customer_id)
     ids = list(dict.fromkeys(product_ids))
     if not ids:
-        return {}, {}
+        return {}, {}, 0
     wanted = [keys.hold_key(pid, customer_id) for pid in ids]
     if caps:
-        wanted += [keys.hold_cap_key(pid, customer_id) for pid in ids]
+        wanted += [keys.hold_cap_key(pid, customer_id) for pid in ids] + [keys.hold_units_key(customer_id)]
     items = batch_get(wanted, consistent=consistent)
     holds = {item["productId"]: Hold.from_item(item) for item in items if item["type"] == "HOLD"}
-    firsts = {item["productId"]: item["heldAt"] for item in items if item["type"] == "HOLD_CAP"}
-    return holds, firsts
+    windows = {item["productId"]: item for item in items if item["type"] == "HOLD_CAP"}
+    units = hold_limits.counted_units(next((item for item in items if item["type"] == "HOLD_UNITS"), None))
+    return holds, windows, units
 
 
 def _hold_condition(hold, *, ended_by=None):
@@ -193,8 +202,9 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=
     was first taken (more units of a line take its end as it is): one transaction of each line's stock
     take (only the units not held yet) and hold item (conditional on the hold as read). Returns
     {product_id: Hold}. Raises OrderRejected (LineProblem: gone, short of what others can buy plus the
-    shopper's own hold, price changed, above STOCK_HOLD_MAX_UNITS, a hold that ended at its cap: that one
-    is released here, so the next try queues for its units like anyone) and holds nothing then."""
+    shopper's own hold, price changed, above STOCK_HOLD_MAX_UNITS, more than STOCK_HOLD_MAX_UNITS_PER_SHOPPER
+    over every product, a product in its cool-down (hold_limits), a hold that ended at its cap: that one is
+    released here, so the next try queues for its units like anyone) and holds nothing then."""
     from .orders import LineProblem, check_lines, line_problems  # orders.py builds on this module
 
     check_id("Customer", customer_id)
@@ -206,7 +216,7 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=
     products, holds, consistent = None, None, False
     for attempt in attempts_until_deadline():
         if holds is None:  # and when the shopper's holds released lately were first taken: their caps count
-            holds, firsts = _holds_and_caps(customer_id, ids, caps=True)
+            holds, windows, units = _holds_and_caps(customer_id, ids, caps=True)
         own = {pid: hold.quantity for pid, hold in holds.items()}
         more = [dataclasses.replace(line, quantity=line.quantity - own.get(line.product_id, 0)) for line in lines]
         taking = [line for line in more if line.quantity > 0]
@@ -228,10 +238,11 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=
             continue
         now = int(time.time())
         problems += _spent(holds, products, now=now, wanted=now + seconds, max_seconds=max_seconds)
+        problems += _beyond_limits(lines, holds, windows, units, products, now=now)
         if problems:
             raise OrderRejected(problems)
         outcome = _transact_holds(customer_id=customer_id, lines=lines, more=more, products=products, holds=holds,
-                                  firsts=firsts, until=now + seconds, max_seconds=max_seconds)
+                                  windows=windows, until=now + seconds, max_seconds=max_seconds)
         if isinstance(outcome, dict) and all(isinstance(h, Hold) for h in outcome.values()):
             return outcome
         if outcome == "conflict":
@@ -262,7 +273,39 @@ def _spent(holds, products, *, now, wanted, max_seconds):
     return problems
 
 
-def _transact_holds(*, customer_id, lines, more, products, holds, firsts, until, max_seconds):
+def _beyond_limits(lines: list, holds: dict, windows: dict, units: int, products: dict, *, now: int) -> list:
+    """The problems of lines the shopper may not hold now: a product in its cool-down (not held now), and
+    more units than STOCK_HOLD_MAX_UNITS_PER_SHOPPER over every product (on the first line that grows)."""
+    from .orders import LineProblem
+
+    def name(pid):
+        return products[pid].name if pid in products else pid
+
+    problems = []
+    for line in lines:
+        cooling = None if line.product_id in holds else hold_limits.cooling_until(windows.get(line.product_id), now)
+        if cooling is not None:
+            problems.append(LineProblem(line.product_id, LineProblem.COOLING, name=name(line.product_id),
+                                        until=cooling))
+    growth = _units_growth(lines, holds)
+    if growth > 0 and units + growth > hold_limits.max_units():
+        first = next(line for line in lines if line.quantity > _counted(holds, line.product_id))
+        problems.append(LineProblem(first.product_id, LineProblem.TOTAL, name=name(first.product_id),
+                                    available=hold_limits.max_units()))
+    return problems
+
+
+def _units_growth(lines: list, holds: dict) -> int:
+    """How many units the shopper's count grows by when `lines` replace the holds read (counted ones)."""
+    return sum(line.quantity - _counted(holds, line.product_id) for line in lines)
+
+
+def _counted(holds: dict, product_id: str) -> int:
+    hold = holds.get(product_id)
+    return hold.counted_units if hold else 0
+
+
+def _transact_holds(*, customer_id, lines, more, products, holds, windows, until, max_seconds):
     stamp = utc_now().isoformat(timespec="microseconds")
     actions, takes, new = [], {}, {}
     for line, extra in zip(lines, more, strict=True):
@@ -281,18 +324,24 @@ def _transact_holds(*, customer_id, lines, more, products, holds, firsts, until,
         before = holds.get(line.product_id)
         # The cap on renewals runs from the first hold, a released one's too while its cap is ahead.
         capped = before
-        if before is None and line.product_id in firsts:
+        if before is None and line.product_id in windows:
             capped = Hold(product_id=line.product_id, customer_id=customer_id, quantity=0, price=line.price,
-                          until=0, held_at=firsts[line.product_id])
+                          until=0, held_at=windows[line.product_id]["heldAt"])
             capped = capped if capped.latest_end(max_seconds) > time.time() else None
         hold = Hold(product_id=line.product_id, customer_id=customer_id, quantity=line.quantity, price=line.price,
                     until=capped.renewed_until(until, max_seconds) if capped else until,
-                    held_at=capped.held_at if capped else stamp)
+                    held_at=capped.held_at if capped else stamp, counted=True)
         new[line.product_id] = hold
         if before is None:
             actions.append(put(hold.to_item(), if_absent=True))
+            if line.product_id in windows:  # none read: none can start cooling before this write (hold_limits)
+                actions.append(hold_limits.not_cooling(line.product_id, customer_id, int(time.time())))
         else:
             actions.append(_put_if(hold.to_item(), *_hold_condition(before)))
+    growth = _units_growth(lines, holds)
+    if growth:  # a refused count (another tab held more meanwhile) is read again, as a changed hold
+        actions.append(hold_limits.units_change(customer_id, growth,
+                                                most=hold_limits.max_units() if growth > 0 else None))
     paths = tuple((pid, take.path) for pid, take in takes.values())
     due = [take.due for _pid, take in takes.values() if isinstance(take, PutBack)]  # units back: alerts due
     refusal = transact_write_marking_due(
@@ -378,8 +427,10 @@ def hold_release(*, hold, why, ended_by=None):
         }
         actions = [delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values),
                    put(log, if_absent=True)]
-        if hold.latest_end() > time.time():  # a new hold of it for the shopper ends by the same cap
+        if hold.cap_item()["expiresAt"] > time.time():  # its window and cool-down (hold_limits)
             actions.append(put(hold.cap_item()))
+        if hold.counted:
+            actions.append(hold_limits.units_change(hold.customer_id, -hold.quantity))
         if product is not None:
             actions += [units_back(product, hold.quantity)[0],
                         alert_due_action(hold.product_id, hold.quantity)]  # units back: as for a receipt

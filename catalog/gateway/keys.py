@@ -96,6 +96,8 @@ product's stock page).
 |---------------|---------|---------------------|--------------------------------------------------|
 | hold          | P#<pid>#H#<shard> | HOLD#<cid>  | HOLDS#<shard> / <until, epoch s, 10 digits>#<pid>#<cid> |
 | released hold | P#<pid>#H#<shard> | HOLDLOG#<time>#<cid> |                                        |
+| hold's window | P#<pid>#H#<shard> | HOLDCAP#<cid> |                                              |
+| units held    | CUSTOMER#<cid>    | HOLDUNITS     |                                              |
 """
 import hashlib
 import re
@@ -479,6 +481,7 @@ HOLD_SHARDS = 64
 HOLD_PREFIX = "HOLD#"
 HOLD_LOG_PREFIX = "HOLDLOG#"
 HOLD_CAP_PREFIX = "HOLDCAP#"
+HOLD_UNITS_SK = "HOLDUNITS"
 # A product's holds and their records are spread over this many partitions (a hash of the customer): with
 # holds on, every sale puts a hold and deletes it (4 write units), so one partition would cap a hot product at
 # 250 sales a second; 8 give it 2,000. Readers read every one: a constant.
@@ -517,9 +520,16 @@ def hold_expiry_before(now):
 
 
 def hold_cap_key(product_id, customer_id):
-    """What a released hold leaves until its cap (STOCK_HOLD_MAX_SECONDS after it was first taken): when it
-    was first taken, so that a shopper who opens the checkout again is held only until that cap."""
+    """What a released hold leaves until its cap (STOCK_HOLD_MAX_SECONDS after it was first taken) and the
+    cool-down after it (STOCK_HOLD_COOLDOWN_SECONDS): when it was first taken, so that a shopper who holds
+    again is held only until that cap, and not at all during the cool-down."""
     return {"PK": hold_pk(product_id, _shard_of(customer_id, HOLD_KEY_SHARDS)), "SK": f"{HOLD_CAP_PREFIX}{customer_id}"}
+
+
+def hold_units_key(customer_id):
+    """The count of units a shopper holds now, over every product (STOCK_HOLD_MAX_UNITS_PER_SHOPPER). Beside the
+    customer item, not in it: an order's transaction updates both."""
+    return {"PK": customer_pk(customer_id), "SK": HOLD_UNITS_SK}
 
 
 def hold_log_key(product_id, customer_id, at):

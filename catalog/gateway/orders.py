@@ -31,7 +31,7 @@ from django.utils.timesince import timesince
 from catalog import availability
 from storefront.numbers import euro
 
-from . import keys
+from . import hold_limits, keys
 from .alerts import alert_due_action, transact_write_marking_due
 from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
 from .boundary import error_code, translate_errors
@@ -129,13 +129,16 @@ class LineProblem:
     PRICE = "price"
     LIMIT = "limit"  # more than STOCK_HOLD_MAX_UNITS to hold (holds.holds_take; `available` is the limit)
     ENDED = "ended"  # a hold that ended at STOCK_HOLD_MAX_SECONDS, released (holds.holds_take; `available`: those)
+    COOLING = "cooling"  # not to be held again by the shopper before `until` (epoch s; hold_limits)
+    TOTAL = "total"  # beyond STOCK_HOLD_MAX_UNITS_PER_SHOPPER units held over every product (`available`: those)
 
-    def __init__(self, product_id, kind, *, name="", available=None, price=None):
+    def __init__(self, product_id, kind, *, name="", available=None, price=None, until=None):
         self.product_id = product_id
         self.kind = kind
         self.name = name or product_id
         self.available = available
         self.price = price
+        self.until = until
 
     def __str__(self):
         if self.kind == self.GONE:
@@ -145,12 +148,17 @@ class LineProblem:
         if self.kind == self.LIMIT:
             return (f"While you pay, we hold at most {self.available} of {self.name} for one shopper; "
                     "please lower the quantity in your cart.")
+        if self.kind == self.TOTAL:
+            return (f"While you pay, we hold at most {self.available} units for one shopper over all products; "
+                    f"please lower the quantities in your cart or buy some of them first ({self.name} is not held).")
+        if self.kind == self.COOLING:
+            return f"{self.name} cannot be held for you again yet; you can still buy it without a hold."
         if self.kind == self.ENDED:
             start = datetime.fromtimestamp(0, UTC)
             longest = timesince(start, start + timedelta(seconds=self.available))
             return (f"Your hold on {self.name} ended: we hold units for one shopper at most {longest}, however "
-                    "often the checkout is opened. They are back on sale; check out again to hold them if they "
-                    "are still there.")
+                    "often the checkout is opened. They are back on sale: you can still buy them without a hold while "
+                    "they are there, and hold them again after a pause.")
         return f"The price of {self.name} changed to {euro(self.price)}."
 
     def __repr__(self):
@@ -339,6 +347,9 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     actions.append(_customer_update(customer_id=customer_id, name=customer_name, email=customer_email, at=at))
     first_hold_action = len(actions)
     actions.extend(hold_actions)
+    counted = sum(holds[line.product_id].counted_units for line in lines if line.product_id in holds)
+    if counted:  # the units the order takes from its holds leave the shopper's count of units held
+        actions.append(hold_limits.units_change(customer_id, -counted))
     levels = tuple((path, products[line.product_id].reorder_point) for path, line in zip(paths, lines, strict=True))
     # Units a hold bigger than its line gives back are due to back-in-stock alerts, as a released hold's.
     due = [take.due for take in takes if isinstance(take, PutBack)]

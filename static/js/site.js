@@ -111,28 +111,35 @@
 // Checkout with a timed hold (issue 36): a live countdown to the end of the hold beside the time
 // it ends. Sighted shoppers see it every second; screen readers hear it politely at 5, 2 and 1
 // minutes left and when it ends, not every second.
+// The hold's part of the page is swapped in by htmx when the shopper asks to hold: counted from then on.
 (function () {
-  var box = document.querySelector("[data-hold-until]");
-  if (!box) return;
-  var until = Date.parse(box.getAttribute("data-hold-until"));
-  var clock = box.querySelector(".hold-countdown");
-  var say = document.getElementById("hold-announce");
-  var told = null;
-  function tick() {
-    var left = Math.max(0, Math.round((until - Date.now()) / 1000));
-    var minutes = Math.floor(left / 60), seconds = left % 60;
-    clock.hidden = false;
-    clock.textContent = left
-      ? "(" + minutes + ":" + (seconds < 10 ? "0" : "") + seconds + " left)"
-      : "(the hold has ended)";
-    var mark = left === 0 ? 0 : [5, 2, 1].filter(function (m) { return left <= m * 60; }).pop();
-    if (mark !== undefined && mark !== told) {
-      told = mark;
-      say.textContent = mark === 0
-        ? "The hold on your units has ended. You can still place the order while they are in stock."
-        : mark + (mark === 1 ? " minute" : " minutes") + " left of the hold on your units.";
+  function start() {
+    var box = document.querySelector("[data-hold-until]");
+    if (!box || box.hasAttribute("data-counting")) return;
+    box.setAttribute("data-counting", "");
+    var until = Date.parse(box.getAttribute("data-hold-until"));
+    var clock = box.querySelector(".hold-countdown");
+    var say = box.querySelector("#hold-announce");
+    var told = null;
+    function tick() {
+      if (!box.isConnected) return;
+      var left = Math.max(0, Math.round((until - Date.now()) / 1000));
+      var minutes = Math.floor(left / 60), seconds = left % 60;
+      clock.hidden = false;
+      clock.textContent = left
+        ? "(" + minutes + ":" + (seconds < 10 ? "0" : "") + seconds + " left)"
+        : "(the hold has ended)";
+      var mark = left === 0 ? 0 : [5, 2, 1].filter(function (m) { return left <= m * 60; }).pop();
+      if (mark !== undefined && mark !== told) {
+        told = mark;
+        say.textContent = mark === 0
+          ? "The hold on your units has ended. You can still place the order while they are in stock."
+          : mark + (mark === 1 ? " minute" : " minutes") + " left of the hold on your units.";
+      }
+      if (left > 0) window.setTimeout(tick, 1000);
     }
-    if (left > 0) window.setTimeout(tick, 1000);
+    tick();
   }
-  tick();
+  start();
+  document.addEventListener("htmx:afterSettle", start);
 })();

@@ -1,5 +1,6 @@
-"""The checkout page of a timed hold (issue 36) in a browser: the time it ends, a live countdown,
-polite announcements for screen readers, and the cancel button that releases the units."""
+"""The checkout page of a timed hold (issue 36) in a browser: opening it holds nothing; its button holds
+the units (an HTMX post that swaps in the hold's part), then the time it ends, a live countdown, polite
+announcements for screen readers, and the cancel button that releases the units."""
 import re
 
 import pytest
@@ -37,7 +38,11 @@ def test_the_checkout_counts_down_the_hold_and_cancel_releases_it(shop, page, ax
     page.get_by_label("Password").fill("a-long-password-1")
     page.get_by_role("button", name="Sign in").click()
     expect(page).to_have_url(re.compile(r"/checkout/$"))
+    expect(page.locator(".hold-note")).to_have_count(0)
+    assert gateway.product_get(product_id="4", consistent=True).stock_level == 12  # opening it holds nothing
+    page.get_by_role("button", name="Hold my units while I pay").click()
     expect(page.locator(".hold-note")).to_contain_text("We hold these units for you until")
+    expect(page).to_have_url(re.compile(r"/checkout/$"))
     expect(page.locator(".hold-countdown")).to_have_text(re.compile(r"^\((10:00|9:[0-5]\d) left\)$"))
     expect(page.locator("#hold-announce")).to_have_attribute("aria-live", "polite")
     assert gateway.product_get(product_id="4", consistent=True).stock_level == 11  # others can buy 11

@@ -1,6 +1,7 @@
-"""Timed holds (issue 36), on moto: renewing a hold (opening the checkout again) never pushes its end
-past STOCK_HOLD_MAX_SECONDS after it was first taken; a hold that ended at that cap is released and the
-shopper queues again for its units like anyone; units a shrinking hold gives back are due to alerts."""
+"""Timed holds (issue 36), on moto: renewing a hold (asking to hold again) never pushes its end past
+STOCK_HOLD_MAX_SECONDS after it was first taken; a hold that ended at that cap is released, others can hold
+or buy its units, and the shopper cannot hold that product again for STOCK_HOLD_COOLDOWN_SECONDS; units a
+shrinking hold gives back are due to alerts."""
 import time
 from decimal import Decimal
 
@@ -20,6 +21,7 @@ from tests.helpers import age_hold, age_hold_cap
 def holds_on(settings, catalog):
     settings.STOCK_HOLD_SECONDS = 600
     settings.STOCK_HOLD_MAX_SECONDS = 1200
+    settings.STOCK_HOLD_COOLDOWN_SECONDS = 1200
     settings.STOCK_HOLD_MAX_UNITS = 5
 
 
@@ -80,14 +82,15 @@ def test_a_hold_ended_at_its_cap_is_released_and_the_shopper_queues_again(holds_
     holds_take(customer_id="bob", lines=[roadster()])  # someone else was quicker
     with pytest.raises(OrderRejected) as refused:
         holds_take(customer_id="ann", lines=[roadster()])
-    assert [p.kind for p in refused.value.problems] == [LineProblem.SHORT]
+    assert [p.kind for p in refused.value.problems] == [LineProblem.SHORT, LineProblem.COOLING]
 
 
-def test_after_the_release_a_new_hold_starts_a_new_cap(holds_on):
+def test_after_the_cool_down_a_new_hold_starts_a_new_cap(holds_on):
     first = holds_take(customer_id="ann", lines=[line(2)])["7"]
     age_hold("ann", "7", 1300)
     with pytest.raises(OrderRejected):
         holds_take(customer_id="ann", lines=[line(2)])
+    age_hold_cap("ann", "7", 1200)  # the cool-down after the cap is over
     new = holds_take(customer_id="ann", lines=[line(2)])["7"]  # the units were still there
     assert new.held_at > first.held_at and new.until >= int(time.time()) + 599 and not new.final()
     assert level() == 38
@@ -141,12 +144,16 @@ def test_cancelling_and_opening_the_checkout_again_keeps_the_first_holds_cap(hol
     assert again.held_at == first.held_at and level() == 38
 
 
-def test_once_the_cap_is_past_a_cancelled_shopper_is_held_afresh(holds_on):
+def test_once_the_cool_down_is_past_a_cancelled_shopper_is_held_afresh(holds_on):
     from catalog.gateway.holds import holds_release
 
     holds_take(customer_id="ann", lines=[line(2)])
     age_hold("ann", "7", 500)
     holds_release(customer_id="ann", product_ids=["7"])
-    age_hold_cap("ann", "7", 800)  # its cap (1,200 s after it was first taken) passed 100 s ago
+    age_hold_cap("ann", "7", 800)  # its cap (1,200 s after it was first taken) passed 100 s ago: cooling down
+    with pytest.raises(OrderRejected) as refused:
+        holds_take(customer_id="ann", lines=[line(2)])
+    assert [p.kind for p in refused.value.problems] == [LineProblem.COOLING] and level() == 40
+    age_hold_cap("ann", "7", 1200)  # and the cool-down after it is over
     again = holds_take(customer_id="ann", lines=[line(2)])["7"]
     assert not again.final() and again.until >= int(time.time()) + 599 and level() == 38

@@ -19,7 +19,7 @@ from catalog.gateway.holds import (
     holds_take,
 )
 from catalog.gateway.reconcile import reconcile_product
-from tests.helpers import age_hold, seed, small_catalog
+from tests.helpers import age_hold, seed, small_catalog, units_counted
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -109,10 +109,11 @@ def test_renewals_stop_at_the_cap_and_a_hold_spent_there_goes_back_to_everyone(h
     assert level() == 3 and holds_all(product_id="7", consistent=True) == []
     assert any(d.product_id == "7" for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s))
     assert holds_release_ended().holds == 0  # released once
-    holds_take(customer_id="bob", lines=[line(2)])  # others may hold them now; ann queues for the rest
+    holds_take(customer_id="bob", lines=[line(2)])  # others may hold them now; ann cools down
     with pytest.raises(OrderRejected) as refused:
         holds_take(customer_id="ann", lines=[line(3)])
-    assert [(p.kind, p.available) for p in refused.value.problems] == [(LineProblem.SHORT, 1)]
+    assert [(p.kind, p.available) for p in refused.value.problems] == [(LineProblem.SHORT, 1),
+                                                                       (LineProblem.COOLING, None)]
     assert reconcile_product(product_id="7") is None
 
 
@@ -125,9 +126,10 @@ def test_an_order_of_more_than_held_uses_the_hold_and_takes_the_rest(holds_on):
 
 
 def test_a_full_cart_of_shrunk_holds_marks_every_unit_back_due(holds_on):
-    """25 lines held 3 each, then 2 each (the renewal: 75 actions with their due marks), then ordered 1 each
-    from the holds (each line's put-back, record and hold delete, and 3: 103 actions with the marks: they
-    follow the order in their own transaction)."""
+    """25 lines held 3 each, then 2 each (the renewal: 75 actions with their due marks, and the shopper's count
+    of units held), then ordered 1 each from the holds (each line's put-back, record and hold delete, 3 and the
+    count: 104 actions with the marks: they follow the order in their own transaction)."""
+    holds_on.STOCK_HOLD_MAX_UNITS_PER_SHOPPER = 75
     data = small_catalog()
     data["products"] = [{"productId": f"z{i}", "name": f"Thing {i}", "brandId": "1", "categoryId": "1",
                          "price": "2.50", "stockLevel": 3} for i in range(25)]
@@ -374,3 +376,35 @@ def test_an_order_of_fewer_than_held_of_a_spread_product_leaves_it_spread(holds_
     product = gateway.products.product_get(product_id="7", consistent=True)
     assert product.spread and level() == 198
     assert reconcile_product(product_id="7") is None and not holds_of(customer_id="ann", product_ids=["7"])
+
+
+def test_one_account_holding_from_many_tabs_at_once_stays_within_its_allowance(holds_on):
+    """16 holds of one account at once, each of another product, with an allowance of 8 units: exactly 8 are
+    held and the account's count says 8; released at once, it says 0 and the allowance is whole again."""
+    holds_on.STOCK_HOLD_MAX_UNITS_PER_SHOPPER = 8
+    data = small_catalog()
+    data["products"] = [{"productId": f"z{i}", "name": f"Thing {i}", "brandId": "1", "categoryId": "1",
+                         "price": "2.50", "stockLevel": 3} for i in range(16)]
+    seed(data)
+    ids = [f"z{i}" for i in range(16)]
+
+    def hold(pid):
+        try:
+            holds_take(customer_id="ann", lines=[PurchaseLine(product_id=pid, quantity=1, price=Decimal("2.50"))])
+            return pid
+        except OrderRejected as exc:
+            assert [p.kind for p in exc.problems] == [LineProblem.TOTAL]
+            return None
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        held = [pid for pid in pool.map(hold, ids) if pid]
+    assert len(held) == 8 and len(holds_of(customer_id="ann", product_ids=ids)) == 8
+    assert units_counted("ann") == 8
+    assert sum(level(pid) for pid in ids) == 16 * 3 - 8
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert sum(pool.map(lambda pid: holds_release(customer_id="ann", product_ids=[pid]), held)) == 8
+    assert units_counted("ann") == 0 and sum(level(pid) for pid in ids) == 16 * 3
+    fresh = [pid for pid in ids if pid not in held][:8]  # other products: no window of hers to wait for
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert all(pool.map(hold, fresh))
+    assert units_counted("ann") == 8

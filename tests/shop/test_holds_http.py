@@ -1,5 +1,5 @@
 """Timed holds over HTTP (issue 36): app servers as `make run` serves the shop, shoppers as browsers.
-Opening the checkout holds the cart's units; others see only what they can still buy; the order
+The checkout page's button (POST action=hold) holds the cart's units; others see only what they can still buy; the order
 turns the hold into the sale; the release job gives back the units of a hold that ended."""
 import re
 import threading
@@ -61,6 +61,14 @@ def order_form(html, i):
             "name": f"Buyer {i}", "street": "Hauptstraße 1", "postcode": "10115", "city": "Berlin", "country": "DE"}
 
 
+def hold(server, browser, token=None):
+    """The checkout page's "Hold my units while I pay" (a plain form post, the page's CSRF token): its answer."""
+    if token is None:
+        token = csrf(browser.get(f"{server.url}/checkout/", timeout=TIMEOUT).text)
+    return browser.post(f"{server.url}/checkout/", data={"csrfmiddlewaretoken": token, "action": "hold"},
+                        timeout=TIMEOUT)
+
+
 def place(server, browser, form):
     response = browser.post(f"{server.url}/checkout/", data=form, timeout=TIMEOUT)  # follows the redirect
     return response.url, response.text
@@ -75,18 +83,20 @@ def test_two_shoppers_and_the_last_unit(local_ddb, settings, shared_database, tm
     with AppServer(env, tmp_path / "app.log") as server:
         ann, bob = two_with_the_charger(server, sessions)
         ann_page = ann.get(f"{server.url}/checkout/", timeout=TIMEOUT).text
+        assert HELD not in ann_page and level() == 1  # opening the page holds nothing
+        ann_page = hold(server, ann).text
         assert HELD in ann_page and 'aria-live="polite"' in ann_page and "<time datetime=" in ann_page
         # Bob sees the unit held: sold out for him, on the product page and at checkout.
         product_page = bob.get(f"{server.url}/products/7/", timeout=TIMEOUT).text
         assert "1 unit held by shoppers who are paying now" in product_page
-        response = bob.get(f"{server.url}/checkout/", timeout=TIMEOUT)
+        response = hold(server, bob)
         assert response.url.endswith("/cart/") and "can’t be bought as they are" in response.text
         assert "Sold out" in response.text
         # Ann lets her hold run out; the job (as `make run` runs it) gives the unit back.
         time.sleep(3.5)
         assert "holds released: 1 (1 unit)" in manage(env, "run_stock_jobs")
         assert level() == 1
-        bob_page = bob.get(f"{server.url}/checkout/", timeout=TIMEOUT).text
+        bob_page = hold(server, bob).text
         assert HELD in bob_page
         url, html = place(server, bob, order_form(bob_page, 1))
         assert re.search(r"/account/orders/[^/]+/$", url) and "Thank you! Your order" in html
@@ -95,7 +105,7 @@ def test_two_shoppers_and_the_last_unit(local_ddb, settings, shared_database, tm
     assert level() == 0 and reconcile_product(product_id="7") is None
 
 
-def test_a_crowd_of_32_opens_checkout_for_10_units(local_ddb, settings, shared_database, tmp_path):
+def test_a_crowd_of_32_asks_to_hold_10_units(local_ddb, settings, shared_database, tmp_path):
     shoppers, units = 32, 10
     env, sessions = start(settings, shared_database, shoppers, level=units, seconds=600)
     flags = gunicorn_flags()
@@ -103,15 +113,17 @@ def test_a_crowd_of_32_opens_checkout_for_10_units(local_ddb, settings, shared_d
         browsers = [browser_of(s) for s in sessions]
         with ThreadPoolExecutor(max_workers=8) as pool:
             list(pool.map(lambda b: add_to_cart(server, b), browsers))
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            tokens = list(pool.map(lambda b: csrf(b.get(f"{server.url}/checkout/", timeout=TIMEOUT).text), browsers))
         gate = threading.Barrier(shoppers)
 
-        def open_checkout(browser):
+        def open_checkout(i):
             gate.wait()
-            response = browser.get(f"{server.url}/checkout/", timeout=TIMEOUT)
+            response = hold(server, browsers[i], tokens[i])
             return response.url, response.text
 
         with ThreadPoolExecutor(max_workers=shoppers) as pool:
-            pages = list(pool.map(open_checkout, browsers))
+            pages = list(pool.map(open_checkout, range(shoppers)))
         held = [i for i, (url, html) in enumerate(pages) if HELD in html]
         assert len(held) == units, [url for url, _ in pages]
         for url, html in (pages[i] for i in range(shoppers) if i not in held):
@@ -135,7 +147,7 @@ def test_holds_off_the_checkout_holds_nothing(local_ddb, settings, shared_databa
     env, sessions = start(settings, shared_database, 2, level=1, seconds=0)
     with AppServer(env, tmp_path / "app.log") as server:
         ann, bob = two_with_the_charger(server, sessions)
-        ann_page = ann.get(f"{server.url}/checkout/", timeout=TIMEOUT).text
+        ann_page = hold(server, ann).text  # the button only shows the page
         bob_page = bob.get(f"{server.url}/checkout/", timeout=TIMEOUT).text
         assert HELD not in ann_page and HELD not in bob_page and level() == 1  # as today: both may pay
         url, _html = place(server, bob, order_form(bob_page, 1))
