@@ -7,6 +7,7 @@ import pytest
 import requests
 
 from catalog import gateway
+from tests.helpers import totp_code
 from tests.shop.servers import TIMEOUT, AppServer, app_env, csrf, hidden, manage
 
 pytestmark = [pytest.mark.dynamodb_local, pytest.mark.servers]
@@ -87,3 +88,40 @@ def test_two_app_servers_on_one_redis_share_one_sign_in_limit(local_catalog, set
             assert response.status_code == 400 and TOO_MANY not in response.text
         paused = sign_in(servers[1], "a-long-password-1")  # the right password, on the server that saw 2
         assert paused.status_code == 400 and TOO_MANY in paused.text
+
+
+SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+CREATE_ANN_WITH_APP = (
+    "from allauth.account.models import EmailAddress; from allauth.mfa.totp.internal.auth import TOTP; "
+    "from shop.models import User; "
+    "u = User.objects.create_user(username='ann', email='ann@example.com', password='a-long-password-1'); "
+    "EmailAddress.objects.create(user=u, email='ann@example.com', verified=True, primary=True); "
+    f"TOTP.activate(u, {SECRET!r})"
+)
+
+
+def test_one_authenticator_code_signs_in_once_across_two_app_servers(local_catalog, settings, shared_database,
+                                                                     redis_cache, tmp_path):
+    """A code seen over someone's shoulder, typed on the other server (or another worker) after its owner
+    signed in with it, is refused for its whole window: the step taken is kept in the shared database."""
+    env = {**app_env(settings, shared_database), "CACHE_URL": redis_cache.url}
+    manage(env, "migrate", "--noinput", "-v", "0")
+    manage(env, "shell", "-c", CREATE_ANN_WITH_APP)
+    with ExitStack() as stack:
+        servers = [stack.enter_context(AppServer(env, tmp_path / f"{name}.log")) for name in ("first", "second")]
+
+        def sign_in_with(server, code):
+            browser = requests.Session()
+            html = browser.get(server.url + "/accounts/login/", timeout=TIMEOUT).text
+            response = browser.post(server.url + "/accounts/login/", timeout=TIMEOUT, allow_redirects=False, data={
+                "csrfmiddlewaretoken": csrf(html), "login": "ann", "password": "a-long-password-1"})
+            assert response.headers["Location"] == "/accounts/2fa/authenticate/"
+            html = browser.get(server.url + "/accounts/2fa/authenticate/", timeout=TIMEOUT).text
+            return browser.post(server.url + "/accounts/2fa/authenticate/", timeout=TIMEOUT, allow_redirects=False,
+                                data={"csrfmiddlewaretoken": csrf(html), "code": code})
+
+        code = totp_code(SECRET)
+        assert sign_in_with(servers[0], code).status_code == 302  # the owner is in
+        for server in (servers[1], servers[0], servers[1]):  # the other server, then another worker or process
+            refused = sign_in_with(server, code)
+            assert refused.status_code == 400 and "Incorrect code" in refused.text
