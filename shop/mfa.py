@@ -65,9 +65,11 @@ def needs_second_factor(request: HttpRequest, next_path: str) -> str | None:
 
 
 def factor_reauthentication_required(view: Callable) -> Callable:
-    """A view (allauth's recovery-code pages) that an account with a factor sees only after using that
-    factor again in allauth's re-authentication window: the password again is not enough, or whoever
-    knows it could read the codes that stand in for the factor."""
+    """A view (allauth's recovery-code pages, and those that add, change or remove a factor) that an
+    account with a factor sees only after using that factor again in allauth's re-authentication window:
+    the password again is not enough, or whoever knows it could read the codes that stand in for the
+    factor, or put a factor of their own in its place. An account with no factor yet passes (allauth
+    asks for the password as usual) so that it can set its first one up."""
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args, **kwargs) -> HttpResponse:

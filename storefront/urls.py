@@ -1,4 +1,6 @@
 from allauth.mfa.recovery_codes import views as recovery_codes
+from allauth.mfa.totp import views as totp
+from allauth.mfa.webauthn import views as webauthn
 from django.urls import include, path
 from django.views.generic import TemplateView
 
@@ -11,13 +13,19 @@ urlpatterns = [
     path("healthz", health.healthz, name="healthz"),
     path("readyz", health.readyz, name="readyz"),
     path("metrics", metrics.metrics, name="metrics"),
-    # allauth's recovery-code pages, behind the factor again (not the password alone): shop/mfa.py.
-    path("accounts/2fa/recovery-codes/", factor_reauthentication_required(recovery_codes.view_recovery_codes),
-         name="mfa_view_recovery_codes"),
-    path("accounts/2fa/recovery-codes/generate/",
-         factor_reauthentication_required(recovery_codes.generate_recovery_codes), name="mfa_generate_recovery_codes"),
-    path("accounts/2fa/recovery-codes/download/",
-         factor_reauthentication_required(recovery_codes.download_recovery_codes), name="mfa_download_recovery_codes"),
+    # allauth's pages that show the recovery codes or change the account's factors, behind the factor
+    # again (not the password alone) once the account has one: shop/mfa.py. Same paths and names as
+    # allauth's, listed first so that they are the ones served.
+    *[path(f"accounts/2fa/{route}", factor_reauthentication_required(view), name=name) for route, view, name in (
+        ("recovery-codes/", recovery_codes.view_recovery_codes, "mfa_view_recovery_codes"),
+        ("recovery-codes/generate/", recovery_codes.generate_recovery_codes, "mfa_generate_recovery_codes"),
+        ("recovery-codes/download/", recovery_codes.download_recovery_codes, "mfa_download_recovery_codes"),
+        ("totp/activate/", totp.activate_totp, "mfa_activate_totp"),
+        ("totp/deactivate/", totp.deactivate_totp, "mfa_deactivate_totp"),
+        ("webauthn/add/", webauthn.add_webauthn, "mfa_add_webauthn"),
+        ("webauthn/keys/<int:pk>/remove/", webauthn.remove_webauthn, "mfa_remove_webauthn"),
+        ("webauthn/keys/<int:pk>/edit/", webauthn.edit_webauthn, "mfa_edit_webauthn"),
+    )],
     # Sign-in, sign-up, sign-out, password reset and change, email, MFA (under accounts/2fa/): allauth.
     # allauth's passkey sign-in, whose refused answer is a 400 page rather than a redirect.
     path("accounts/2fa/webauthn/login/", PasskeyLoginView.as_view(), name="mfa_login_webauthn"),

@@ -12,6 +12,7 @@ from allauth.account.models import EmailAddress
 from allauth.mfa.models import Authenticator
 from django.core import mail
 
+from shop.mfa import FACTORS
 from tests.helpers import mailed_code, totp_code, wrong_totp_code
 
 pytestmark = pytest.mark.django_db
@@ -199,3 +200,24 @@ def test_a_session_from_before_a_passkey_is_asked_for_the_passkey(ann, client, c
     response = client.get("/staff/stock/")
     assert response.status_code == 302
     assert response["Location"] == "/accounts/2fa/webauthn/reauthenticate/?next=%2Fstaff%2Fstock%2F"
+
+
+def test_changing_the_factors_needs_the_factor_again_not_the_password(ann, client, catalog):
+    """Someone with the session and the password cannot put a factor of their own beside or in place of
+    the owner's: adding a passkey, turning the app off or removing a passkey asks for the factor."""
+    secret = _add_totp(ann)
+    passkey = Authenticator.objects.create(user=ann, type=Authenticator.Type.WEBAUTHN, data={"name": "Laptop"})
+    now = time.time()
+    sign_in(client, "ann")
+    assert client.post("/accounts/2fa/authenticate/", {"code": totp_code(secret, at=now)}).status_code == 302
+    assert client.post("/accounts/reauthenticate/", {"password": PASSWORD}).status_code == 302
+    for path in ("/accounts/2fa/webauthn/add/", "/accounts/2fa/totp/deactivate/",
+                 f"/accounts/2fa/webauthn/keys/{passkey.pk}/remove/"):
+        for response in (client.get(path), client.post(path)):
+            assert response.status_code == 302 and response["Location"].startswith("/accounts/2fa/reauthenticate/")
+    assert Authenticator.objects.filter(user=ann, type__in=FACTORS).count() == 2  # nothing removed
+    # with the app's code again, the page opens
+    response = client.post(client.get("/accounts/2fa/totp/deactivate/")["Location"],
+                           {"code": totp_code(secret, at=now + 30)})
+    assert response.status_code == 302
+    assert client.get("/accounts/2fa/totp/deactivate/").status_code == 200
