@@ -14,6 +14,7 @@ from allauth.core import context
 from allauth.mfa import app_settings
 from allauth.mfa.adapter import get_adapter
 from allauth.mfa.base import forms as allauth_forms
+from allauth.mfa.base.internal.flows import check_rate_limit
 from allauth.mfa.models import Authenticator
 from allauth.mfa.totp import forms as allauth_totp_forms
 from allauth.mfa.totp.internal.auth import format_hotp_value, hotp_value
@@ -50,17 +51,35 @@ def take_totp_code(authenticator: Authenticator, code: str) -> bool:
 
 
 class OnceMixin:
-    """allauth's check of the code, then, for an authenticator app's code, the step kept in the row."""
+    """allauth's check of the code, with an authenticator app's code taken once (a recovery code is marked
+    used by allauth itself, under a row lock):
+    - a code of a step already taken is refused before allauth's check, and counts as a wrong code
+      (allauth's check, which takes it while its own 30 s mark lasts no longer, would clear the count);
+    - else the step is kept with a conditional UPDATE (`take_totp_code`): of two servers, one wins."""
 
     def clean_code(self) -> str:
+        app = Authenticator.objects.filter(user=self.user, type=Authenticator.Type.TOTP).first()
+        if app is not None and _spent(app, self.cleaned_data.get("code", "")):
+            self._refuse(app)
         code = super().clean_code()
         authenticator = self.authenticator
         bypass = app_settings.TOTP_INSECURE_BYPASS_CODE  # allauth's test code (DEBUG only): not a real code
         if authenticator.type == Authenticator.Type.TOTP and not (bypass and code == bypass):
             if not take_totp_code(authenticator, code):
-                self._emit_authentication_failed(authenticator)
-                raise get_adapter().validation_error("incorrect_code")
+                self._refuse(authenticator)
         return code
+
+    def _refuse(self, authenticator: Authenticator) -> None:
+        check_rate_limit(self.user)  # one more wrong code (raises once there are too many)
+        self._emit_authentication_failed(authenticator)
+        raise get_adapter().validation_error("incorrect_code")
+
+
+def _spent(app: Authenticator, code: str) -> bool:
+    """`code` is one of the app's codes of now, of a step at or before the last one taken."""
+    step = code_step(decrypt(app.data["secret"]), code)
+    last = app.data.get(LAST_STEP)
+    return step is not None and last is not None and step <= last
 
 
 class AuthenticateForm(OnceMixin, allauth_forms.AuthenticateForm):

@@ -104,3 +104,24 @@ def test_threads_racing_one_code_at_most_one_wins(ann):
     for thread in threads:
         thread.join()
     assert sorted(results) == [False, False, False, True]
+
+
+@pytest.mark.django_db
+def test_a_spent_code_counts_as_a_wrong_one_and_does_not_clear_the_wrong_codes(ann, client):
+    """Someone who saw one code typed cannot keep guessing by slipping it in between guesses: allauth clears
+    the count of wrong codes at a valid one, and a spent code is no longer valid."""
+    now = time.time()
+    spent = totp_code(ann.secret, at=now)
+    assert sign_in_with_code(client, spent).status_code == 302
+    client.logout()
+    cache.clear()  # half a minute on: allauth's mark of the used code (30 s in the cache) is gone
+    assert client.post("/accounts/login/", {"login": "ann", "password": PASSWORD})["Location"] == \
+        "/accounts/2fa/authenticate/"
+    wrong = f"{(int(spent) + 1) % 1_000_000:06d}"
+    assert wrong not in {totp_code(ann.secret, at=now + 30 * step) for step in (-2, -1, 0, 1, 2)}
+    for code in (wrong, wrong, spent, wrong, spent):  # five wrong codes, two of them the spent one
+        assert client.post("/accounts/2fa/authenticate/", {"code": code}).status_code == 400
+    # the next step's code, right, is refused: the wrong codes paused the account's codes
+    refused = client.post("/accounts/2fa/authenticate/", {"code": totp_code(ann.secret, at=now + 30)})
+    assert refused.status_code == 400 and "_auth_user_id" not in client.session
+
