@@ -16,6 +16,14 @@ from catalog import gateway
 log = logging.getLogger(__name__)
 
 
+def mailbox_key(email: str) -> str:
+    """The inbox an address reaches, for the per-address limit: lower-cased, without a `+tag` in its local
+    part (victim+1@example.com and victim@example.com land in one inbox at most providers). Dots are kept:
+    only some providers ignore them."""
+    local, _, domain = email.strip().lower().rpartition("@")
+    return f"{local.split('+', 1)[0] or local}@{domain}"
+
+
 def put_customer_item(user):
     """The customer item mirrors the account's name and email (order pages and staff read it there)."""
     gateway.customer_put(customer_id=str(user.customer_id), name=user.display_name, email=user.email)

@@ -7,13 +7,22 @@
   of the address, never an account named after it.
 - Every `next` is a local path or is ignored (allauth would accept other hosts of ALLOWED_HOSTS, and
   a bare word such as `home`, which Django's resolve_url takes for a view name).
+- Every account mail (sign-up and sign-in codes, resets, notices) counts toward its inbox's hourly
+  limit (ACCOUNT_MAILS_PER_MAILBOX), whatever `+tag` the address carries: past it the mail is not sent
+  (and logged), and the page answers as usual. allauth's own limits count the address as typed.
 - The client address for the rate limits: REMOTE_ADDR, or behind TRUSTED_PROXY_COUNT proxies the
   address the outermost of them saw."""
+import logging
+
 from allauth.account.adapter import DefaultAccountAdapter
+from allauth.core import context, ratelimit
 from django.core.exceptions import ValidationError
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from shop.accounts import mailbox_key
 from storefront.http import client_ip
+
+log = logging.getLogger(__name__)
 
 EMAIL_LIKE_USERNAME = "A username can’t be an email address (or contain @): choose a name without one."
 
@@ -73,3 +82,11 @@ class AccountAdapter(DefaultAccountAdapter):
 
     def get_client_ip(self, request):
         return client_ip(request)
+
+    def send_mail(self, template_prefix, email, context_data):
+        request = context.request
+        if request is not None and not ratelimit.consume(request, action="account_mail", key=mailbox_key(email)):
+            log.warning("An account mail (%s) was not sent: its inbox had ACCOUNT_MAILS_PER_MAILBOX this hour",
+                        template_prefix)
+            return
+        super().send_mail(template_prefix, email, context_data)

@@ -22,6 +22,7 @@ from catalog.gateway.alerts import (
     alert_confirm,
     alert_get,
 )
+from shop.accounts import mailbox_key
 from storefront.errors import RETRY_AFTER
 
 from .stock_alerts import CONFIRM_MAX_AGE, read_link_token
@@ -88,14 +89,6 @@ def notify(request, product_id):
     else:
         message = f"Done: we will email {email} when it is back.{queue}"
     return _answer(request, product, message=message, waiting=ahead + (outcome.state == "waiting"))
-
-
-def mailbox_key(email: str) -> str:
-    """The inbox an address reaches, for the per-address limit: lower-cased, without a `+tag` in its local
-    part (victim+1@example.com and victim@example.com land in one inbox at most providers). Dots are kept:
-    only some providers ignore them."""
-    local, _, domain = email.strip().lower().rpartition("@")
-    return f"{local.split('+', 1)[0] or local}@{domain}"
 
 
 def _queue(ahead):

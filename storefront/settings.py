@@ -277,6 +277,10 @@ ACCOUNT_RATE_LIMITS = {
     "request_login_code": env("ACCOUNT_RATE_LIMIT_REQUEST_LOGIN_CODE", "20/m/ip,3/m/key,5/h/key"),
     "confirm_email": env("ACCOUNT_RATE_LIMIT_CONFIRM_EMAIL", "1/10s/key,5/h/key"),
 }
+# ... and every account mail to one inbox, whatever `+tag` its address carries (victim+1@, victim+2@ are
+# one inbox; allauth's limits above count each address apart): past it the mail is not sent (shop/adapter.py).
+ACCOUNT_MAILS_PER_MAILBOX = env_int("ACCOUNT_MAILS_PER_MAILBOX", 10, minimum=1)
+ACCOUNT_RATE_LIMITS["account_mail"] = f"{ACCOUNT_MAILS_PER_MAILBOX}/h/key"
 # A password reset or sign-in code asked for an address with no account sends nothing (the page says the same).
 ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = False
 # The client address: REMOTE_ADDR; behind N proxies of yours (TRUSTED_PROXY_COUNT=N), the address the
