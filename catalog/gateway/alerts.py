@@ -362,8 +362,9 @@ def _owner_alerts(owner):
 
 
 def confirmed_count(owner):
-    """How many of an owner's alerts count toward MAX_ALERTS_PER_OWNER: all but pending ones."""
-    return sum(1 for alert in _owner_alerts(owner) if alert.status != PENDING)
+    """How many of an owner's alerts count toward MAX_ALERTS_PER_OWNER: the confirmed ones (waiting, claimed,
+    sent); not pending asks nor given-up ones, which a stranger's ask can leave."""
+    return sum(1 for alert in _owner_alerts(owner) if alert.status in (WAITING, CLAIMED, SENT))
 
 
 _TTL = "expiresAt"
@@ -646,7 +647,8 @@ def alert_mark_sent(alert):
     gone); a pending one's confirmation is recorded (it waits for the link). Out of the outbox,
     conditional on the lease still being this job's. False if it was not (someone cancelled)."""
     if alert.status == PENDING:
-        expression = f"SET confirmationSentEpoch = :epoch REMOVE {_Q_PK}, {_Q_SK}, leaseId, leaseUntil"
+        # the confirmation's tries are its own: the alert's email, once confirmed, gets every try
+        expression = f"SET confirmationSentEpoch = :epoch REMOVE {_Q_PK}, {_Q_SK}, leaseId, leaseUntil, attempts"
         values = {":epoch": int(time.time())}
     else:
         expression = f"SET #s = :sent, sentAt = :at, {_TTL} = :ttl REMOVE {_Q_PK}, {_Q_SK}, leaseId, leaseUntil"

@@ -91,3 +91,17 @@ def test_strangers_asks_in_an_address_s_name_never_stop_its_owner(many_sold_out)
     pending = [a for a in alerts.alerts_of_owner(owner=owner) if a.status == "pending"]
     # Each ask over the bound took the oldest pending one's place; the victim's own is confirmed now.
     assert len(pending) == alerts.MAX_PENDING_PER_OWNER - 1
+
+
+def test_a_strangers_ask_whose_confirmation_was_given_up_does_not_count_toward_the_cap(
+        two_sold_out, settings, monkeypatch):
+    monkeypatch.setattr(alerts, "MAX_ALERTS_PER_OWNER", 1)
+    settings.STOCK_ALERT_MAIL_ATTEMPTS = 1
+    alerts.alert_ask(product_id=SOLD_OUT, email="victim@example.com")  # a stranger's, in the victim's name
+    settings.EMAIL_BACKEND = "tests.shop.test_stock_alerts.RefusingBackend"  # the mail server is down
+    call_command("run_stock_jobs")
+    assert alert_of("victim@example.com").status == "failed"
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    assert ask("victim@example.com", product_id="8").status_code == 200  # the victim's own, for the Roadster
+    response = Client().post(f"/alerts/confirm/{link_token(alert_of('victim@example.com', product_id='8'))}/")
+    assert response.status_code == 200 and alert_of("victim@example.com", product_id="8").status == "waiting"

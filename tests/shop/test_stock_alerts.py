@@ -233,6 +233,25 @@ def test_an_email_that_keeps_failing_is_given_up_after_the_set_attempts(catalog,
     assert alerts.alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1").state == "waiting"
 
 
+def test_a_guest_alert_whose_confirmation_needed_tries_still_gets_every_try_for_its_email(catalog, settings):
+    """The tries of the confirmation are its own: the alert's email, once confirmed, gets the full
+    STOCK_ALERT_MAIL_ATTEMPTS."""
+    settings.STOCK_ALERT_MAIL_ATTEMPTS = 2
+    alerts.alert_ask(product_id=SOLD_OUT, email="bob@example.com")
+    settings.EMAIL_BACKEND = "tests.shop.test_stock_alerts.RefusingBackend"
+    assert send_due_alerts().failed == 1  # the confirmation's first try fails
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    assert send_due_alerts(now=time.time() + alerts.LEASE_SECONDS + 1).sent == 1  # its second goes out
+    owner = keys.alert_owner_email("bob@example.com")
+    pending = alerts.alerts_of_owner(owner=owner)[0]
+    alerts.alert_confirm(owner=owner, product_id=SOLD_OUT, alert_id=pending.alert_id)
+    receive(SOLD_OUT, 1)
+    settings.EMAIL_BACKEND = "tests.shop.test_stock_alerts.RefusingBackend"
+    RefusingBackend.tries = 0
+    summaries = [send_due_alerts(now=time.time() + n * (alerts.LEASE_SECONDS + 1)) for n in range(2, 5)]
+    assert RefusingBackend.tries == 2 and [s.given_up for s in summaries] == [0, 1, 0]
+
+
 def test_a_failing_mail_server_never_fails_a_stock_write(catalog, monkeypatch):
     from django.core.mail.backends.locmem import EmailBackend
 
