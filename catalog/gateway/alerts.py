@@ -32,7 +32,7 @@ from .batches import batch_get
 from .boundary import error_code, translate_errors
 from .client import client, table_name
 from .codec import deserialize, serialize
-from .errors import CatalogUnavailable, InvalidInput, NotFound
+from .errors import CatalogUnavailable, InvalidInput, NotFound, StockBusy
 from .products import product_get
 from .transact import TRANSACTION_ACTIONS, put, transact_write, update
 from .validate import check_id, client_request_token, new_token, utc_now
@@ -303,7 +303,18 @@ def _guest_ask(product, email):
     RESEND_CONFIRMATION_SECONDS ago; over a confirmed one it fails. Pending alerts do not count toward
     MAX_ALERTS_PER_OWNER (strangers can ask in anyone's name); at MAX_PENDING_PER_OWNER the oldest
     pending one goes, in the same transaction, so the owner's own ask is always taken."""
-    owner, product_id = keys.alert_owner_email(email), product.product_id
+    owner = keys.alert_owner_email(email)
+    for _ in contended_attempts():
+        outcome = _guest_ask_once(product, email, owner)
+        if outcome is not None:
+            return outcome
+    raise StockBusy("Too many asks at once for this address; try again.")
+
+
+def _guest_ask_once(product, email, owner):
+    """One try of `_guest_ask`: its outcome, or None when the oldest pending ask it would replace changed
+    meanwhile (read again and try again: the ask is never dropped)."""
+    product_id = product.product_id
     alerts = _owner_alerts(owner)
     existing = next((a for a in alerts if a.product_id == product_id), None)
     waiting, now = product.alerts_waiting, int(time.time())
@@ -330,9 +341,9 @@ def _guest_ask(product, email):
     refusal = transact_write(actions, request_token=client_request_token("ask", owner, product_id, new_token()))
     if refusal is None or refusal.replay:
         return AskOutcome("already" if existing is alert else PENDING, alert, waiting)
-    if refusal.failed(0) or refusal.failed(1):  # as it was (or another tab asked, or that one went meanwhile)
+    if refusal.failed(0):  # as it was (or another tab asked meanwhile)
         return AskOutcome("already", existing or alert, waiting)
-    raise InvalidInput("Too many requests at once for this product; try again.")
+    return None  # the oldest pending ask went or changed meanwhile, or DynamoDB was busy
 
 
 def _delete_action(alert):

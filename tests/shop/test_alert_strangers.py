@@ -105,3 +105,23 @@ def test_a_strangers_ask_whose_confirmation_was_given_up_does_not_count_toward_t
     assert ask("victim@example.com", product_id="8").status_code == 200  # the victim's own, for the Roadster
     response = Client().post(f"/alerts/confirm/{link_token(alert_of('victim@example.com', product_id='8'))}/")
     assert response.status_code == 200 and alert_of("victim@example.com", product_id="8").status == "waiting"
+
+
+def test_an_ask_whose_pending_neighbour_went_meanwhile_is_still_taken(two_sold_out, monkeypatch):
+    """At the bound of pending asks an ask replaces the oldest; when that one went between the read and
+    the write (confirmed, expired, cancelled), the ask is read again and taken, never dropped."""
+    monkeypatch.setattr(alerts, "MAX_PENDING_PER_OWNER", 1)
+    alerts.alert_ask(product_id=SOLD_OUT, email="victim@example.com")
+    read = alerts._owner_alerts
+    reads = []
+
+    def read_then_the_oldest_goes(owner):
+        found = read(owner)
+        if not reads:
+            alerts.alert_cancel(owner=owner, product_id=SOLD_OUT)
+        reads.append(owner)
+        return found
+
+    monkeypatch.setattr(alerts, "_owner_alerts", read_then_the_oldest_goes)
+    alerts.alert_ask(product_id="8", email="victim@example.com")
+    assert len(reads) == 2 and alert_of("victim@example.com", product_id="8").status == "pending"
