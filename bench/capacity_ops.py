@@ -31,7 +31,7 @@ from catalog.gateway.validate import utc_now
 from .capacity_meter import CapacityMeter
 from .capacity_model import HOT_BUCKETS
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY, make_catalog
-from .flows import give_second_factor
+from .flows import give_second_factor, record_second_factor
 
 CATALOG_SIZE = 80  # products 1-60 are brand 1 in category 1 (bench/catalog_data.py): full pages and a Load more
 LINE_COUNTS = (1, 2, 5)
@@ -58,7 +58,7 @@ class Context:
         # get_or_create: `make capacity` runs again on the same accounts database
         self.shopper, _ = users.get_or_create(username="capacity-shopper")
         self.staff, _ = users.get_or_create(username="capacity-staff", defaults={"is_staff": True})
-        give_second_factor(self.staff)
+        self.staff_app = give_second_factor(self.staff)
         self.products = {p["productId"]: p for p in self.data["products"]}
         self.next_product = 1
         self.adjusted = "1"
@@ -67,6 +67,8 @@ class Context:
         client = Client(HTTP_HOST="127.0.0.1")
         if user is not None:
             client.force_login(user)
+        if user is not None and user.is_staff:
+            record_second_factor(client, user, self.staff_app)  # staff pages ask for a factor used in the session
         return client
 
     def fresh_products(self, n):

@@ -233,19 +233,14 @@ def sign_in_staff(client, user):
     """`client` signed in as `user` (staff) as after a sign-in with the authenticator app's code: the account
     has an authenticator app (secret TOTP_SECRET), and the session records its use as allauth does
     (the staff pages ask for a factor used in the session: shop/mfa.py)."""
-    import time
-
-    from allauth.account.authentication import AUTHENTICATION_METHODS_SESSION_KEY
-    from allauth.account.internal.flows.login import _AUTHENTICATION_METHODS_USER_SESSION_KEY
     from allauth.mfa.models import Authenticator
+
+    from bench.flows import record_second_factor
 
     app, _ = Authenticator.objects.get_or_create(user=user, type=Authenticator.Type.TOTP,
                                                  defaults={"data": {"secret": TOTP_SECRET}})
     client.force_login(user)
-    session = client.session
-    session[AUTHENTICATION_METHODS_SESSION_KEY] = [{"method": "mfa", "at": time.time(), "id": app.pk, "type": "totp"}]
-    session[_AUTHENTICATION_METHODS_USER_SESSION_KEY] = str(user.pk)
-    session.save()
+    record_second_factor(client, user, app)
     return client
 
 
