@@ -11,6 +11,7 @@ import secrets
 import string
 import time
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
@@ -60,6 +61,10 @@ def record_second_factor(client, user, app):
     session = client.session
     session[AUTHENTICATION_METHODS_SESSION_KEY] = [{"method": "mfa", "at": time.time(), "id": app.pk, "type": "totp"}]
     session[_AUTHENTICATION_METHODS_USER_SESSION_KEY] = str(user.pk)
+    # A staff sign-in ends with the staff session's expiry set (shop/account_sessions.py); without it the
+    # first page saves the session again, and concurrent first pages race on the session row.
+    if user.is_staff:
+        session.set_expiry(settings.STAFF_SESSION_SECONDS)
     session.save()
 
 
