@@ -570,20 +570,6 @@ def stock_moves_since(*, product_id, at, limit=50):
     return sorted(changes, key=lambda c: (c.stamp, c.adjustment_id), reverse=True)[:limit]
 
 
-def stock_adjustments_all(*, product_id):
-    """Every adjustment in a product's own partition (no sale recorded on an order line), newest first,
-    consistent: what a table of before issue 33 holds (migration 0017 reads it, before the Buyers index)."""
-    key_range = KeyRange(partition=keys.product_pk(product_id), prefix=keys.STOCK_PREFIX, forward=False,
-                         consistent=True)
-    after = None
-    while True:
-        page = query_page(key_range, size=1000, after=after, build=StockAdjustment.from_item)
-        yield from page.items
-        if not page.next_cursor:
-            return
-        after = page.next_cursor
-
-
 def stock_history_all(*, product_id, reason=None):
     """Every adjustment of a product (of one reason), newest first, page by page (a generator:
     the CSV download streams it)."""
@@ -611,8 +597,7 @@ def stock_ledger(*, start, end):
     time order: a generator. Each day is LEDGER_SHARDS partitions of the Ledger index: the first
     Query of each sent at once (SHARD_READERS at a time), then each read on with Queries of up to 1 MB
     in time order and merged (heapq.merge: at most one page of each shard in memory). Cost: at least
-    days x LEDGER_SHARDS Queries, plus one per MB of changes. A day of before issue 33 has changes in
-    its first LEDGER_SHARDS_BEFORE shards only: the others are empty (0.5 read units a Query)."""
+    days x LEDGER_SHARDS Queries, plus one per MB of changes."""
     start, end = check_day_range(start, end)
     for offset in range((end - start).days + 1):  # never a day past `end`: 9999-12-31 has none
         day = (start + timedelta(days=offset)).isoformat()
