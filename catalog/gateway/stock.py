@@ -517,8 +517,8 @@ def buyer_streams(product_id, *, keep=None):
 
 def _history_streams(product_id, reason, consistent):
     """A product's stock changes (of all reasons, or sales only), newest first: its own partition's
-    adjustments (or the ByReason index's sales of before issue 33) and the sales recorded on order
-    lines since (is_sale_record: a line of before is left out, its adjustment counts)."""
+    adjustments (or the ByReason index's sales: those recorded as adjustments) and the sales recorded on
+    order lines (is_sale_record: a line whose sale is an adjustment is left out, its adjustment counts)."""
     own = (KeyRange(index=keys.BY_REASON, partition=keys.by_reason_pk(product_id, SOLD), forward=False) if reason
            else KeyRange(partition=keys.product_pk(product_id), prefix=keys.STOCK_PREFIX, forward=False,
                          consistent=consistent))
@@ -528,7 +528,7 @@ def _history_streams(product_id, reason, consistent):
 def stock_history(*, product_id, reason=None, after=None, limit=None, consistent=False):
     """A product's stock changes, newest first. All of them: its own partition (one Query) merged
     with its sales, which are order lines (BUYER_SHARDS Queries of the Buyers index; merged.py);
-    sales only (`reason` "sold"): the ByReason index's (sales of before issue 33) merged with the same;
+    sales only (`reason` "sold"): the ByReason index's (sales recorded as adjustments) merged with the same;
     another `reason`: one Query on the ByReason index. A page is one Query a range not yet done.
     `consistent` includes the latest write of the product's own partition (as product_get's)."""
     check_id("Product", product_id)
