@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Capacity model: `make capacity`.
 
-1. Starts its own DynamoDB Local (in memory), makes a table from catalog/gateway/schema.py and a small
+1. Starts its own DynamoDB Local (in memory), makes a table from catalog/gateway/table/schema.py and a small
    catalog, and measures the consumed capacity of every operation of bench/capacity_ops.py (views and
    gateway calls), by table, index and partition key (bench/capacity_meter.py).
 2. Feeds those costs into the traffic mixes (bench/capacity_mixes.json, or --mix FILE) of
@@ -60,7 +60,7 @@ def measure(log=log):
 
     from catalog import names
     from catalog.gateway import client as dynamo
-    from catalog.gateway.schema import table_delete, table_ensure
+    from catalog.gateway.table import table_delete, table_ensure
 
     from .capacity_ops import measure_all
 
@@ -148,7 +148,7 @@ def main(argv=None):
                 costs = measure()
             finally:
                 dynamodb_local.stop(process)
-        from catalog.gateway.schema import create_table_request
+        from catalog.gateway.table import create_table_request
 
         meta["indexes"] = [g["IndexName"] for g in create_table_request("x").get("GlobalSecondaryIndexes", [])]
     mixes, sales, linearity = run_model(costs, args)

@@ -12,7 +12,7 @@ gateway's code path is untouched, as in bench/meter.py):
   each charged what Local reports for it;
 - writes (PutItem, UpdateItem, DeleteItem, BatchWriteItem, each action of TransactWriteItems):
   the item as it was before the request is copied into a shadow table made from the same
-  definition (`catalog/gateway/schema.py`), the action is replayed there as a single
+  definition (`catalog/gateway/table/schema.py`), the action is replayed there as a single
   write, and what Local reports for that write, table and each index, is its measured cost;
   a transactional write counts twice (DynamoDB's documented rule: prepare and commit). The
   index partition keys come from the item before and after the write.
@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from catalog.gateway import client as dynamo
-from catalog.gateway.schema import create_table_request, table_delete, table_ensure
+from catalog.gateway.table import create_table_request, table_delete, table_ensure
 
 READS = {"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems"}
 WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}

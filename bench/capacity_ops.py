@@ -4,7 +4,7 @@ THE one list: OPERATIONS. An entry names the operation, says how to drive it (a 
 Django's test client, or a gateway call) and what it is per: a page view, an order of N lines, an
 imported product. A new access pattern (a sort-order index, search terms, a reorder index, an open
 orders index, a ledger by day) that a view or the import already exercises is measured without a
-new entry, on whatever indexes `catalog/gateway/schema.py` defines; a new page or action is one entry.
+new entry, on whatever indexes `catalog/gateway/table/schema.py` defines; a new page or action is one entry.
 
 Partition keys are turned into roles, so the traffic model can spread them over a catalog:
 "product" (P#<pid> in the table), "brand" (B#<bid>, the brand's index partition), "category"

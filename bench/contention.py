@@ -342,7 +342,7 @@ def main(argv=None):
 
         django.setup()
         from bench.catalog_data import make_catalog
-        from catalog.gateway.schema import table_ensure, table_set_ttl
+        from catalog.gateway.table import table_ensure, table_set_ttl
 
         table_ensure(os.environ["DYNAMODB_TABLE"])
         table_set_ttl(os.environ["DYNAMODB_TABLE"], enabled=False)  # as make bench: no TTL sweeps

@@ -263,7 +263,7 @@ def run(products, *, rounds, renders, pages, out, table="bench-observability", l
     """On the DynamoDB endpoint and settings this process has: a table of `products` generated
     products, the pages measured, the figures saved. Returns them."""
     from catalog.gateway import importer
-    from catalog.gateway.schema import table_delete, table_ensure
+    from catalog.gateway.table import table_delete, table_ensure
 
     from .catalog_data import make_catalog
     from .pages import discover_ids

@@ -59,7 +59,7 @@ def main(argv=None):
 
             django.setup()
             from catalog.gateway import importer
-            from catalog.gateway.schema import table_ensure
+            from catalog.gateway.table import table_ensure
 
             from .catalog_data import make_catalog
             from .meter import latency_summary, percentile

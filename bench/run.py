@@ -169,7 +169,7 @@ def ttl_off(tables):
     1 s every 11 s with the 100,000-product catalog loaded (bench/stalls.py saw it; on 1.7 million
     small items 150-340 ms every 10.5 s with TTL on and nothing over 100 ms with it off). AWS's
     expiry runs beside the reads. Nothing the bench does waits for an item to expire."""
-    from catalog.gateway.schema import table_set_ttl
+    from catalog.gateway.table import table_set_ttl
 
     for table in tables:
         table_set_ttl(table, enabled=False)
@@ -181,7 +181,7 @@ def drop_tables(tables):
     that it cannot throw away the results of a run that took an hour. (In memory, the tables go
     with DynamoDB Local when the run stops it; with --db-path, delete them by hand.)"""
     from catalog.gateway import CatalogUnavailable
-    from catalog.gateway.schema import table_delete
+    from catalog.gateway.table.schema import table_delete
 
     for table in tables:
         try:
@@ -195,7 +195,7 @@ def import_catalogs(args, run_id):
     from catalog.gateway import importer
     from catalog.gateway.client import client
     from catalog.gateway.codec import serialize
-    from catalog.gateway.schema import table_delete, table_ensure
+    from catalog.gateway.table import table_delete, table_ensure
 
     from .catalog_data import make_catalog
     from .meter import Meter

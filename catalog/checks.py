@@ -11,9 +11,13 @@ from django.conf import settings
 from django.core import checks
 from django.core.exceptions import ImproperlyConfigured
 
+from catalog.gateway.table.migrations import BASELINE_COMMIT
+
 log = logging.getLogger(__name__)
 
 MIGRATE = "Run: python manage.py migrate_table (see the README, Upgrading)."
+BASELINE_FIRST = (f"Run release {BASELINE_COMMIT}'s python manage.py migrate_table first, then this release's "
+                  "(docs/upgrading.md).")
 
 
 @checks.register(checks.Tags.database, "dynamodb")
@@ -24,13 +28,14 @@ def table_is_current(app_configs=None, databases=None, **kwargs):
 
 
 def table_problems():
-    """Errors when the table lacks steps this code needs, or has a newer release's steps that
+    """Errors when the table was made by a release before the baseline (naming the release whose
+    migrate_table brings it there), lacks steps this code needs, or has a newer release's steps that
     take away what this code needs; warnings when DynamoDB cannot be asked (the server still
     starts, and answers 503 until it can), the table has a newer release's additions, or it lacks
     only `online` steps (applied by migrate_table after this code is deployed: it serves meanwhile)."""
     from catalog.gateway import CatalogUnavailable, request_budget
-    from catalog.gateway.alerts import note_table_state
-    from catalog.gateway.migrations import table_exists, table_state
+    from catalog.gateway.table import table_exists
+    from catalog.gateway.table.migrations import STEPS, table_state
 
     table = settings.DYNAMODB_TABLE
     try:
@@ -40,10 +45,11 @@ def table_problems():
                     f"DynamoDB table {table!r} does not exist.", hint="Run: python manage.py create_table",
                     id="catalog.W002",
                 )]
-            state = table_state(table=table)
+            state = table_state(table=table, steps=STEPS)
     except CatalogUnavailable as exc:
         return [checks.Warning(f"Could not read the table's migrations: {exc}.", id="catalog.W001")]
-    note_table_state([s.name for s in state.pending])
+    if state.behind:
+        return [checks.Error(state.behind, hint=BASELINE_FIRST, id="catalog.E003")]
     problems = []
     if state.required:
         names = ", ".join(s.name for s in state.required)

@@ -7,9 +7,8 @@ import pytest
 from django.core.cache import caches
 from moto import mock_aws
 
-from catalog.gateway import alerts
 from catalog.gateway import client as dynamo
-from catalog.gateway.schema import table_delete, table_ensure
+from catalog.gateway.table import table_delete, table_ensure
 from storefront import health
 from tools import axe, dynamodb_local, postgres_local, redis_local
 
@@ -20,7 +19,6 @@ from .helpers import CHROMIUM, CHROMIUM_ARGS, seed, small_catalog
 def _fresh_cache():
     for cache in caches.all():  # the default cache and the named ones (hot_products)
         cache.clear()
-    alerts.note_table_state([])  # each test's table has every migration step (its process learns it at start)
     health.forget()  # /readyz checks each test's own table
     yield
     for cache in caches.all():

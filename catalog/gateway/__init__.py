@@ -9,8 +9,8 @@ Modules, one job each:
   request's DynamoDB time budget), `backoff` (pauses before trying again), `batches` (BatchGetItem,
   BatchWriteItem), `threads` (requests sent at once), `codec` (items to and from the wire format),
   `wire` (the JSON parse of read answers), `telemetry` (metrics and log figures of every request);
-- the table: `schema` (its definition), `keys` (every key format), `cursor` (signed page cursors),
-  `migrations` and `backfill_scan` (upgrading a table in place), `validate` (IDs, quantities, texts),
+- the table: `table` (its definition, its migrations and their backfills), `keys` (every key format),
+  `cursor` (signed page cursors), `validate` (IDs, quantities, texts),
   `entities` (the typed results);
 - access patterns: `products`, `pages`, `stock`, `orders`, `transact` (multi-item writes),
   `receiving` (stock from a delivery file), `importer` (the catalog import), `counts` (recounting
@@ -86,7 +86,6 @@ from .products import (
     search_words,
     with_stock_levels,
 )
-from .schema import create_table_request, table_ensure
 from .stock import (
     MAX_LEDGER_DAYS,
     check_day_range,
@@ -100,6 +99,7 @@ from .stock import (
     stock_ledger,
     stock_moves_since,
 )
+from .table import create_table_request, table_ensure
 from .validate import (
     MAX_NOTE,
     MAX_QUANTITY,

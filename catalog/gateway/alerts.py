@@ -126,35 +126,12 @@ def _stamp(at):
 
 # --- the stock write's part -----------------------------------------------------------------
 
-# migrate_table's step that moves the waiting counts of issue 36's first release onto the products. Until it
-# ran, a product's count misses the alerts of before (and goes below 0 as they are claimed), so a staff
-# receipt marks alerts due whatever the count says. Each process learns it from the table check at its start
-# and at each /readyz (note_table_state); one that has not (a management command) reads the step's record once.
-COUNTS_STEP = "0075_alert_counts_on_products"
-_counts_pending = [None]  # None: not known yet
-
-
-def note_table_state(pending_step_names):
-    """Called with the table's pending migration steps, each time a process reads them."""
-    _counts_pending[0] = COUNTS_STEP in pending_step_names
-
-
-def counts_incomplete():
-    """Whether the products' waiting counts may miss alerts (step COUNTS_STEP not run yet)."""
-    if _counts_pending[0] is None:
-        with translate_errors():
-            record = client().get_item(TableName=table_name(), Key=serialize(keys.migration_key(COUNTS_STEP)),
-                                       ProjectionExpression="PK").get("Item")
-        _counts_pending[0] = record is None
-    return _counts_pending[0]
-
-
 def marks_due(delta, *, waiting, level_before):
     """Whether a staff stock write (or an import) of `delta` units marks the product's alerts due: when
     units come in and alerts wait (`waiting`, the product's count as read), or may (the product was sold
-    out, `level_before` <= 0: nearly every product alerts wait for is; the counts of before are not all on
-    the products yet). Otherwise the write is made on condition that none waits (stock._apply_stock_change)."""
-    return delta > 0 and (waiting > 0 or level_before <= 0 or counts_incomplete())
+    out, `level_before` <= 0: nearly every product alerts wait for is). Otherwise the write is made on
+    condition that none waits (stock._apply_stock_change)."""
+    return delta > 0 and (waiting > 0 or level_before <= 0)
 
 
 def alert_due_action(product_id, units):

@@ -214,7 +214,7 @@ class Product:
     @property
     def stock_band(self):
         """What a list shows of the stock (availability.stock_band): from the exact level when it was
-        read (a product page, a search's levels, an index of before issue 32), else from the stored
+        read (a product page, a search's levels), else from the stored
         band (the v2 list indexes); None when neither was read."""
         if self.stock_level is not None:
             return availability.stock_band(self.stock_level)
@@ -425,9 +425,9 @@ class OrderLine:
 
 
 def is_sale_record(item):
-    """Whether an order line is its sale's record (placed since issue 33: it carries the Ledger keys),
-    so it counts as a stock change. A line of before has its sale recorded as a stock adjustment
-    under P#<pid>; migration 0036 gave it Buyers keys only, so it is listed as a buyer, never counted twice."""
+    """Whether an order line is its sale's record (it carries the Ledger keys), so it counts as a stock
+    change. A table at the baseline also holds older sales whose record is a stock adjustment under
+    P#<pid> (reason "sold"); their order lines carry Buyers keys only: listed as buyers, never counted twice."""
     return item.get("type") == "ORDER_LINE" and f"{keys.LEDGER}PK" in item
 
 

@@ -39,10 +39,8 @@ ledger lists it) and the Buyers keys ("who bought what", BUYER_SHARDS partitions
 ID). An order line written before that (backfilled by migration 0036) has Buyers keys only: its
 sale's record is still the stock adjustment under P#<pid>, so a line counts as a stock change only
 when it carries Ledger keys (is_sale_record). Open orders are spread over OPEN_ORDER_SHARDS
-partitions by order ID; an order placed before has `OPEN_ORDERS` until migration 0037 moves it
-(OPEN_ORDERS_LEGACY_PK, still read until then). A day's Ledger shard is a hash of product and
-change ID over LEDGER_SHARDS (a day written before used the first LEDGER_SHARDS_BEFORE by product;
-readers read all LEDGER_SHARDS, so those days stay readable).
+partitions by order ID. A day's Ledger shard is a hash of product and change ID over LEDGER_SHARDS;
+readers read all LEDGER_SHARDS of a day.
 
 Sorted lists and search (issue 14), beside the seed's keys. <name> is the product name normalised
 (`name_key`: accents dropped, casefolded, words of letters and digits joined by one space, padded
@@ -125,11 +123,9 @@ OPEN_ORDERS = "OpenOrders"
 BUYERS = "Buyers"
 # A day's stock changes (every sale line among them) are spread over this many Ledger partitions
 # (by a hash of product and change ID, so one hot product spreads too). 10,000 orders a second of
-# 3 lines, 2 write units an entry: 60,000 units a second; a partition takes 1,000: 64. Days written
-# before issue 33 used shards 0-7 (by product ID alone); the reader reads all 64 of every day, so
-# they stay readable. The count may only grow, and only with the reader reading the larger count.
+# 3 lines, 2 write units an entry: 60,000 units a second; a partition takes 1,000: 64. The reader
+# reads all 64 of every day. The count may only grow, and only with the reader reading the larger count.
 LEDGER_SHARDS = 64
-LEDGER_SHARDS_BEFORE = 8
 # Open orders: 10,000 orders a second, 2 write units to put an order's entry and 2 to take it out
 # (shipped, cancelled): 40,000 units a second over partitions of 1,000; 64 leaves room.
 OPEN_ORDER_SHARDS = 64
@@ -138,7 +134,6 @@ OPEN_ORDER_SHARDS = 64
 BUYER_SHARDS = 8
 REORDER_PK = "REORDER"
 OPEN_ORDERS_PK = "OPEN_ORDERS"
-OPEN_ORDERS_LEGACY_PK = OPEN_ORDERS_PK  # the one partition of before issue 33 (migration 0037 empties it)
 MIGRATIONS_PK = "MIGRATIONS"
 MIGRATION_STEP_PREFIX = "STEP#"
 MIGRATION_PROGRESS_PREFIX = "PROGRESS#"
@@ -383,8 +378,8 @@ def open_order_keys(order_id):
 
 
 def open_orders_partitions():
-    """Every partition of the OpenOrders index a reader merges: the shards, then the one of before."""
-    return [*(open_orders_pk(n) for n in range(OPEN_ORDER_SHARDS)), OPEN_ORDERS_LEGACY_PK]
+    """Every partition of the OpenOrders index a reader merges: its OPEN_ORDER_SHARDS shards."""
+    return [open_orders_pk(n) for n in range(OPEN_ORDER_SHARDS)]
 
 
 # --- who bought what (issue 33) ------------------------------------------------------------
@@ -453,13 +448,6 @@ def alert_outbox_keys(*, asked_at, alert_id):
 # The product item's attribute counting the alerts waiting for it (projected into no index: a change
 # writes the product item alone).
 ALERTS_WAITING = "alertsWaiting"
-# Where issue 36's first release counted them: one item a product, moved onto the product item by
-# migrate_table's step 0075 (and then deleted).
-LEGACY_ALERT_COUNT_PREFIX = "ALERTS#P#"
-
-
-def legacy_alert_count_key(product_id):
-    return {"PK": f"{LEGACY_ALERT_COUNT_PREFIX}{product_id}", "SK": "COUNT"}
 
 
 def alert_due_pk(shard):

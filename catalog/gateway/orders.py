@@ -527,8 +527,8 @@ def orders_by_customer(*, customer_id, after=None, limit=None):
 
 def orders_open(*, after=None, limit=None):
     """Open (placed) orders, oldest first, from the sparse OpenOrders index (an order leaves it when
-    shipped or cancelled): its OPEN_ORDER_SHARDS partitions and the one of before (empty once migration
-    0037 ran) merged by order ID (merged.py): one Query a partition not yet done, a page. Each order
+    shipped or cancelled): its OPEN_ORDER_SHARDS partitions merged by order ID (merged.py): one Query a
+    partition not yet done, a page. Each order
     carries its customer ID, whose partition holds the order (order_get)."""
     streams = [Stream(KeyRange(index=keys.OPEN_ORDERS, partition=pk)) for pk in keys.open_orders_partitions()]
     return merged_page(streams, size=page_size(limit), after=after, build=Order.from_item)

@@ -3,72 +3,28 @@
 Every list of the gateway (product lists, stock history, a customer's orders, brands and
 categories) is a `KeyRange` read through `query_page`, `query_items` or `query_all`.
 
-A list index is read under its v2 name (keys.list_index: the one projecting the stock band). On a
-table part way through migrate_table's replacement of the list indexes (steps 0019-0034, run after
-the code is deployed) one may not exist yet, or still be building: DynamoDB refuses the Query, and
-it is sent again to the old index of the same key attributes, which this process then reads for
-OLD_INDEX_SECONDS before it tries the new one again (read_query; and back to the new one at once
-should the old one be gone meanwhile). Cursors name key attributes, not indexes, so a page's "Load
-more" works across the switch.
+A list index is read under its v2 name (keys.list_index: the one projecting the stock band).
 """
-import threading
-import time
 from dataclasses import dataclass
 
-from botocore.exceptions import ClientError
-
 from . import cursor, keys
-from .boundary import error_code, translate_errors
+from .boundary import translate_errors
 from .client import read, table_name
 from .codec import deserialize, serialize
 from .entities import Page
 from .errors import InvalidCursor
 
-OLD_INDEX_SECONDS = 60
-# {v2 index name: monotonic time until which its old index is read instead}: one flag per list index
-# and process, not a cache of anything DynamoDB said about items.
-_old_index_until = {}
-_old_index_lock = threading.Lock()
-# What DynamoDB (and DynamoDB Local) say of a Query on an index the table does not have, or has not
-# finished building (ValidationException both); moto says ResourceNotFoundException "Invalid index".
-_NO_INDEX = ("does not have the specified index", "backfilling global secondary index", "Invalid index")
-
 
 def index_to_read(prefix):
     """The name of the index to Query for key attributes `prefix` (keys.index_key_prefix)."""
-    name = keys.list_index(prefix)
-    if name != prefix and _old_index_until.get(name, 0) > time.monotonic():
-        return prefix
-    return name
-
-
-def _index_missing(exc):
-    return error_code(exc) in ("ValidationException", "ResourceNotFoundException") and any(
-        text in exc.response.get("Error", {}).get("Message", "") for text in _NO_INDEX
-    )
+    return keys.list_index(prefix)
 
 
 def read_query(params, send=None):
-    """One Query (`send(params)`, by default client.read's) inside translate_errors. If it names a
-    list index the table does not have (a v2 one not made yet, or an old one dropped since this
-    process last fell back to it), the same Query of the other one, and that one is read for
-    OLD_INDEX_SECONDS (the old) or from now on (the new)."""
+    """One Query (`send(params)`, by default client.read's) inside translate_errors."""
     send = send or (lambda p: read("Query", p))
     with translate_errors():
-        try:
-            return send(params)
-        except ClientError as exc:
-            index = params.get("IndexName", "")
-            prefix = keys.index_key_prefix(index)
-            new = keys.list_index(prefix)
-            if new == prefix or not _index_missing(exc):
-                raise
-            with _old_index_lock:
-                if index == new:
-                    _old_index_until[new] = time.monotonic() + OLD_INDEX_SECONDS
-                else:
-                    _old_index_until.pop(new, None)
-            return send({**params, "IndexName": prefix if index == new else new})
+        return send(params)
 
 
 @dataclass(frozen=True)

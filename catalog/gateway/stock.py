@@ -517,8 +517,8 @@ def buyer_streams(product_id, *, keep=None):
 
 def _history_streams(product_id, reason, consistent):
     """A product's stock changes (of all reasons, or sales only), newest first: its own partition's
-    adjustments (or the ByReason index's sales of before issue 33) and the sales recorded on order
-    lines since (is_sale_record: a line of before is left out, its adjustment counts)."""
+    adjustments (or the ByReason index's sales: those recorded as adjustments) and the sales recorded on
+    order lines (is_sale_record: a line whose sale is an adjustment is left out, its adjustment counts)."""
     own = (KeyRange(index=keys.BY_REASON, partition=keys.by_reason_pk(product_id, SOLD), forward=False) if reason
            else KeyRange(partition=keys.product_pk(product_id), prefix=keys.STOCK_PREFIX, forward=False,
                          consistent=consistent))
@@ -528,7 +528,7 @@ def _history_streams(product_id, reason, consistent):
 def stock_history(*, product_id, reason=None, after=None, limit=None, consistent=False):
     """A product's stock changes, newest first. All of them: its own partition (one Query) merged
     with its sales, which are order lines (BUYER_SHARDS Queries of the Buyers index; merged.py);
-    sales only (`reason` "sold"): the ByReason index's (sales of before issue 33) merged with the same;
+    sales only (`reason` "sold"): the ByReason index's (sales recorded as adjustments) merged with the same;
     another `reason`: one Query on the ByReason index. A page is one Query a range not yet done.
     `consistent` includes the latest write of the product's own partition (as product_get's)."""
     check_id("Product", product_id)
@@ -570,20 +570,6 @@ def stock_moves_since(*, product_id, at, limit=50):
     return sorted(changes, key=lambda c: (c.stamp, c.adjustment_id), reverse=True)[:limit]
 
 
-def stock_adjustments_all(*, product_id):
-    """Every adjustment in a product's own partition (no sale recorded on an order line), newest first,
-    consistent: what a table of before issue 33 holds (migration 0017 reads it, before the Buyers index)."""
-    key_range = KeyRange(partition=keys.product_pk(product_id), prefix=keys.STOCK_PREFIX, forward=False,
-                         consistent=True)
-    after = None
-    while True:
-        page = query_page(key_range, size=1000, after=after, build=StockAdjustment.from_item)
-        yield from page.items
-        if not page.next_cursor:
-            return
-        after = page.next_cursor
-
-
 def stock_history_all(*, product_id, reason=None):
     """Every adjustment of a product (of one reason), newest first, page by page (a generator:
     the CSV download streams it)."""
@@ -611,8 +597,7 @@ def stock_ledger(*, start, end):
     time order: a generator. Each day is LEDGER_SHARDS partitions of the Ledger index: the first
     Query of each sent at once (SHARD_READERS at a time), then each read on with Queries of up to 1 MB
     in time order and merged (heapq.merge: at most one page of each shard in memory). Cost: at least
-    days x LEDGER_SHARDS Queries, plus one per MB of changes. A day of before issue 33 has changes in
-    its first LEDGER_SHARDS_BEFORE shards only: the others are empty (0.5 read units a Query)."""
+    days x LEDGER_SHARDS Queries, plus one per MB of changes."""
     start, end = check_day_range(start, end)
     for offset in range((end - start).days + 1):  # never a day past `end`: 9999-12-31 has none
         day = (start + timedelta(days=offset)).isoformat()

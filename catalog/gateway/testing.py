@@ -2,7 +2,7 @@
 import threading
 
 from .client import client
-from .schema import table_delete
+from .table.schema import table_delete
 
 __all__ = ["RequestCounter", "count_requests", "table_delete"]
 

@@ -195,7 +195,8 @@ def test_a_brand_page_that_stays_unavailable_stops_the_bench(monkeypatch):
 
 
 def test_a_table_that_cannot_be_deleted_does_not_lose_the_runs_results(monkeypatch):
-    from catalog.gateway import CatalogUnavailable, schema
+    from catalog.gateway import CatalogUnavailable
+    from catalog.gateway.table import schema
 
     deleted, said = [], []
 

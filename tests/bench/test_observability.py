@@ -26,7 +26,7 @@ def test_metrics_are_on_in_one_client_and_off_in_the_other(settings, dynamodb_lo
     settings.DYNAMODB_ENDPOINT_URL = dynamodb_local_url
     settings.DYNAMODB_TABLE = "bench-observability-test"
     dynamo.reset_client()
-    from catalog.gateway.schema import table_delete, table_ensure
+    from catalog.gateway.table import table_delete, table_ensure
 
     table_ensure(settings.DYNAMODB_TABLE)
     try:

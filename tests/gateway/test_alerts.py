@@ -223,28 +223,3 @@ def test_a_confirm_waits_out_another_transaction_on_the_product(catalog, monkeyp
     monkeypatch.setattr(alerts, "contended_attempts", lambda: range(3))
     assert alerts.alert_confirm(owner=guest.owner, product_id=SOLD_OUT, alert_id=guest.alert_id).status == "waiting"
     assert alert_count(product_id=SOLD_OUT) == 1
-
-
-@pytest.mark.django_db
-def test_until_the_counts_of_before_are_moved_every_receipt_marks_alerts_due(catalog, client):
-    """A table whose step 0075 has not run yet (a rolling deploy from issue 36's first release) has waiting
-    alerts the products do not count: each server learns it from /readyz (and at its start), and its staff
-    receipts mark alerts due whatever the product's count says, until the step ran."""
-    from catalog.gateway import client as dynamo
-    from catalog.gateway import codec
-    from storefront import health
-
-    step_record = codec.serialize(keys.migration_key(alerts.COUNTS_STEP))
-    saved = dynamo.client().get_item(TableName=dynamo.table_name(), Key=step_record)["Item"]
-    dynamo.client().delete_item(TableName=dynamo.table_name(), Key=step_record)
-    assert alerts.COUNTS_STEP in client.get("/readyz").json()["checks"]["migrations"]["pending"]
-    receive("1", 1)  # in stock, and its item counts nobody
-    assert all_due() == [("1", 1)]
-    alerts._counts_pending[0] = None  # a process that has not checked the table (a management command): it asks
-    receive("2", 1)
-    assert sorted(all_due()) == [("1", 1), ("2", 1)]
-    dynamo.client().put_item(TableName=dynamo.table_name(), Item=saved)
-    health.forget()  # the next check after the seconds /readyz keeps the table's state
-    client.get("/readyz")
-    receive("4", 1)
-    assert "4" not in [product_id for product_id, _units in all_due()]

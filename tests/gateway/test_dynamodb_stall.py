@@ -13,7 +13,7 @@ from django.test import Client
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from catalog.gateway.schema import table_ensure
+from catalog.gateway.table import table_ensure
 from tests.helpers import seed
 from tools import dynamodb_local
 

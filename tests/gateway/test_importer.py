@@ -8,9 +8,9 @@ from django.core.management import CommandError, call_command
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from catalog.gateway import importer, schema
+from catalog.gateway import importer
 from catalog.gateway.errors import NotFound
-from catalog.gateway.schema import create_table_request
+from catalog.gateway.table import create_table_request, schema
 from catalog.gateway.testing import count_requests
 from tests.helpers import seed, small_catalog
 

@@ -1,6 +1,15 @@
-"""Table migrations on DynamoDB Local: a table of the seed's layout, with orders, customers and
-stock history in it, brought to today's layout in place, with nothing lost (migrate_table)."""
-import re
+"""Table migrations: the baseline and the machinery of later steps.
+
+The upgrade of a shop of the seed's layout, with orders, customers and stock history in it, goes in two
+hops: the baseline release's own `migrate_table` (its code, extracted from git and run as a process of
+its own against the same DynamoDB Local table) brings it to the baseline; this code's then accepts it,
+and reads everything back as before. A table not at the baseline is refused, naming that release. The
+machinery a later step would use (AddIndex, DeleteIndex, Backfill, plan, backups) is tried on synthetic
+steps appended to STEPS."""
+import os
+import shutil
+import subprocess
+import sys
 import threading
 import uuid
 from datetime import UTC, date, datetime, timedelta
@@ -13,11 +22,9 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from catalog.checks import refuse_outdated_table, table_problems
-from catalog.gateway import backfill_scan, codec, keys, migrations, pages, schema
 from catalog.gateway import client as dynamo
-from catalog.gateway.entities import PurchaseLine, StockAdjustment
-from catalog.gateway.errors import NotFound
-from catalog.gateway.migrations import STEPS, AddIndex, DeleteIndex, Run, migrate, migrations_pending
+from catalog.gateway import codec, keys
+from catalog.gateway.entities import PurchaseLine
 from catalog.gateway.orders import order_cancel, order_place, order_ship, orders_open
 from catalog.gateway.products import brands_all, product_get, products_by_brand, products_by_category, products_search
 from catalog.gateway.stock import (
@@ -28,14 +35,34 @@ from catalog.gateway.stock import (
     stock_increase,
     stock_ledger,
 )
-from catalog.gateway.testing import count_requests
-from tests.helpers import as_before_issue_33, seed, small_catalog
+from catalog.gateway.table import backfill_scan, schema
+from catalog.gateway.table.backfill_scan import rewrite_item, rewrite_of
+from catalog.gateway.table.migrations import (
+    BASELINE,
+    BASELINE_COMMIT,
+    STEPS,
+    AddIndex,
+    Backfill,
+    DeleteIndex,
+    Run,
+    migrate,
+    migrations_applied,
+    migrations_pending,
+    runner,
+)
+from tests.helpers import REPO, as_before_issue_33, seed
 
 pytestmark = pytest.mark.django_db
 
-# What a step adds to items of the seed's layout: taken away to make such a table from today's.
-DERIVED = set(migrations.PRODUCT_DERIVED) | set(migrations.STOCK_ADJUSTMENT_DERIVED) | set(keys.OPEN_ORDER_ATTRIBUTES)
-DERIVED_MAPS = {"categoryCounts", "brandCounts"}
+# What the steps up to the baseline add to items of the seed's layout: taken away to make such a table.
+DERIVED = {
+    *(f"{index}{part}" for index in keys.SORT_INDEXES for part in ("PK", "SK")), *keys.REORDER_ATTRIBUTES,
+    f"{keys.LEDGER}PK", f"{keys.LEDGER}SK", f"{keys.BY_REASON}PK", f"{keys.BY_REASON}SK", *keys.OPEN_ORDER_ATTRIBUTES,
+    "categoryCounts", "brandCounts",
+}
+# The seed's two list indexes, which projected the exact level and the description.
+SEED_PROJECTED = ["type", "productId", "name", "description", "stockLevel", "price", "brandId", "categoryId", "image",
+                  "count"]
 
 
 def all_items(table):
@@ -89,26 +116,36 @@ def shop_history():
     product_set_reorder_point(product_id="7", reorder_point=45)
 
 
-# What migration 0036 gives an order line of before: its Buyers keys, its order's time, number and customer
-# (no Ledger keys, no level: its sale's record is the adjustment).
+# What the baseline gives an order line placed before sales were recorded on order lines: its Buyers keys,
+# its order's time, number and customer (no Ledger keys, no level: its sale's record is the adjustment).
 BUYER_KEYS_BACKFILLED = (*keys.BUYER_ATTRIBUTES, "at", "customerId", "customerName", "customerEmail", "orderNumber")
 
 
 def as_migrated(items):
-    """Today's `items` as a table of the seed's layout holds them after migrate_table."""
+    """Today's `items` as a table of the seed's layout holds them once at the baseline."""
     return as_before_issue_33(items, keep=BUYER_KEYS_BACKFILLED)
+
+
+def seed_index(name):
+    return {"IndexName": name, "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": SEED_PROJECTED},
+            "KeySchema": [{"AttributeName": f"{name}PK", "KeyType": "HASH"},
+                          {"AttributeName": f"{name}SK", "KeyType": "RANGE"}]}
 
 
 def make_seed_layout_copy(source, target):
     """A table of the seed's layout (PK/SK, GSI1, GSI2) holding `source`'s items as the seed's code
     would have left them: no sort, warehouse or search items or keys, no counts on brands and categories,
     sales recorded as stock adjustments (as_before_issue_33)."""
-    dynamo.client().create_table(**schema.create_table_request(target, indexes=[keys.GSI1, keys.GSI2]))
+    request = schema.create_table_request(target, indexes=[])
+    request["AttributeDefinitions"] += [{"AttributeName": f"{name}{part}", "AttributeType": "S"}
+                                        for name in (keys.GSI1, keys.GSI2) for part in ("PK", "SK")]
+    request["GlobalSecondaryIndexes"] = [seed_index(keys.GSI1), seed_index(keys.GSI2)]
+    dynamo.client().create_table(**request)
     dynamo.client().get_waiter("table_exists").wait(TableName=target)
     for item in as_before_issue_33(all_items(source)).values():
         if item.get("type") in ("TERM", "TERM_COUNT", "ORDER_NUMBER") or is_opening(item):
-            continue  # (imports wrote no opening stock changes before 0017)
-        old = {k: v for k, v in item.items() if k not in DERIVED and k not in DERIVED_MAPS}
+            continue  # (imports wrote no opening stock changes then)
+        old = {k: v for k, v in item.items() if k not in DERIVED}
         if item.get("type") == "ORDER":  # before order numbers (and names on orders)
             old = {k: v for k, v in old.items() if k not in ("orderNumber", "customerName", "customerEmail")}
         dynamo.client().put_item(TableName=target, Item=codec.serialize(old))
@@ -116,7 +153,7 @@ def make_seed_layout_copy(source, target):
 
 @pytest.fixture
 def today(local_ddb):
-    """Today's table, with the small catalog and a shop's history; returns (table, its items)."""
+    """This code's table, with the small catalog and a shop's history; returns (table, its items)."""
     seed()
     shop_history()
     return local_ddb, all_items(local_ddb)
@@ -134,27 +171,66 @@ def seed_table(today, settings):
     dynamo.client().delete_table(TableName=target)
 
 
+def baseline_release(tmp_path):
+    """The baseline release's code, extracted from this checkout's git history into `tmp_path`."""
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed: the baseline release's code cannot be extracted")
+    found = subprocess.run([git, "-C", str(REPO), "cat-file", "-e", f"{BASELINE_COMMIT}^{{commit}}"],
+                           capture_output=True)
+    if found.returncode != 0:
+        pytest.skip(f"this checkout's history lacks the baseline commit {BASELINE_COMMIT} (a shallow clone?)")
+    tree = tmp_path / "baseline"
+    tree.mkdir()
+    archive = subprocess.run([git, "-C", str(REPO), "archive", BASELINE_COMMIT], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+    return tree
+
+
+def run_baseline_migrate_table(tree, *, table, endpoint, tmp_path):
+    """`manage.py migrate_table` of the baseline release on `table`, as an operator runs it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DYNAMODB_"))}
+    env.update(DJANGO_SETTINGS_MODULE="storefront.settings", DJANGO_SECRET_KEY="tests-only-not-a-secret",
+               DYNAMODB_ENDPOINT_URL=endpoint, DYNAMODB_TABLE=table,
+               DATABASE_URL=f"sqlite:///{tmp_path / 'baseline-db.sqlite3'}")
+    return subprocess.run([sys.executable, str(tree / "manage.py"), "migrate_table"], cwd=tree, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
 def listing(page):
     return [p.product_id for p in page.items]
 
 
-def test_a_seed_layout_shop_is_brought_to_todays_layout_with_nothing_lost(seed_table, today, settings, client):
+@pytest.mark.dynamodb_local
+def test_a_seed_layout_shop_goes_to_the_baseline_by_its_release_then_to_this_code_with_nothing_lost(
+    seed_table, today, settings, client, dynamodb_local_url, tmp_path,
+):
     table, before = seed_table
     source = today[0]
-    out = StringIO()
-    call_command("migrate_table", stdout=out)
-    said = out.getvalue()
-    assert "Applying 0001_products" in said and "Applying 0015_idempotency_ttl" in said
-    assert "takes no backups" in said  # DynamoDB Local has none; AWS names the backup here
-    assert f"Table {table!r} is at version {STEPS[-1].name}." in said
+    tree = baseline_release(tmp_path)
 
-    # Every item as today's code would have written it: orders, customers, history, levels, counts, terms,
+    # This code refuses it, naming the release to run first.
+    with pytest.raises(CommandError, match=BASELINE_COMMIT):
+        call_command("migrate_table", stdout=StringIO())
+
+    hop = run_baseline_migrate_table(tree, table=table, endpoint=dynamodb_local_url, tmp_path=tmp_path)
+    assert hop.returncode == 0, hop.stderr
+    assert "Applying 0001_products" in hop.stdout and "0075_alert_counts_on_products: done" in hop.stdout
+
+    out = StringIO()
+    call_command("migrate_table", stdout=out)  # no write needed: the baseline release's records say it
+    said = out.getvalue()
+    assert "No migrations to apply: the table is up to date." in said
+    assert f"Table {table!r} is at version {BASELINE.name}." in said
+    assert table_problems() == []
+    refuse_outdated_table()
+
+    # Every item as this code would have written it: orders, customers, history, levels, counts, terms,
     # and each product's opening stock change (its level at the import, first in its history), so its
     # history adds up to its level.
     after = all_items(table)
     assert without_openings(after) == without_openings(as_migrated(before))
     assert openings(after) == openings(as_migrated(before)) and len(openings(after)) == 7  # product 3 is at 0
-    assert "0017_opening_stock_entries" in said
     reconciled = StringIO()
     call_command("reconcile_stock", stdout=reconciled)
     assert "8 product(s) checked: every history adds up." in reconciled.getvalue()
@@ -164,7 +240,7 @@ def test_a_seed_layout_shop_is_brought_to_todays_layout_with_nothing_lost(seed_t
     ttl = dynamo.client().describe_time_to_live(TableName=table)["TimeToLiveDescription"]
     assert ttl["TimeToLiveStatus"] == "ENABLED" and ttl["AttributeName"] == "expiresAt"
 
-    # What the pages read, the same on the migrated table as on today's.
+    # What the pages read, the same on the upgraded table as on this code's own.
     today_utc = datetime.now(UTC).date()
     since = today_utc - timedelta(days=1)  # the test may have begun before midnight
     def reads():
@@ -177,9 +253,11 @@ def test_a_seed_layout_shop_is_brought_to_todays_layout_with_nothing_lost(seed_t
             [(b.brand_id, dict(b.category_counts)) for b in brands_all()],
             [p.product_id for p in products_to_reorder().items],
             [o.order_id for o in orders_open().items],
-            # (the opening changes are compared above: 0017 wrote its own)
+            # (the opening changes are compared above: the baseline wrote its own)
             [c.adjustment_id for c in stock_ledger(start=since, end=today_utc) if c.reason != "opening"],
             [c.adjustment_id for c in stock_history_all(product_id="6", reason="damaged")],
+            [(c.reason, c.delta, c.order_id) for c in stock_history_all(product_id="1") if c.reason != "opening"],
+            [c.order_id for c in stock_history_all(product_id="7", reason="sold")],
         )
 
     migrated = reads()
@@ -189,8 +267,10 @@ def test_a_seed_layout_shop_is_brought_to_todays_layout_with_nothing_lost(seed_t
     assert migrated[0] == ["7", "6", "8"]  # Acme Car Charger, Acme Jet Boat, Acme Roadster
     assert migrated[3] == ["7", "8", "6"]
     assert "7" in migrated[6] and "3" in migrated[6]  # reorder point 45 with 40 left (after the cancel); sold out
+    assert len(migrated[7]) == 1 and len(migrated[10]) == 1  # ann's order, open; her sale, counted once
 
     # Pages, as a shopper sees them.
+    client.get("/")  # the names, cached as on a busy site
     page = client.get("/brands/10/?sort=name")
     assert page.status_code == 200
     html = page.content.decode()
@@ -198,94 +278,194 @@ def test_a_seed_layout_shop_is_brought_to_todays_layout_with_nothing_lost(seed_t
     assert "Acme Roadster" in client.get("/search/?q=roadster").content.decode()
 
     # A second run changes nothing.
-    out = StringIO()
-    call_command("migrate_table", stdout=out)
-    assert "No migrations to apply." in out.getvalue()
+    call_command("migrate_table", stdout=StringIO())
     assert all_items(table) == after
 
 
-def test_plan_lists_the_pending_steps_and_writes_nothing(seed_table):
-    table, before = seed_table
-    untouched = all_items(table)
+# --- a table not at the baseline is refused, naming the release ------------------------------------
+
+def forget_baseline(table, *, steps_recorded=()):
+    """The table as a release before the baseline left it: no baseline record, the records of
+    `steps_recorded` (names of the baseline release's steps)."""
+    dynamo.client().delete_item(TableName=table, Key=codec.serialize(keys.migration_key(BASELINE.name)))
+    for name in steps_recorded:
+        dynamo.client().put_item(TableName=table, Item=codec.serialize(
+            {**keys.migration_key(name), "type": "MIGRATION", "name": name, "contract": False}))
+
+
+def test_migrate_table_refuses_a_table_of_a_release_before_the_baseline_and_names_the_release(ddb):
+    forget_baseline(ddb)  # a seed-layout table: no records at all
+    for args in ((), ("--plan",)):
+        with pytest.raises(CommandError) as refused:
+            call_command("migrate_table", *args, stdout=StringIO())
+        said = str(refused.value)
+        assert BASELINE_COMMIT in said and "no record of the baseline's migration steps" in said
+        assert "migrate_table on it first" in said
+    assert migrations_applied(table=ddb) == {}  # nothing written
+
+
+def test_a_table_that_lacks_one_step_of_the_baseline_is_refused_and_stops_a_server(ddb):
+    forget_baseline(ddb, steps_recorded=BASELINE.steps[:-1])  # that release's migrate_table --before-deploy
+    with pytest.raises(CommandError, match=f"lacks 1 of the baseline's 40 migration steps \\({BASELINE.steps[-1]}\\)"):
+        call_command("migrate_table", stdout=StringIO())
+    problems = table_problems()
+    assert [p.id for p in problems] == ["catalog.E003"]
+    assert BASELINE_COMMIT in problems[0].msg and BASELINE_COMMIT in problems[0].hint
+    with pytest.raises(ImproperlyConfigured, match=BASELINE_COMMIT):
+        refuse_outdated_table()
+    with pytest.raises(Exception, match=BASELINE_COMMIT):
+        call_command("check", "--database", "default", stdout=StringIO(), stderr=StringIO())
+
+
+def test_a_table_the_baseline_release_migrated_is_at_the_baseline_without_a_write(ddb):
+    forget_baseline(ddb, steps_recorded=BASELINE.steps)  # each step recorded, as that release's migrate_table does
+    records = migrations_applied(table=ddb)
+    assert table_problems() == []
+    out = StringIO()
+    call_command("migrate_table", "--no-backup", stdout=out)
+    assert "No migrations to apply: the table is up to date." in out.getvalue()
+    assert f"is at version {BASELINE.name}." in out.getvalue()
+    assert set(migrations_applied(table=ddb)) == set(records)
+
+
+def test_a_new_table_is_created_at_the_baseline(ddb):
+    records = migrations_applied(table=ddb)
+    assert set(records) == {step.name for step in STEPS}
+    assert records[BASELINE.name]["description"].startswith(f"the layout of release {BASELINE_COMMIT[:12]}")
+    assert migrations_pending(table_name=ddb, steps=STEPS) == [] and table_problems() == []
+    out = StringIO()
+    call_command("migrate_table", "--plan", stdout=out)
+    assert "No migrations to apply: the table is up to date." in out.getvalue()
+
+
+@pytest.mark.dynamodb_local
+def test_gunicorn_refuses_to_serve_a_table_of_a_release_before_the_baseline(local_ddb, dynamodb_local_url, tmp_path):
+    forget_baseline(local_ddb)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DYNAMODB_"))}
+    env.update(DJANGO_SETTINGS_MODULE="storefront.settings", DJANGO_SECRET_KEY="tests-only-not-a-secret",
+               DYNAMODB_ENDPOINT_URL=dynamodb_local_url, DYNAMODB_TABLE=local_ddb,
+               DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}")
+    server = subprocess.run(
+        [str(REPO / ".venv" / "bin" / "gunicorn"), "storefront.wsgi:application", "--bind", "127.0.0.1:0",
+         "--workers", "1"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
+    )
+    assert server.returncode != 0
+    assert BASELINE_COMMIT in server.stderr and "migrate_table" in server.stderr
+
+
+# --- the machinery of later steps, on synthetic ones -------------------------------------------------
+
+def _level_copy(run, capacity):
+    """A synthetic backfill: each product's level copied to `levelCopy`, on condition the level is as read."""
+    def derive(item):
+        return rewrite_of(item, {"levelCopy": item.get("stockLevel", 0)}, ("levelCopy",))
+
+    return lambda item: int(rewrite_item(item, derive=derive, depends_on=("stockLevel",), capacity=capacity))
+
+
+TEST_INDEX = AddIndex("0076_index_LevelCopy", "LevelCopy", "index LevelCopy (products by level copy)",
+                      key_attributes=("brandId", "productId"), projected=None)
+TEST_BACKFILL = Backfill("0077_level_copy", ("PRODUCT",), _level_copy, "products: their level copied")
+
+
+@pytest.fixture
+def later_steps(settings):
+    """Two later steps, appended to STEPS (the list every reader of it holds) for the test, and recorded
+    on the test's table (made by the fixture before this one), as on a new table."""
+    added = [TEST_INDEX, TEST_BACKFILL]
+    STEPS.extend(added)
+    runner.migrations_mark_applied(steps=added, table=settings.DYNAMODB_TABLE)
+    yield added
+    del STEPS[-len(added):]
+
+
+@pytest.mark.dynamodb_local
+def test_plan_lists_the_later_steps_and_writes_nothing(local_ddb, local_catalog, later_steps):
+    table = local_ddb
+    untouched, records = all_items(table), migrations_applied(table=table)
+    for step in later_steps:
+        dynamo.client().delete_item(TableName=table, Key=codec.serialize(keys.migration_key(step.name)))
     out = StringIO()
     call_command("migrate_table", "--plan", stdout=out)
     said = out.getvalue()
-    for step in STEPS:
-        assert step.name in said
-    assert "0001_products: products: sort-index keys (name, price), Reorder keys and search term items " \
-        "(rewrites items" in said
-    after = all_items(table)
-    assert after == untouched
-    assert migrations.migrations_applied(table=table) == {}
-    assert len(migrations_pending(table_name=table)) == len(STEPS)
-    assert not dynamo.client().describe_table(TableName=table)["Table"].get("DeletionProtectionEnabled")
-    assert set(after) == {k for k, v in without_openings(as_before_issue_33(before)).items()
-                          if v.get("type") not in ("TERM", "TERM_COUNT", "ORDER_NUMBER")}
-    assert sorted(i["IndexName"] for i in dynamo.client().describe_table(TableName=table)["Table"][
-        "GlobalSecondaryIndexes"]) == ["GSI1", "GSI2"]
-
-
-def test_an_up_to_date_table_has_nothing_to_apply(local_ddb):
-    out = StringIO()
-    call_command("migrate_table", "--plan", stdout=out)
-    assert "No migrations to apply." in out.getvalue()
-    out = StringIO()
-    call_command("migrate_table", stdout=out)
-    assert "No migrations to apply." in out.getvalue()
-    dynamo.client().update_table(TableName=local_ddb, DeletionProtectionEnabled=False)  # so the fixture can drop it
+    assert "0076_index_LevelCopy: index LevelCopy (products by level copy)\n" in said
+    assert "0077_level_copy: products: their level copied (rewrites items: backup first)" in said
+    assert f"is at version {BASELINE.name}." in said
+    assert all_items(table) == untouched
+    assert set(migrations_applied(table=table)) == set(records) - {s.name for s in later_steps}
+    assert "LevelCopy" not in {i["IndexName"] for i in dynamo.client().describe_table(TableName=table)["Table"][
+        "GlobalSecondaryIndexes"]}
+    problems = table_problems()
+    assert [p.id for p in problems] == ["catalog.E001"]  # a server of this code would not start
+    assert "0076_index_LevelCopy, 0077_level_copy" in problems[0].msg
+    assert "python manage.py migrate_table" in problems[0].hint
 
 
 class Crash(Exception):
     pass
 
 
+@pytest.mark.dynamodb_local
 def test_an_interrupted_backfill_continues_where_it_stopped_and_gives_the_same_result(
-    seed_table, monkeypatch,
+    local_ddb, local_catalog, later_steps, monkeypatch,
 ):
-    table, before = seed_table
-    monkeypatch.setattr(backfill_scan, "PAGE_SIZE", 3)
-    real = backfill_scan.rewrite_item
+    table = local_ddb
+    for step in later_steps:
+        dynamo.client().delete_item(TableName=table, Key=codec.serialize(keys.migration_key(step.name)))
+    monkeypatch.setattr(backfill_scan, "PAGE_SIZE", 1)
     written = []
+    real = TEST_BACKFILL.make_apply
 
-    def crashing(item, **kwargs):
-        if len(written) == 4:
-            raise Crash("the machine went away")
-        written.append(item["productId"])
-        return real(item, **kwargs)
+    def crashing(run, capacity):
+        apply = real(run, capacity)
 
-    monkeypatch.setattr(migrations, "rewrite_item", crashing)
+        def once(item):
+            if len(written) == 4:
+                raise Crash("the machine went away")
+            written.append(item["productId"])
+            return apply(item)
+        return once
+
+    crashing_step = Backfill(TEST_BACKFILL.name, TEST_BACKFILL.item_types, crashing, TEST_BACKFILL.description)
     with pytest.raises(Crash):
-        migrate(run=Run(table=table, segments=2, say=lambda line: None), backup=False)
-    assert migrations_pending(table_name=table)[0] == "0001_products"
-    done, segments, scanned = backfill_scan.backfill_status("0001_products")
+        migrate(steps=[BASELINE, TEST_INDEX, crashing_step], run=Run(table=table, segments=2, say=lambda line: None),
+                backup=False)
+    assert migrations_pending(table_name=table, steps=STEPS) == [TEST_BACKFILL.name]
+    done, segments, scanned = backfill_scan.backfill_status(TEST_BACKFILL.name)
     assert segments == 2 and scanned > 0
 
-    monkeypatch.setattr(migrations, "rewrite_item", real)
     scanned_again = []
     real_scan = backfill_scan.scan_all
 
     def counting(**kwargs):
         tally = real_scan(**kwargs)
-        scanned_again.append((kwargs["step_name"], tally.scanned))
+        scanned_again.append(tally.scanned)
         return tally
 
-    monkeypatch.setattr(migrations, "scan_all", counting)
-    migrate(run=Run(table=table, segments=4, say=lambda line: None), backup=False)
-    assert migrations_pending(table_name=table) == []
-    assert without_openings(all_items(table)) == without_openings(as_migrated(before))
-    assert openings(all_items(table)) == openings(as_migrated(before))
-    # The first backfill went on from the pages it had saved, not from the start (nor with 4 segments).
-    first = dict(scanned_again)["0001_products"]
-    total = dict(scanned_again)["0009_stock_change_and_order_keys"]  # a full read of the same table
-    assert first < total
-    assert backfill_scan.backfill_status("0001_products") is None  # progress records cleared
+    monkeypatch.setattr(runner, "scan_all", counting)
+    migrate(steps=STEPS, run=Run(table=table, segments=4, say=lambda line: None), backup=False)
+    assert migrations_pending(table_name=table, steps=STEPS) == []
+    products = [i for i in all_items(table).values() if i.get("type") == "PRODUCT"]
+    assert len(products) == 8 and all(p["levelCopy"] == p["stockLevel"] for p in products)
+    # It went on from the pages it had saved, not from the start (nor with 4 segments).
+    total = len(all_items(table))
+    assert scanned_again[0] < total
+    assert backfill_scan.backfill_status(TEST_BACKFILL.name) is None  # progress records cleared
+    # The index the first step made serves its Query.
+    found = dynamo.client().query(TableName=table, IndexName="LevelCopy", KeyConditionExpression="brandId = :b",
+                                  ExpressionAttributeValues=codec.serialize({":b": "3"}))["Items"]
+    found = [i for i in map(codec.deserialize, found) if i.get("type") == "PRODUCT"]
+    assert found and all("levelCopy" in i for i in found)
 
 
-def test_a_sale_and_a_staff_change_during_a_backfill_are_kept(seed_table, monkeypatch):
-    table, before = seed_table
+@pytest.mark.dynamodb_local
+def test_a_sale_and_a_staff_change_during_a_backfill_are_kept(local_ddb, local_catalog, later_steps, monkeypatch):
+    table = local_ddb
+    dynamo.client().delete_item(TableName=table, Key=codec.serialize(keys.migration_key(TEST_BACKFILL.name)))
+    before = product_get(product_id="2", consistent=True).stock_level
     real = backfill_scan.rewrite_item
-    meanwhile = threading.Lock()
-    done = set()
+    meanwhile, done = threading.Lock(), set()
 
     def with_others_writing(item, **kwargs):
         # Between the Scan's read of the product and its rewrite, a shopper buys and staff set a reorder point.
@@ -298,35 +478,17 @@ def test_a_sale_and_a_staff_change_during_a_backfill_are_kept(seed_table, monkey
                 product_set_reorder_point(product_id="4", reorder_point=20)
         return real(item, **kwargs)
 
-    monkeypatch.setattr(migrations, "rewrite_item", with_others_writing)
-    migrate(run=Run(table=table, say=lambda line: None), backup=False)
+    monkeypatch.setattr(sys.modules[__name__], "rewrite_item", with_others_writing)
+    migrate(steps=STEPS, run=Run(table=table, say=lambda line: None), backup=False)
     assert done == {"sale", "staff"}
-    sold = product_get(product_id="2", consistent=True)
-    assert sold.stock_level == int(before[("P#2", "METADATA")]["stockLevel"]) - 1
-    item = all_items(table)[("P#2", "METADATA")]
-    assert item["ReorderSK"] == keys.reorder_keys("2", sold.stock_level)["ReorderSK"]
-    assert item["ByName1PK"] == "B#3"
-    staffed = all_items(table)[("P#4", "METADATA")]
-    level = int(before[("P#4", "METADATA")]["stockLevel"])
-    assert staffed["reorderPoint"] == 20 and staffed["ReorderSK"] == keys.reorder_keys("4", level)["ReorderSK"]
-    assert [p.product_id for p in products_to_reorder().items].count("4") == 1
-    assert any(c.delta == -1 and c.reason == "sold" for c in stock_history_all(product_id="2"))
+    items = all_items(table)
+    assert items[("P#2", "METADATA")]["levelCopy"] == before - 1 == items[("P#2", "METADATA")]["stockLevel"]
+    assert items[("P#4", "METADATA")]["reorderPoint"] == 20 and "levelCopy" in items[("P#4", "METADATA")]
 
 
-def test_a_table_behind_the_code_stops_a_server_from_starting(seed_table):
-    problems = table_problems()
-    assert [p.id for p in problems] == ["catalog.E001"]
-    assert "python manage.py migrate_table" in problems[0].hint
-    with pytest.raises(ImproperlyConfigured, match="migrate_table"):
-        refuse_outdated_table()
-    out = StringIO()
-    with pytest.raises(Exception, match="migrate_table"):
-        call_command("check", "--database", "default", stdout=out, stderr=StringIO())
-
-
-def test_a_table_ahead_of_the_code_is_refused(local_ddb):
+def test_a_table_ahead_of_the_code_is_refused(ddb):
     put = dynamo.client().put_item
-    put(TableName=local_ddb, Item=codec.serialize({
+    put(TableName=ddb, Item=codec.serialize({
         **keys.migration_key("0099_newer_addition"), "type": "MIGRATION", "name": "0099_newer_addition",
         "contract": False,
     }))
@@ -334,7 +496,7 @@ def test_a_table_ahead_of_the_code_is_refused(local_ddb):
     refuse_outdated_table()
     with pytest.raises(CommandError, match="0099_newer_addition"):
         call_command("migrate_table", stdout=StringIO())
-    put(TableName=local_ddb, Item=codec.serialize({
+    put(TableName=ddb, Item=codec.serialize({
         **keys.migration_key("0100_drop_old_index"), "type": "MIGRATION", "name": "0100_drop_old_index",
         "contract": True,
     }))
@@ -343,14 +505,15 @@ def test_a_table_ahead_of_the_code_is_refused(local_ddb):
         refuse_outdated_table()
 
 
+@pytest.mark.dynamodb_local
 def test_an_index_projection_changes_by_a_new_index_and_a_later_delete(local_ddb):
     seed()
     product_set_reorder_point(product_id="7", reorder_point=45)
     steps = [
         *STEPS,
-        AddIndex("0016_index_Reorder2", "Reorder2", "the reorder list with whole products",
+        AddIndex("0076_index_Reorder2", "Reorder2", "the reorder list with whole products",
                  key_attributes=("ReorderPK", "ReorderSK"), projected=None),
-        DeleteIndex("0017_drop_Reorder", keys.REORDER, "the old reorder index"),
+        DeleteIndex("0077_drop_Reorder", keys.REORDER, "the old reorder index"),
     ]
     migrate(steps=steps[:-1], run=Run(table=local_ddb, say=lambda line: None), backup=False)
     found = dynamo.client().query(
@@ -362,17 +525,18 @@ def test_an_index_projection_changes_by_a_new_index_and_a_later_delete(local_ddb
     described = dynamo.client().describe_table(TableName=local_ddb)["Table"]
     names = [i["IndexName"] for i in described["GlobalSecondaryIndexes"]]
     assert "Reorder2" in names and keys.REORDER not in names
-    records = migrations.migrations_applied(table=local_ddb)
-    assert records["0017_drop_Reorder"]["contract"] is True
+    records = migrations_applied(table=local_ddb)
+    assert records["0077_drop_Reorder"]["contract"] is True
     assert migrations_pending(table_name=local_ddb, steps=steps) == []
 
 
-def test_a_backup_is_taken_and_named_before_the_first_step_that_rewrites_items(catalog, ddb):
+def test_a_backup_is_taken_and_named_before_the_first_step_that_rewrites_items(catalog, ddb, later_steps):
     """On moto (which has on-demand backups, as AWS does): a table that lacks a backfill."""
-    dynamo.client().delete_item(TableName=ddb, Key=codec.serialize(keys.migration_key("0001_products")))
+    record = codec.serialize(keys.migration_key(TEST_BACKFILL.name))
+    dynamo.client().delete_item(TableName=ddb, Key=record)
     out = StringIO()
     call_command("migrate_table", "--plan", stdout=out)
-    assert "0001_products" in out.getvalue()
+    assert TEST_BACKFILL.name in out.getvalue()
     assert dynamo.client().list_backups(TableName=ddb)["BackupSummaries"] == []
 
     out = StringIO()
@@ -380,281 +544,49 @@ def test_a_backup_is_taken_and_named_before_the_first_step_that_rewrites_items(c
     said = out.getvalue()
     backups = dynamo.client().list_backups(TableName=ddb)["BackupSummaries"]
     assert len(backups) == 1
-    assert backups[0]["BackupName"].startswith(f"{ddb}-before-0001_products-")
+    assert backups[0]["BackupName"].startswith(f"{ddb}-before-{TEST_BACKFILL.name}-")
     assert f"Backup {backups[0]['BackupName']} taken" in said
     assert "Point-in-time recovery is on." in said and "Deletion protection turned on." in said
-    assert migrations_pending(table_name=ddb) == []
+    assert migrations_pending(table_name=ddb, steps=STEPS) == []
 
-    dynamo.client().delete_item(TableName=ddb, Key=codec.serialize(keys.migration_key("0001_products")))
+    dynamo.client().delete_item(TableName=ddb, Key=record)
     call_command("migrate_table", "--no-backup", stdout=StringIO())
     assert len(dynamo.client().list_backups(TableName=ddb)["BackupSummaries"]) == 1
 
 
-def test_gunicorn_refuses_to_serve_a_table_that_lacks_a_step_and_names_the_command(local_ddb, dynamodb_local_url,
-                                                                                    tmp_path):
-    import os
-    import subprocess
-
-    from tests.helpers import REPO
-
-    dynamo.client().delete_item(TableName=local_ddb, Key=codec.serialize(keys.migration_key("0001_products")))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "DYNAMODB_"))}
-    env.update(DJANGO_SETTINGS_MODULE="storefront.settings", DJANGO_SECRET_KEY="tests-only-not-a-secret",
-               DYNAMODB_ENDPOINT_URL=dynamodb_local_url, DYNAMODB_TABLE=local_ddb,
-               DJANGO_SQLITE_PATH=str(tmp_path / "db.sqlite3"))
-    server = subprocess.run(
-        [str(REPO / ".venv" / "bin" / "gunicorn"), "storefront.wsgi:application", "--bind", "127.0.0.1:0",
-         "--workers", "1"],
-        cwd=REPO, env=env, capture_output=True, text=True, timeout=120,
-    )
-    assert server.returncode != 0
-    assert "lacks 1 migration step(s) this code needs: 0001_products" in server.stderr
-    assert "python manage.py migrate_table" in server.stderr
-
-
-# --- issue 32: list indexes that project the stock band ------------------------------------------
-
-PRE_BAND_STEPS = [step for step in STEPS if not step.online]
-BAND_STEPS = [step for step in STEPS if step.online]
-# List pages of every kind of list index (brand, category, pair; seed order, by name, by price, a
-# search by price); the small catalog's levels 70, 12, 40 ("In stock"), 5, 3, 2, 1 ("Only N left") and 0.
-LIST_PAGES = ["/brands/3/", "/brands/2/?sort=name", "/brands/10/?sort=-price", "/categories/1/",
-              "/categories/3/?sort=price", "/categories/1/?brand=10", "/brands/3/?category=1&sort=name",
-              "/search/?q=acme&sort=price"]
-
-
-def badges(html):
-    """[(name, badge)] of a list page's cards, in order."""
-    cards = re.findall(r'<li class="card">.*?</li>', html, re.S)
-    return [(re.search(r'class="card-title">(.*?)<', c).group(1), re.search(r'class="badge [^"]*">(.*?)<', c).group(1))
-            for c in cards]
-
-
-def shown(client):
-    return {url: badges(client.get(url).content.decode()) for url in LIST_PAGES}
-
-
-@pytest.fixture
-def pre_band_table(today, settings):
-    """The same shop on a table of the layout before issue 32 (the eight list indexes under their old
-    names, projecting the exact level; no stock bands; every earlier step recorded)."""
-    source, items = today
-    target = f"preband-{uuid.uuid4().hex[:10]}"
-    # With the indexes of the steps recorded below (PRE_BAND_STEPS: every step that is not online,
-    # 0055_index_AlertQueue and 0065_index_HoldExpiry of issue 36 too).
-    indexes = [*keys.LIST_INDEXES, *schema.WAREHOUSE_INDEXES, keys.ALERT_QUEUE, keys.HOLD_EXPIRY]
-    dynamo.client().create_table(**schema.create_table_request(target, indexes=indexes))
-    dynamo.client().get_waiter("table_exists").wait(TableName=target)
-    for item in all_items(source).values():
-        item.pop("stockBand", None)
-        dynamo.client().put_item(TableName=target, Item=codec.serialize(item))
-    migrations.migrations_mark_applied(table=target, steps=PRE_BAND_STEPS)
-    pages._old_index_until.clear()  # this process has not met the table before
-    settings.DYNAMODB_TABLE = target
-    yield target, items
-    pages._old_index_until.clear()
-    dynamo.client().update_table(TableName=target, DeletionProtectionEnabled=False)
-    dynamo.client().delete_table(TableName=target)
-
-
-def test_a_shop_of_before_the_stock_bands_serves_the_same_badges_at_every_step_of_its_upgrade(
-    pre_band_table, today, settings, client,
-):
-    table, before = pre_band_table
-    settings.DYNAMODB_TABLE = today[0]
-    expected = shown(client)
-    assert ("Model 3", "In stock") in expected["/brands/3/"] and ("Model Y", "Only 3 left") in expected["/brands/3/"]
-    assert any(badge == "Sold out" for page in expected.values() for _name, badge in page)
-    settings.DYNAMODB_TABLE = table
-
-    # The new code starts on it (the steps left are online ones) and serves it as it is.
-    assert [p.id for p in table_problems()] == ["catalog.W004"]
-    refuse_outdated_table()
-    assert shown(client) == expected
-    for n in range(1, len(BAND_STEPS) + 1):  # then one step at a time, as migrate_table goes
-        migrate(steps=PRE_BAND_STEPS + BAND_STEPS[:n], run=Run(table=table, say=lambda line: None), backup=False)
-        assert shown(client) == expected, f"after {BAND_STEPS[n - 1].name}"
-        if BAND_STEPS[n - 1].name == "0018_stock_bands":
-            assert all(all_items(table)[("P#2", "METADATA")].get(a) == 3 for a in ("stockLevel", "stockBand"))
-
-    # Orders, history and levels kept: every item as today's code wrote it, and today's indexes.
-    assert all_items(table) == before
-    described = dynamo.client().describe_table(TableName=table)["Table"]
-    assert sorted(i["IndexName"] for i in described["GlobalSecondaryIndexes"]) == sorted(schema.INDEXES)
-    assert migrations_pending(table_name=table) == [] and table_problems() == []
-    assert [o.order_id for o in orders_open().items] == [o.order_id for o in orders_open_on(today[0])]
-
-    client.get("/")  # the names, cached as on a busy site
-    for url in LIST_PAGES[:-1]:  # a search adds its BatchGetItem of levels
-        with count_requests() as counter:
-            assert client.get(url).status_code == 200
-        assert counter.operations == ["Query"], url
-
-
-def orders_open_on(table):
-    from django.conf import settings
-
-    here = settings.DYNAMODB_TABLE
-    settings.DYNAMODB_TABLE = table
+def test_before_deploy_applies_what_the_new_code_needs_to_start_and_stops_at_the_online_steps(ddb, later_steps):
+    online = Backfill("0078_online_copy", ("PRODUCT",), _level_copy, "products: a copy after the deploy",
+                      online=True)
+    STEPS.append(online)
     try:
-        return orders_open().items
+        for step in (TEST_BACKFILL, online):
+            dynamo.client().delete_item(TableName=ddb, Key=codec.serialize(keys.migration_key(step.name)))
+        assert [p.id for p in table_problems()] == ["catalog.E001"]  # a new server would not start
+        out = StringIO()
+        call_command("migrate_table", "--before-deploy", "--no-backup", stdout=out)
+        said = out.getvalue()
+        assert "Applying 0077_level_copy" in said and "Stopping before 0078_online_copy" in said
+        assert migrations_pending(table_name=ddb, steps=STEPS) == ["0078_online_copy"]
+        assert [p.id for p in table_problems()] == ["catalog.W004"]  # it starts; the online step runs after
     finally:
-        settings.DYNAMODB_TABLE = here
+        STEPS.remove(online)
 
 
-def test_a_list_page_reads_the_old_index_while_the_new_one_is_missing_and_asks_once_a_while(pre_band_table, client):
-    client.get("/")
-    with count_requests() as counter:
-        first = client.get("/brands/3/").content.decode()
-    assert counter.operations == ["Query", "Query"]  # GSI1v2 refused, then GSI1
-    with count_requests() as counter:
-        again = client.get("/brands/3/").content.decode()
-    assert counter.operations == ["Query"] and badges(again) == badges(first)
-    assert ("Model Y", "Only 3 left") in badges(first)
+def test_no_later_step_takes_the_table_past_dynamodbs_limits_on_projected_attributes():
+    """From the baseline's indexes through every later step: AWS's 100 INCLUDE attributes summed over
+    the indexes, DynamoDB Local's 20 distinct names, at every point; at the end, the schema's indexes."""
+    indexes = {name: schema.index_definition(name)["Projection"] for name in schema.INDEXES}
 
+    def within_limits(where):
+        included = [a for p in indexes.values() if p["ProjectionType"] == "INCLUDE" for a in p["NonKeyAttributes"]]
+        assert len(included) <= schema.PROJECTED_ATTRIBUTE_LIMIT, where
+        assert len(set(included)) <= schema.LOCAL_DISTINCT_PROJECTED_LIMIT, where
 
-def test_no_step_takes_the_table_past_dynamodbs_limits_on_projected_attributes():
-    """From the seed's layout (GSI1, GSI2) through every step: AWS's 100 INCLUDE attributes summed over
-    the indexes, DynamoDB Local's 20 distinct names, at every point; at the end, today's indexes."""
-    indexes = {name: schema.index_definition(name)["Projection"] for name in (keys.GSI1, keys.GSI2)}
+    within_limits(BASELINE.name)
     for step in STEPS:
         if isinstance(step, AddIndex):
             indexes[step.index] = step.definitions()[1]["Projection"]
         elif isinstance(step, DeleteIndex):
             indexes.pop(step.index)
-        included = [a for p in indexes.values() if p["ProjectionType"] == "INCLUDE" for a in p["NonKeyAttributes"]]
-        assert len(included) <= schema.PROJECTED_ATTRIBUTE_LIMIT, step.name
-        assert len(set(included)) <= schema.LOCAL_DISTINCT_PROJECTED_LIMIT, step.name
+        within_limits(step.name)
     assert indexes == {name: schema.index_definition(name)["Projection"] for name in schema.INDEXES}
-
-
-def test_before_deploy_applies_what_the_new_code_needs_to_start_and_stops_at_the_online_steps(pre_band_table):
-    table, _before = pre_band_table
-    dynamo.client().delete_item(TableName=table, Key=codec.serialize(keys.migration_key("0016_order_numbers")))
-    assert [p.id for p in table_problems()] == ["catalog.E001"]  # a new server would not start
-    out = StringIO()
-    call_command("migrate_table", "--before-deploy", stdout=out)
-    said = out.getvalue()
-    assert "Applying 0016_order_numbers" in said and "Stopping before 0018_stock_bands" in said
-    assert migrations_pending(table_name=table) == [step.name for step in BAND_STEPS]
-    assert [p.id for p in table_problems()] == ["catalog.W004"]  # it starts now; the old indexes are still there
-    names = {i["IndexName"] for i in dynamo.client().describe_table(TableName=table)["Table"]["GlobalSecondaryIndexes"]}
-    assert set(keys.LIST_INDEXES) <= names
-
-
-def test_opening_stock_entries_make_every_history_add_up_and_survive_an_interruption(local_ddb, monkeypatch):
-    """0017 on a shop imported before opening stock changes: each product gets the level it had before
-    its first change (its level, if it has none; nothing for one at 0), first in its history; a sale
-    during a rush (no resulting level) is counted; an interrupted run goes on and writes none twice."""
-    seed()
-    shop_history()  # a sale of 2 of product 1, a shipped sale of 4, a cancelled order of 7, staff on 5 and 6
-    for item in as_before_issue_33(all_items(local_ddb)).values():  # sales recorded as before issue 33
-        dynamo.client().put_item(TableName=local_ddb, Item=codec.serialize(item))
-    rush = StockAdjustment(product_id="8", adjustment_id="rush", at=datetime.now(UTC), delta=-1,
-                           resulting_level=None, reason="sold", order_id="20260101T000000000000-rush")
-    dynamo.client().put_item(TableName=local_ddb, Item=codec.serialize(rush.to_item()))
-    dynamo.client().update_item(  # the rush sale's own decrement: 1 -> 0
-        TableName=local_ddb, Key=codec.serialize(keys.product_key("8")), UpdateExpression="SET stockLevel = :l",
-        ExpressionAttributeValues=codec.serialize({":l": 0}))
-    for key, item in all_items(local_ddb).items():
-        if is_opening(item):
-            dynamo.client().delete_item(TableName=local_ddb, Key=codec.serialize({"PK": key[0], "SK": key[1]}))
-    dynamo.client().delete_item(TableName=local_ddb,
-                                Key=codec.serialize(keys.migration_key("0017_opening_stock_entries")))
-    out = StringIO()
-    with pytest.raises(CommandError, match="7 of 8 product"):  # all but product 3, imported sold out
-        call_command("reconcile_stock", stdout=out)
-    assert "DRIFT product 2: the stock level is 3, but the product has no stock changes" in out.getvalue()
-
-    monkeypatch.setattr(backfill_scan, "PAGE_SIZE", 2)
-    real, written = migrations.transact_write, []
-
-    def crashing(actions, **kwargs):
-        if len(written) == 3:
-            raise Crash("the machine went away")
-        written.append(actions)
-        return real(actions, **kwargs)
-
-    monkeypatch.setattr(migrations, "transact_write", crashing)
-    with pytest.raises(Crash):
-        migrate(run=Run(table=local_ddb, segments=2, say=lambda line: None), backup=False)
-    assert migrations_pending(table_name=local_ddb) == ["0017_opening_stock_entries"]
-    monkeypatch.setattr(migrations, "transact_write", real)
-    migrate(run=Run(table=local_ddb, say=lambda line: None), backup=False)
-    assert migrations_pending(table_name=local_ddb) == []
-
-    # What staff read at the start of each history: the level imported (small catalog), before every change.
-    imported = {p["productId"]: p["stockLevel"] for p in small_catalog()["products"]}
-    for product_id, stock in imported.items():
-        changes = list(stock_history_all(product_id=product_id))
-        if stock == 0:
-            assert not any(c.reason == "opening" for c in changes), product_id
-            continue
-        assert [(c.reason, c.delta, c.resulting_level) for c in changes[-1:]] == [("opening", stock, stock)], product_id
-        assert [c.reason for c in changes].count("opening") == 1 and changes[-1].who == "migrate_table"
-        assert sum(c.delta for c in changes) == product_get(product_id=product_id, consistent=True).stock_level
-    out = StringIO()
-    call_command("reconcile_stock", stdout=out)
-    assert "8 product(s) checked: every history adds up." in out.getvalue()
-
-    # Run again (as a table made before steps were recorded would): nothing more to write.
-    items = all_items(local_ddb)
-    dynamo.client().delete_item(TableName=local_ddb,
-                                Key=codec.serialize(keys.migration_key("0017_opening_stock_entries")))
-    migrate(run=Run(table=local_ddb, say=lambda line: None), backup=False)
-    assert all_items(local_ddb) == items
-
-
-def test_a_sale_while_the_opening_entry_is_written_is_kept_and_counted(local_ddb, monkeypatch):
-    seed()
-    for key, item in all_items(local_ddb).items():
-        if is_opening(item):
-            dynamo.client().delete_item(TableName=local_ddb, Key=codec.serialize({"PK": key[0], "SK": key[1]}))
-    real, sold = migrations.transact_write, []
-
-    def sale_first(actions, **kwargs):
-        if not sold and '"P#4"' in repr(actions[0]).replace("'", '"'):
-            sold.append(stock_decrease(product_id="4", quantity=1, token=uuid.uuid4().hex, reason="sold"))
-        return real(actions, **kwargs)
-
-    dynamo.client().delete_item(TableName=local_ddb,
-                                Key=codec.serialize(keys.migration_key("0017_opening_stock_entries")))
-    monkeypatch.setattr(migrations, "transact_write", sale_first)
-    migrate(run=Run(table=local_ddb, say=lambda line: None), backup=False)  # 0017 alone is pending
-    assert sold
-    changes = list(stock_history_all(product_id="4"))
-    assert [(c.reason, c.delta, c.resulting_level) for c in changes] == [("sold", -1, 11), ("opening", 12, 12)]
-    call_command("reconcile_stock", stdout=StringIO())
-
-
-def test_waiting_alert_counts_of_before_move_onto_their_products_once(local_ddb):
-    """0075 on a shop of issue 36's first release, where a product's waiting alerts were counted on an item of
-    their own: each count is added onto the product item (where the code counts alerts asked since the deploy)
-    and the old item goes; run again, nothing changes."""
-    from catalog.gateway import alerts
-    from catalog.gateway.alerts import alert_ask
-    from tests.helpers import alert_count
-
-    seed()
-    alert_ask(product_id="3", email="ann@example.com", customer_id="c1")  # asked after the deploy
-    for product_id, waiting in (("3", 2), ("8", 1), ("5", 0)):
-        dynamo.client().put_item(TableName=local_ddb, Item=codec.serialize(
-            {**keys.legacy_alert_count_key(product_id), "waiting": waiting}))
-    step = alerts.COUNTS_STEP
-
-    def run_step():
-        dynamo.client().delete_item(TableName=local_ddb, Key=codec.serialize(keys.migration_key(step)))
-        assert migrations_pending(table_name=local_ddb) == [step]
-        migrate(run=Run(table=local_ddb, say=lambda line: None), backup=False)
-        assert not any(dynamo.client().get_item(TableName=local_ddb, Key=codec.serialize(
-            keys.legacy_alert_count_key(pid))).get("Item") for pid in ("3", "8", "5", "1", "999"))
-
-    run_step()
-    assert [alert_count(product_id=pid) for pid in ("3", "8", "5", "1")] == [3, 1, 0, 0]
-    # Run again, with odd leftovers: a count item without a count, one of a product that does not exist.
-    for key in (keys.legacy_alert_count_key("1"), {**keys.legacy_alert_count_key("999"), "waiting": 2}):
-        dynamo.client().put_item(TableName=local_ddb, Item=codec.serialize(key))
-    run_step()
-    assert [alert_count(product_id=pid) for pid in ("3", "8", "5", "1")] == [3, 1, 0, 0]
-    with pytest.raises(NotFound):
-        product_get(product_id="999")  # no stub product was made

@@ -359,7 +359,7 @@ def test_history_pages_newest_first(catalog):
         (lambda: gateway.stock_history(product_id="1", consistent=True), ["Query"] * (1 + keys.BUYER_SHARDS)),
         (lambda: gateway.stock_history(product_id="1", reason="received"), ["Query"]),
         (lambda: gateway.product_buyers(product_id="1"), ["Query"] * keys.BUYER_SHARDS),
-        (lambda: gateway.orders_open(), ["Query"] * (keys.OPEN_ORDER_SHARDS + 1)),
+        (lambda: gateway.orders_open(), ["Query"] * keys.OPEN_ORDER_SHARDS),
         # A stock write is one conditional transaction, conditional on the level read just before
         # (or on the level the caller saw: see test_a_write_with_the_level_the_caller_saw_is_one_transaction).
         (lambda: gateway.stock_decrease(product_id="1", quantity=1, token="c1"), ["GetItem", "TransactWriteItems"]),

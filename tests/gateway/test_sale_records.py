@@ -10,9 +10,8 @@ import pytest
 
 from bench.capacity_meter import CapacityMeter
 from catalog.gateway import client as dynamo
-from catalog.gateway import codec, keys, migrations
+from catalog.gateway import codec, keys
 from catalog.gateway.entities import PurchaseLine, StockAdjustment
-from catalog.gateway.migrations import Run
 from catalog.gateway.orders import order_cancel, order_place, orders_open, product_buyers, product_buyers_all
 from catalog.gateway.reconcile import reconcile_product
 from catalog.gateway.stock import stock_history, stock_history_all, stock_increase, stock_ledger
@@ -20,6 +19,10 @@ from catalog.gateway.testing import count_requests
 from tests.helpers import as_before_issue_33, items_in_partition
 
 pytestmark = [pytest.mark.dynamodb_local, pytest.mark.django_db]
+
+# What an order line placed before sales were recorded on order lines holds on a table at the baseline
+# (a stock adjustment under P#<pid> is its sale's record): Buyers keys, its order's time, number and customer.
+BASELINE_LINE = (*keys.BUYER_ATTRIBUTES, "at", "customerId", "customerName", "customerEmail", "orderNumber")
 
 PRICES = {"1": Decimal("39990.00"), "4": Decimal("899.00"), "7": Decimal("29.90")}
 
@@ -94,16 +97,15 @@ def test_history_merges_the_products_changes_with_its_sales_newest_first_a_page_
 
 
 def test_old_sales_count_once_and_the_ledger_lists_every_sale(local_catalog):
-    """A sale of before issue 33 (its adjustment under P#<pid>, its order line given Buyers keys by
-    migration 0036) and sales since (order lines): history, the "sold" filter, reconcile_stock and the
-    ledger each see every one exactly once; a cancellation puts its units back as an adjustment."""
+    """A sale recorded as a stock adjustment under P#<pid> (its order line with Buyers keys only, as a
+    table at the baseline holds sales older than order-line records) and sales recorded on order lines:
+    history, the "sold" filter, reconcile_stock and the ledger each see every one exactly once; a
+    cancellation puts its units back as an adjustment."""
     old = buy("ann", {"4": 2})
     table = dynamo.table_name()
     items = {(i["PK"], i["SK"]): i for i in items_in_partition(keys.customer_pk("ann"))}
-    for item in as_before_issue_33(items).values():
+    for item in as_before_issue_33(items, keep=BASELINE_LINE).values():
         dynamo.client().put_item(TableName=table, Item=codec.serialize(item))
-    step = next(s for s in migrations.STEPS if s.name == "0036_buyer_keys")
-    step.apply(Run(table=table, say=lambda line: None))  # (a new table has it recorded: run it as on an old one)
     new = buy("bob", {"4": 1})
     cancelled = buy("cy", {"4": 3})
     order_cancel(customer_id="cy", order_id=cancelled, who="staff")
@@ -117,7 +119,7 @@ def test_old_sales_count_once_and_the_ledger_lists_every_sale(local_catalog):
               if c.product_id == "4"]
     assert ledger == [("4", "opening", 12), ("4", "sold", -2), ("4", "sold", -1), ("4", "sold", -3),
                       ("4", "cancelled", 3)]
-    # Who bought it: the old order too (from 0036), newest first, with number and customer.
+    # Who bought it: the old order too, newest first, with number and customer.
     buyers = list(product_buyers_all(product_id="4"))
     assert [(s.order_id, s.customer_name, s.customer_email, s.quantity) for s in buyers] == [
         (cancelled, "Cy", "cy@example.com", 3), (new, "Bob", "bob@example.com", 1),
@@ -160,18 +162,9 @@ def test_who_bought_a_product_newest_first_over_its_shards_a_page_at_a_time(loca
     assert list(product_buyers(product_id="1").items) == []
 
 
-def test_open_orders_over_their_shards_each_once_oldest_first_and_those_of_before_moved(local_catalog):
-    orders = [buy(f"c{n}", {"7": 1}) for n in range(7)]
-    # Two orders of before issue 33: in the one OpenOrders partition of before.
-    legacy = []
-    for n in range(2):
-        order_id = buy(f"old{n}", {"4": 1})
-        dynamo.client().update_item(
-            TableName=dynamo.table_name(), Key=codec.serialize(keys.order_key(f"old{n}", order_id)),
-            UpdateExpression="SET OpenOrdersPK = :pk", ExpressionAttributeValues=codec.serialize(
-                {":pk": keys.OPEN_ORDERS_LEGACY_PK}))
-        legacy.append(order_id)
-    everything = sorted(orders + legacy)
+def test_open_orders_over_their_shards_each_once_oldest_first(local_catalog):
+    orders = [buy(f"c{n}", {"7": 1}) for n in range(7)] + [buy(f"d{n}", {"4": 1}) for n in range(2)]
+    everything = sorted(orders)
 
     def walk(limit):
         seen, after, requests = [], None, []
@@ -185,12 +178,7 @@ def test_open_orders_over_their_shards_each_once_oldest_first_and_those_of_befor
             after = page.next_cursor
 
     seen, requests = walk(2)
-    assert seen == everything  # once each, oldest first, the old partition's among them
-    partitions = keys.OPEN_ORDER_SHARDS + 1
+    assert seen == everything  # once each, oldest first
+    partitions = keys.OPEN_ORDER_SHARDS
     assert requests[0] == partitions and all(r <= partitions for r in requests) and len(requests) == 5
-
-    step = next(s for s in migrations.STEPS if s.name == "0037_open_order_shards")
-    step.apply(Run(table=dynamo.table_name(), say=lambda line: None))
-    moved = [i for n in range(2) for i in items_in_partition(keys.customer_pk(f"old{n}")) if i.get("type") == "ORDER"]
-    assert {i["OpenOrdersPK"] for i in moved} <= set(keys.open_orders_partitions()[:-1])
     assert walk(3)[0] == everything

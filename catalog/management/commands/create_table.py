@@ -4,14 +4,14 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog.gateway.errors import CatalogUnavailable
-from catalog.gateway.migrations import table_protect
-from catalog.gateway.schema import create_table_request, table_ensure
+from catalog.gateway.table import create_table_request, table_ensure, table_protect
 
 
 class Command(BaseCommand):
     help = (
-        "Create the catalog's DynamoDB table with today's layout if it is missing (every table migration marked "
-        "as applied), wait until it is ACTIVE, and turn on point-in-time recovery and deletion protection."
+        "Create the catalog's DynamoDB table with this code's layout if it is missing (at the baseline, every "
+        "later table migration marked as applied), wait until it is ACTIVE, and turn on point-in-time recovery "
+        "and deletion protection."
     )
     requires_system_checks = []  # the table check (catalog/checks.py) asks for the table this makes
 

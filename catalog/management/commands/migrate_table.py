@@ -6,13 +6,15 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from catalog.gateway.errors import CatalogUnavailable
-from catalog.gateway.migrations import MigrationRefused, Run, migrate, table_exists, table_protect, table_state
+from catalog.gateway.table import table_exists, table_protect
+from catalog.gateway.table.migrations import STEPS, MigrationRefused, Run, migrate, table_state
 
 
 class Command(BaseCommand):
     help = (
-        "Apply the table migrations this code needs (catalog/gateway/migrations.py), in order, on the live "
-        "table; resumable. --plan lists them and writes nothing."
+        "Apply the table migrations this code needs (catalog/gateway/table/migrations/steps.py), in order, on the "
+        "live table; resumable. --plan lists them and writes nothing. A table made by a release before the "
+        "baseline is refused: that release's migrate_table brings it there first (docs/upgrading.md)."
     )
     requires_system_checks = []  # the table check (catalog/checks.py) would refuse the very thing this fixes
 
@@ -49,13 +51,13 @@ class Command(BaseCommand):
         try:
             if not table_exists(table):
                 raise CommandError(f"Table {table!r} does not exist: python manage.py create_table makes it "
-                                   "with today's layout.")
+                                   "with this code's layout.")
             if plan:
                 return self._plan(table)
-            state = migrate(run=run, backup=not no_backup, before_deploy=before_deploy)
+            state = migrate(steps=STEPS, run=run, backup=not no_backup, before_deploy=before_deploy)
             for line in self._protect(table):
                 self.stdout.write(line)
-            after = table_state(table=table)
+            after = table_state(table=table, steps=STEPS)
         except MigrationRefused as exc:
             raise CommandError(str(exc)) from exc
         except CatalogUnavailable as exc:
@@ -63,21 +65,23 @@ class Command(BaseCommand):
         except KeyboardInterrupt:
             raise CommandError("Interrupted: run migrate_table again to continue where it stopped.") from None
         if not state.pending:
-            self.stdout.write("No migrations to apply.")
-        self.stdout.write(self.style.SUCCESS(f"Table {table!r} is at version {after.version or '(seed layout)'}."))
+            self.stdout.write("No migrations to apply: the table is up to date.")
+        self.stdout.write(self.style.SUCCESS(f"Table {table!r} is at version {after.version}."))
 
     def _plan(self, table):
-        state = table_state(table=table)
+        state = table_state(table=table, steps=STEPS)
+        if state.behind:
+            raise CommandError(state.behind)
         if state.unknown:
             names = ", ".join(r["name"] for r in state.unknown)
             raise CommandError(f"Table {table!r} has migration step(s) this code does not know: {names}.")
         if not state.pending:
-            self.stdout.write("No migrations to apply.")
+            self.stdout.write("No migrations to apply: the table is up to date.")
         for step in state.pending:
             rewrites = " (rewrites items: backup first)" if step.rewrites_items else ""
             online = " (online: after the deploy)" if step.online else ""
             self.stdout.write(f"  {step.name}: {step.description}{rewrites}{online}")
-        self.stdout.write(f"Table {table!r} is at version {state.version or '(seed layout)'}.")
+        self.stdout.write(f"Table {table!r} is at version {state.version}.")
 
     def _protect(self, table):
         return table_protect(

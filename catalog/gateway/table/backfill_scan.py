@@ -1,6 +1,6 @@
 """Backfills: the one place where the shop reads every item of its table (a parallel Scan).
 
-A table migration that adds or rewrites attributes on existing items (`migrations.py`) reads the
+A table migration that adds or rewrites attributes on existing items (`migrations/`) reads the
 whole table once: in segments on threads (DynamoDB's parallel Scan), page by page, at a share of
 the table's capacity (`Throttle`). Each item is rewritten with a condition on what was read, so a
 sale or a staff change made meanwhile is never overwritten: the item is read again and redone.
@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 from botocore.exceptions import ClientError
 
-from . import keys
-from .boundary import error_code, translate_errors
-from .client import client, table_name
-from .codec import deserialize, serialize
-from .errors import CatalogUnavailable
+from .. import keys
+from ..boundary import error_code, translate_errors
+from ..client import client, table_name
+from ..codec import deserialize, serialize
+from ..errors import CatalogUnavailable
 
 # Items a Scan page asks for (DynamoDB stops a page at 1 MB anyway). Large pages: DynamoDB Local finds each
 # page's start by reading its segment from the beginning, so small pages slow a long backfill down as it goes.

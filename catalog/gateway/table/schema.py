@@ -1,10 +1,15 @@
-"""The one definition of the table: the app, the tests and `create_table` all use it."""
-from botocore.exceptions import ClientError
+"""The one definition of the table: the app, the tests and `create_table` all use it; and what
+is done to the table as a whole (create, protect, back up, delete)."""
+from datetime import UTC, datetime
 
-from . import keys
-from .boundary import error_code, translate_errors
-from .client import client, read
-from .codec import serialize
+from botocore.exceptions import ClientError
+from django.conf import settings
+
+from .. import keys
+from ..boundary import error_code, translate_errors
+from ..client import client, read
+from ..codec import serialize
+from ..errors import CatalogUnavailable
 
 # What a product list shows, projected into every list index (INCLUDE): GSI1 and GSI2 (the seed's
 # order) and the six sort indexes (keys.SORT_INDEXES: name and price order under a brand, a
@@ -23,13 +28,6 @@ LIST_ATTRIBUTES = [
     "image",
     "count",  # a search term's count item (read by the price-ordered search from ByPrice1v2)
 ]
-# What the list indexes of before issue 32 (GSI1, ..., ByPrice3 under those names) projected: the
-# exact level (every sale rewrote all eight entries) and the description (no list shows it). Tables
-# of an older layout have them until migrate_table's steps 0019-0034 replace them one at a time.
-PREVIOUS_LIST_ATTRIBUTES = [
-    "type", "productId", "name", "description", "stockLevel", "price", "brandId", "categoryId", "image", "count",
-]
-
 # What the warehouse indexes project. A stock change (the Ledger CSV, the history by reason) and an
 # open order (with its customer, whose partition holds the order) are shown whole: ALL, which
 # also keeps them out of DynamoDB's limit on INCLUDE attributes (PROJECTED_ATTRIBUTE_LIMIT). A
@@ -45,9 +43,8 @@ WAREHOUSE_INDEXES = {
 
 # AWS counts the NonKeyAttributes of every INCLUDE index, summed over the indexes, against 100 a
 # table; DynamoDB Local allows 20 distinct names. A new index that projects INCLUDE must fit both,
-# also part way through migrate_table (tests/gateway/test_migrations.py counts every step): today
-# 8 x 9 + 7 = 79; at most 8 x 10 + 9 + 7 = 96, when a table with the eight old list indexes gets
-# its first new one (they are replaced one at a time); 12 distinct names.
+# also part way through migrate_table (tests/gateway/test_migrations.py counts the later steps):
+# 8 x 9 + 7 = 79; 11 distinct names.
 PROJECTED_ATTRIBUTE_LIMIT = 100
 LOCAL_DISTINCT_PROJECTED_LIMIT = 20
 
@@ -55,9 +52,8 @@ LOCAL_DISTINCT_PROJECTED_LIMIT = 20
 TTL_ATTRIBUTE = "expiresAt"
 
 
-# Every index of today's layout, in the order a new table lists them: name -> projected
-# attributes (None: ALL). A table of an older layout gets the missing ones from migrate_table
-# (migrations.py), one at a time.
+# Every index of the table, in the order a new table lists them: name -> projected attributes
+# (None: ALL). An index added later is added to a table by a migration step (migrations/steps.py).
 INDEXES = {
     **{keys.list_index(prefix): LIST_ATTRIBUTES for prefix in keys.LIST_INDEXES},
     **WAREHOUSE_INDEXES,
@@ -67,14 +63,12 @@ INDEXES = {
     # Timed holds (issue 36): holds by the time they end, for the release job. ALL: a hold is small.
     keys.HOLD_EXPIRY: None,
 }
-# Indexes of earlier layouts that migrate_table's steps still create on the way (and delete later).
-PREVIOUS_INDEXES = {prefix: PREVIOUS_LIST_ATTRIBUTES for prefix in keys.LIST_INDEXES}
 
 
 def index_definition(name):
-    """The GlobalSecondaryIndexes entry of index `name` (of today's layout or an earlier one; keys
-    `<prefix>PK`, `<prefix>SK`, keys.index_key_prefix)."""
-    projected = INDEXES[name] if name in INDEXES else PREVIOUS_INDEXES[name]
+    """The GlobalSecondaryIndexes entry of index `name` (keys `<prefix>PK`, `<prefix>SK`,
+    keys.index_key_prefix)."""
+    projected = INDEXES[name]
     prefix = keys.index_key_prefix(name)
     return {
         "IndexName": name,
@@ -112,11 +106,9 @@ def create_table_request(table_name, *, indexes=None):
     }
 
 
-def table_ensure(table_name, *, wait=True):
-    """Create the table unless it exists; wait until it is ACTIVE. Returns "created" or "exists".
-    A new table has today's layout: every migration step is recorded as applied (migrations.py)."""
-    from .migrations import migrations_mark_applied
-
+def table_create(table_name, *, wait=True):
+    """Create the table unless it exists (with TTL on); wait until it is ACTIVE. Returns "created" or
+    "exists". What a new table records of its migrations is the runner's (table.table_ensure)."""
     ddb = client()
     with translate_errors():
         try:
@@ -131,8 +123,18 @@ def table_ensure(table_name, *, wait=True):
             ddb.get_waiter("table_exists").wait(TableName=table_name, WaiterConfig={"Delay": 1, "MaxAttempts": 120})
     if outcome == "created":
         table_set_ttl(table_name, enabled=True)
-        migrations_mark_applied(table=table_name)
     return outcome
+
+
+def table_exists(table):
+    try:
+        with translate_errors():
+            client().describe_table(TableName=table)
+    except CatalogUnavailable as exc:
+        if error_code(exc.__cause__) == "ResourceNotFoundException":
+            return False
+        raise
+    return True
 
 
 def table_set_ttl(table_name, *, enabled):
@@ -161,3 +163,49 @@ def table_ping(*, table_name):
     (client.read): the table answers, within the request's budget; CatalogUnavailable if not."""
     with translate_errors():
         read("GetItem", {"TableName": table_name, "Key": serialize(keys.PROBE_KEY), "ProjectionExpression": "PK"})
+
+
+# --- protection ----------------------------------------------------------------------------------
+
+def table_backup(*, table, reason):
+    """An on-demand backup of the table (named after the step about to run); says what it did."""
+    name = f"{table}-before-{reason}-{datetime.now(UTC):%Y%m%d%H%M%S}"[:255]
+    try:
+        with translate_errors():
+            arn = client().create_backup(TableName=table, BackupName=name)["BackupDetails"]["BackupArn"]
+    except ClientError as exc:
+        if error_code(exc) == "UnknownOperationException":
+            return "This DynamoDB (DynamoDB Local) takes no backups: none was taken."
+        raise
+    return f"Backup {name} taken ({arn})."
+
+
+def table_protect(*, table=None, pitr=True, deletion_protection=True):
+    """Turn on point-in-time recovery and deletion protection (each when asked); returns what was
+    done, one line each, including what this DynamoDB does not support."""
+    table = table or settings.DYNAMODB_TABLE
+    said = []
+    if deletion_protection:
+        with translate_errors():
+            described = client().describe_table(TableName=table)["Table"]
+        if described.get("DeletionProtectionEnabled"):
+            said.append("Deletion protection is on.")
+        else:
+            try:
+                with translate_errors():
+                    client().update_table(TableName=table, DeletionProtectionEnabled=True)
+                said.append("Deletion protection turned on.")
+            except ClientError as exc:
+                said.append(f"Deletion protection is not supported here ({error_code(exc)}).")
+    if pitr:
+        try:
+            with translate_errors():
+                client().update_continuous_backups(
+                    TableName=table, PointInTimeRecoverySpecification={"PointInTimeRecoveryEnabled": True}
+                )
+            said.append("Point-in-time recovery is on.")
+        except ClientError as exc:
+            if error_code(exc) != "UnknownOperationException":
+                raise
+            said.append("Point-in-time recovery is not supported by this DynamoDB (DynamoDB Local): not on.")
+    return said
