@@ -1,19 +1,6 @@
-"""Catalog reads: brands, categories, one product, many products, product lists.
+"""Catalog reads: brands, categories, one product, many products, product lists, search.
 
-| # | access pattern                | function                                        | request                   |
-|---|-------------------------------|-------------------------------------------------|---------------------------|
-| 1 | all brands                    | brands_all()                                    | Query PK=BRANDS           |
-| 2 | all categories                | categories_all()                                | Query PK=CATEGORIES       |
-| 3 | product by id                 | product_get(product_id=)                        | GetItem P#<pid>/METADATA  |
-|   | (its stock buckets, if spread)| (the same call)                                 | + BatchGetItem P#<pid>#S#<k> |
-| 6 | products by brand             | products_by_brand(brand_id=)                    | Query GSI1                |
-| 7 | products by brand + category  | products_by_brand(brand_id=, category_id=)      | Query GSI1 begins_with    |
-| 8 | products by category          | products_by_category(category_id=)              | Query GSI2                |
-| 9 | products by category + brand  | products_by_category(category_id=, brand_id=)   | Query GSI2 begins_with    |
-
-With `sort="name"`, `"price"` or `"-price"` patterns 6 to 9 read a sort index instead (ByName1/ByPrice1
-for a brand, ByName2/ByPrice2 for a category, ByName3/ByPrice3 for a brand+category pair; "-price"
-is the price index read backwards). `products_search(query=)` reads the search terms (TERM#<term>).
+Each access pattern (key condition, index, sort orders): docs/table.md.
 """
 import dataclasses
 
