@@ -2,8 +2,7 @@
 
 Each page type is one entry of PAGES: a path template over the catalog's IDs, the method, the
 headers and the body. The load generator, the in-process renderer and the raw replay all read
-this list, so a new kind of GET is one entry. The POST flows (the staff stock adjustment and
-the checkout) need a signed-in session a connection: bench/flows.py and bench/wrk_report.lua.
+this list, so a new kind of GET is one entry. One product's crowd of buyers is bench/contention.py's.
 """
 
 import html
@@ -14,8 +13,9 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.test import Client
 
+from catalog.gateway.testing import count_requests
+
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
-from .meter import Meter
 
 
 @dataclass(frozen=True)
@@ -100,20 +100,15 @@ def discover_ids(client=None, *, patience=120.0, log=print):
 
 
 def measure_costs(page_ids, pages=PAGES):
-    """Each page rendered in-process with the Django test client: the DynamoDB requests and the
-    capacity of a render with a cold name cache, and of one with a warm cache (the steady state).
-
-    Returns ({page: {"cold": ..., "warm": ...}}, {page: [(operation, params), ...]}), the second
-    being the requests a page makes (warm, or cold if a warm render makes none) for the raw replay.
-    """
-    client = django_client()
-    costs, calls = {}, {}
+    """{page: {"cold": ..., "warm": ...}}: the DynamoDB requests of a render with a cold name cache and with a
+    warm one (the steady state), rendered in-process with the Django test client."""
+    client, costs = django_client(), {}
     for page in pages:
         cache.clear()
-        with Meter() as cold:
-            render(client, page, page_ids)
-        with Meter() as warm:
-            render(client, page, page_ids)
-        costs[page.name] = {"cold": cold.summary(), "warm": warm.summary()}
-        calls[page.name] = warm.calls or cold.calls[:1]
-    return costs, calls
+        costs[page.name] = {}
+        for state in ("cold", "warm"):
+            with count_requests() as counter:
+                render(client, page, page_ids)
+            ops = {op: counter.operations.count(op) for op in sorted(set(counter.operations))}
+            costs[page.name][state] = {"requests": counter.total, "operations": ops}
+    return costs
