@@ -80,7 +80,7 @@ ONE_BUCKET = "this design, a product in one stock bucket (measured costs)"
 
 
 def run_model(costs, args):
-    from .capacity_model import OPTIONS, max_sales, model, per_line
+    from .capacity_model import max_sales, model, per_line
 
     mixes = json.loads(args.mix.read_text())
     prices = {"read_per_million": args.read_price, "write_per_million": args.write_price}
@@ -94,8 +94,6 @@ def run_model(costs, args):
         results[name] = {"title": title, **model(costs, mix, prices, limits)}
     sales = {DESIGN: max_sales(costs, limits=limits),
              ONE_BUCKET: max_sales(costs, limits=limits, hot=False)}
-    for option, spec in OPTIONS.items():
-        sales[spec["label"]] = max_sales(costs, option, limits=limits)
     linearity = {family: per_line(costs, family)[2] for family in ("cart_view", "checkout_get", "checkout_post")}
     return results, sales, linearity
 
@@ -191,12 +189,6 @@ def main(argv=None):
     meta["prices"] = {"read_per_million_usd": args.read_price, "write_per_million_usd": args.write_price}
     meta["limits"] = {"read_units_per_s": args.read_limit, "write_units_per_s": args.write_limit}
     results = write(assemble(meta, costs, args, mixes, sales, linearity), args.out)
-    for m in mixes.values():
-        over = ", ".join(f"{p['where']} {p['key']}" for p in m["over_limit"]) or "none"
-        log(f"{m['title']}: {m['read_units_per_s']:,} RRU/s, {m['write_units_per_s']:,} WRU/s, "
-            f"${m['monthly_on_demand']['total_usd']:,}/month; over the limit: {over}")
-    for label, s in sales.items():
-        log(f"max sales, {label}: one product {s['product']['sales_per_s']}/s, one brand {s['brand']['sales_per_s']}/s")
     log(f"limits: {results['limits']}; write units: {results['write_units']}")
     log(f"report: {args.out / 'capacity.md'}, capacity.json")
     return 0

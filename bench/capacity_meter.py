@@ -19,6 +19,7 @@ import copy
 import math
 import re
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -244,15 +245,11 @@ class CapacityMeter:
         for call in self.calls:
             for where, units in call.reported.items():
                 t = totals.setdefault(where, {"R": 0.0, "W": 0.0})
-                t["R"] += units["R"]
-                t["W"] += units["W"]
+                t["R"], t["W"] = t["R"] + units["R"], t["W"] + units["W"]
         return totals
 
     def operations(self):
-        counts = {}
-        for call in self.calls:
-            counts[call.operation] = counts.get(call.operation, 0) + 1
-        return counts
+        return dict(Counter(call.operation for call in self.calls))
 
 
 # --- DynamoDB's documented size rules (developer guide, "Item sizes and formats") ---------------

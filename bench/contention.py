@@ -36,13 +36,9 @@ BUYER_COUNTS = [1, 8, 32, 128]  # `make bench`'s, quick runs too
 
 def buy_one_checkout(product_id, price, buyer_no):
     try:
-        orders.order_place(
-            customer_id=f"bench-buyer-{buyer_no}",
-            customer_name=f"Bench buyer {buyer_no}",
-            order_id=orders.new_order_id(),
-            token=gateway.new_token(),
-            lines=[gateway.PurchaseLine(product_id=product_id, quantity=1, price=price)],
-        )
+        orders.order_place(customer_id=f"bench-buyer-{buyer_no}", customer_name=f"Bench buyer {buyer_no}",
+                           order_id=orders.new_order_id(), token=gateway.new_token(),
+                           lines=[gateway.PurchaseLine(product_id=product_id, quantity=1, price=price)])
     except OrderRejected as exc:
         if all(problem.kind == LineProblem.SHORT for problem in exc.problems):
             return False  # sold out
@@ -52,18 +48,14 @@ def buy_one_checkout(product_id, price, buyer_no):
 
 def buy_one_stock_decrease(product_id, price, buyer_no):
     try:
-        gateway.stock_decrease(
-            product_id=product_id, quantity=1, token=gateway.new_token(), reason="sold", who=f"bench-{buyer_no}"
-        )
+        gateway.stock_decrease(product_id=product_id, quantity=1, token=gateway.new_token(), reason="sold",
+                               who=f"bench-{buyer_no}")
     except InsufficientStock:
         return False
     return True
 
 
-BUYERS = {
-    "checkout": buy_one_checkout,
-    "stock_decrease": buy_one_stock_decrease,
-}
+BUYERS = {"checkout": buy_one_checkout, "stock_decrease": buy_one_stock_decrease}
 
 
 def orders_count(buyers, product_id):
@@ -83,13 +75,8 @@ def orders_count(buyers, product_id):
 def history_counts(product_id):
     """(sale changes, other changes) in the product's stock history, read consistently: the other is
     the opening change the import wrote with the product's level."""
-    sales = others = 0
-    for change in gateway.stock_history_all(product_id=product_id):
-        if change.reason == SOLD:
-            sales += 1
-        else:
-            others += 1
-    return sales, others
+    reasons = [change.reason for change in gateway.stock_history_all(product_id=product_id)]
+    return reasons.count(SOLD), len(reasons) - reasons.count(SOLD)
 
 
 def server_threads_default():

@@ -2,13 +2,14 @@
 """In-process page timings with pyperf (its worker processes, warm-ups, calibration and JSON).
 
 Run with the working directory at the root of the tree to measure (this tree's, or REF's for
-`make bench-compare`), the Django settings and DYNAMODB_TABLE in the environment, and the pages in
-BENCH_PAGES (JSON: [{"name", "path", "headers"}]). Benchmarks `render_<page>`: the page through the
-tree's Django test client; with --raw also `raw_<page>`: the DynamoDB requests that page makes,
-recorded and sent again one after the other through the app's boto3 client.
+`make bench-compare`), the Django settings and DYNAMODB_TABLE in the environment and the pages in
+BENCH_PAGES (JSON: [{"name", "path", "headers"}]). Benchmarks `render_<page>`: the page through the tree's
+Django test client; with --raw also `raw_<page>`: the DynamoDB requests that page makes with a warm name
+cache (its first one when it makes none), recorded on the client's own events and sent again alone.
 
     python bench/inproc.py -o render.json --copy-env [--raw] [pyperf options: -p, -n, -w, -l]
 """
+import copy
 import json
 import os
 import sys
@@ -31,30 +32,25 @@ def page_render(client, page):
 
 
 def page_raw(render):
-    """The requests `render` makes with a warm name cache (as the app built them, seen on the client's
-    before-parameter-build event), recorded on first use, then sent alone."""
     recorded = []
 
     def raw():
         if not recorded:
-            import copy
-
             from botocore import xform_name
+            from django.core.cache import cache
 
             from catalog.gateway import client as dynamo
 
             ddb = dynamo.client()
-            render()  # the name cache, warm as on a busy site
 
             def record(params, model, **kwargs):
                 recorded.append((getattr(ddb, xform_name(model.name)), copy.deepcopy(params)))
 
+            render()  # the name cache, warm as on a busy site
             ddb.meta.events.register("before-parameter-build.dynamodb", record)
             try:
                 render()
-                if not recorded:  # a page served from the name cache: its first request when cold
-                    from django.core.cache import cache
-
+                if not recorded:
                     cache.clear()
                     render()
                     del recorded[1:]

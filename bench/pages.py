@@ -1,9 +1,5 @@
-"""The page types the benchmark measures, and what each costs in DynamoDB (rendered in-process).
-
-Each page type is one entry of PAGES: a path template over the catalog's IDs, the method, the
-headers and the body. The load generator, the in-process renderer and the raw replay all read
-this list, so a new kind of GET is one entry. One product's crowd of buyers is bench/contention.py's.
-"""
+"""The page types the benchmark measures (PAGES: a path over the catalog's IDs, and headers; wrk, pyperf and
+the request counts all read this list) and what each costs in DynamoDB requests."""
 
 import html
 import re
@@ -22,9 +18,7 @@ from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
 class PageType:
     name: str
     path: str  # formatted with the IDs of `ids()`: {brand}, {category}, {product}, {next_url}
-    method: str = "GET"
     headers: dict = field(default_factory=dict)
-    body: str | None = None
     note: str = ""
 
 
@@ -69,10 +63,7 @@ def django_client():
 def render(client, page, page_ids):
     headers = {f"HTTP_{k.upper().replace('-', '_')}": v for k, v in page.headers.items()}
     path = page.path.format(**page_ids)
-    if page.method == "GET":
-        response = client.get(path, **headers)
-    else:
-        response = client.generic(page.method, path, page.body or "", "application/x-www-form-urlencoded", **headers)
+    response = client.get(path, **headers)
     if not 200 <= response.status_code < 300:
         raise RuntimeError(f"{page.name} {path}: HTTP {response.status_code}")
     return response

@@ -1,6 +1,7 @@
 """results.json: the measurements, the ratios derived from them, our targets; results.md from it."""
 
 import json
+import statistics
 
 # The pages of the overhead targets: browse, product, load more, sorted and search (the home page reads
 # from the name cache).
@@ -16,10 +17,17 @@ TARGETS = {
 }
 
 
+def http_p50(results, size, page):
+    """A page's p50 over HTTP at concurrency 1: the median of the flatness rounds, else the load point."""
+    points = results.get("load_flatness", {}).get(str(size), {}).get(page)
+    if points:
+        return round(statistics.median(p["p50_ms"] for p in points), 3)
+    point = results.get("load", {}).get(str(size), {}).get(page, {}).get("1")
+    return point["p50_ms"] if point else None
+
+
 def derive(results):
     """`overhead` and `flatness` from the pyperf medians and wrk's points."""
-    from .run import http_p50
-
     sizes = results["meta"]["sizes"]
     largest, smallest = str(sizes[-1]), str(sizes[0])
     inproc = results["inproc"][largest]

@@ -1,24 +1,20 @@
 #!/usr/bin/env python
-"""Storefront benchmarks: `make bench` (full) or `make bench QUICK=1`.
+"""Storefront benchmarks: `make bench` (full) or `make bench QUICK=1`, on a DynamoDB Local of their own.
 
-Against a DynamoDB Local it starts itself (in memory):
+1. imports two generated catalogs (smallest and largest size), each into its own table;
+2. counts each page's DynamoDB requests (bench/pages.py); pyperf times each page in-process and its
+   DynamoDB requests alone (bench/inproc.py);
+3. wrk loads every page over gunicorn (run.sh's flags), at concurrency 1 on both catalogs (flatness) and at
+   each concurrency on the largest, beside the stall probe (bench/stalls.py);
+4. N buyers on one product at once, and whether the result is exact (bench/contention.py).
 
-1. imports generated catalogs (smallest and largest size) through the bulk import, each into its own table;
-2. counts each page's DynamoDB requests and capacity (bench/pages.py), and times each page rendered
-   in-process and its DynamoDB requests alone with pyperf (bench/inproc.py): render / raw;
-3. serves each catalog with gunicorn (scripts/run.sh's flags, DEBUG off) and loads every page with wrk
-   (bench/wrk_report.lua), beside a stall probe (bench/stalls.py): the page at concurrency 1 on both
-   catalogs (flatness) and at each concurrency on the largest;
-4. sets N buyers on one product at once and checks the result is exact (bench/contention.py).
-
-Writes var/bench/results.json and results.md (bench/results.py) with our targets beside the figures,
-and keeps pyperf's own JSON (inproc-<size>.json: `python -m pyperf stats|hist FILE`). Nothing fails on a target.
+Writes var/bench/results.json and results.md (bench/results.py; targets informative) and keeps pyperf's JSON
+(inproc-<size>.json: `python -m pyperf stats|hist FILE`).
 """
 
 import argparse
 import os
 import secrets
-import statistics
 import subprocess
 import sys
 import time
@@ -32,7 +28,6 @@ if __package__ in (None, ""):
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
     sys.path.insert(0, str(ROOT))
 
-# QUICK stays under about 3 minutes on the 2-core machine.
 QUICK = {"sizes": [300, 3000], "duration": 3, "flat_rounds": 2, "flat_duration": 1, "start_stock": 60,
          "pyperf": ["-p", "1", "-n", "10", "-w", "2", "-l", "4"]}
 FULL = {"sizes": [1000, 100_000], "duration": 10, "flat_rounds": 4, "flat_duration": 3, "start_stock": 200,
@@ -54,7 +49,7 @@ def parse_args(argv=None):
     parser.add_argument("--buyers", type=_ints, help="contention: concurrent buyers (default 1,8,32,128)")
     parser.add_argument("--start-stock", type=int, help="contention: stock at the start (default 200; quick 60)")
     parser.add_argument("--no-load", action="store_true", help="skip gunicorn and wrk (in-process figures only)")
-    parser.add_argument("--pages-only", action="store_true", help="the pages alone: no contention")
+    parser.add_argument("--no-contention", action="store_true", help="the pages alone")
     parser.add_argument("--pages", help="comma-separated page names (default: every page of bench/pages.py)")
     parser.add_argument("--pyperf", type=str.split, help="pyperf's options for the in-process timings")
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "bench", help="where results go (default var/bench)")
@@ -178,8 +173,7 @@ def load_pages(tables, args, server_env):
     from .pages import ids
 
     def point(server, page, page_ids, conc, duration):
-        p = wrk(server.url + page.path.format(**page_ids), concurrency=conc, duration=duration,
-                headers=page.headers, method=page.method, body=page.body)
+        p = wrk(server.url + page.path.format(**page_ids), concurrency=conc, duration=duration, headers=page.headers)
         log(f"  {page.name:<16} c={conc:<3} {p['rps']:>7} req/s  p50 {p['p50_ms']} ms  errors {p['errors']}")
         return p
 
@@ -240,7 +234,7 @@ def bench(args, *, server_env=None):
             from .stalls import summary
 
             out["stalls"] = {**summary(args.out / "stalls.log"), "exit_code": probe["exit_code"]}
-        if not args.pages_only:
+        if not args.no_contention:
             use_table(tables[largest])
             out["contention"] = contention.run_all(args.buyers, start_stock=args.start_stock, log=log)
     finally:
@@ -248,15 +242,6 @@ def bench(args, *, server_env=None):
     out["meta"]["seconds"] = round(time.perf_counter() - started, 1)
     out["meta"]["load_average_after"] = [round(x, 2) for x in os.getloadavg()]
     return results.write(out, args.out)
-
-
-def http_p50(results, size, page):
-    """A page's p50 over HTTP at concurrency 1: the median of the flatness rounds, else the load point."""
-    points = results.get("load_flatness", {}).get(str(size), {}).get(page)
-    if points:
-        return round(statistics.median(p["p50_ms"] for p in points), 3)
-    point = results.get("load", {}).get(str(size), {}).get(page, {}).get("1")
-    return point["p50_ms"] if point else None
 
 
 @contextmanager
