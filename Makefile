@@ -41,8 +41,8 @@ $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.installed
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
 	@touch $@
 
-# Benchmarks (not part of `make test` or CI): `make bench QUICK=1` for the short run.
-# Results in var/bench/ (results.md, results.json, results.png).
+# Benchmarks (not part of `make test` or CI): `make bench QUICK=1` for the short run. wrk loads the pages
+# over HTTP, pyperf times them in-process. Results in var/bench/ (results.json, results.md, pyperf's inproc-*.json).
 bench-deps:
 	@scripts/install-system-deps.sh bench
 
@@ -50,11 +50,11 @@ bench: bench-deps setup dynamodb-local $(VENV)/.bench-installed
 	$(PY) bench/run.py $(if $(QUICK),--quick,)
 
 # Capacity model: consumed capacity of every operation on its own DynamoDB Local, fed into traffic mixes.
-# Report in var/capacity/ (capacity.md, capacity.json, flash_sale.png); `python bench/capacity.py --help`.
+# Report in var/capacity/ (capacity.json, capacity.md); `python bench/capacity.py --help`.
 capacity: setup dynamodb-local $(VENV)/.bench-installed
 	$(PY) bench/capacity.py
 
-# A/B: the pages of REF and of the working tree, side by side, in alternating rounds.
+# A/B: the pages of REF and of the working tree in alternating rounds (pyperf compare_to, wrk); var/bench/compare.md.
 bench-compare: bench-deps setup dynamodb-local $(VENV)/.bench-installed
 	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<commit>"; exit 2; }
 	$(PY) bench/compare.py --ref $(REF) $(COMPARE_ARGS)

@@ -7,7 +7,7 @@
 2. Feeds those costs into the traffic mixes (bench/capacity_mixes.json, or --mix FILE) of
    bench/capacity_model.py: busiest partitions of the table and of each index against DynamoDB's
    per-partition limits, the highest sales rate of one product and of one brand, monthly on-demand cost.
-3. Writes var/capacity/capacity.md, capacity.json and flash_sale.png.
+3. Writes var/capacity/capacity.json and capacity.md (the headline figures and the busiest partitions).
 
 `--costs var/capacity/capacity.json` re-runs the model on saved measurements (no DynamoDB).
 """
@@ -44,7 +44,6 @@ def parse_args(argv=None):
     parser.add_argument("--holds", type=int, default=0, metavar="SECONDS",
                         help="STOCK_HOLD_SECONDS while measuring (default 0: holds off; the model's funnel and band "
                              "changes assume the stock is taken when the order is placed)")
-    parser.add_argument("--no-chart", action="store_true")
     parser.add_argument("--out", type=Path, default=ROOT / "var" / "capacity")
     return parser.parse_args(argv)
 
@@ -81,7 +80,7 @@ ONE_BUCKET = "this design, a product in one stock bucket (measured costs)"
 
 
 def run_model(costs, args):
-    from .capacity_model import OPTIONS, max_sales, model, per_line
+    from .capacity_model import max_sales, model, per_line
 
     mixes = json.loads(args.mix.read_text())
     prices = {"read_per_million": args.read_price, "write_per_million": args.write_price}
@@ -95,8 +94,6 @@ def run_model(costs, args):
         results[name] = {"title": title, **model(costs, mix, prices, limits)}
     sales = {DESIGN: max_sales(costs, limits=limits),
              ONE_BUCKET: max_sales(costs, limits=limits, hot=False)}
-    for option, spec in OPTIONS.items():
-        sales[spec["label"]] = max_sales(costs, option, limits=limits)
     linearity = {family: per_line(costs, family)[2] for family in ("cart_view", "checkout_get", "checkout_post")}
     return results, sales, linearity
 
@@ -113,6 +110,41 @@ def assemble(meta, costs, args, mixes, sales, linearity):
         "write_units": write_units(costs),
         "costs": costs, "linearity": linearity, "max_sales": sales, "mixes": mixes,
     }
+
+
+def _u(x):
+    return f"{x:,.2f}".rstrip("0").rstrip(".") if x else "0"
+
+
+def markdown(results):
+    """capacity.md: the headline figures, the highest sales rates and each mix's busiest partitions
+    (every measured cost is in capacity.json)."""
+    meta, w, lim = results["meta"], results["write_units"], results["limits"]
+    out = ["# Capacity model", "", f"Measured {meta['date']} on DynamoDB Local; limits a partition: "
+           f"{meta['limits']['read_units_per_s']:g} RRU/s, {meta['limits']['write_units_per_s']:g} WRU/s.", "",
+           f"Write units: a checkout line {_u(w['checkout_line'])}, a staff adjustment {_u(w['staff_adjustment'])}. "
+           f"Limits: one product {_u(lim['product_units_per_s'])} units sold a second, one brand "
+           f"{_u(lim['brand_units_per_s'])}, one category {_u(lim['category_units_per_s'])}; the shop "
+           f"{_u(lim['shop_orders_per_s'])} orders a second.", "", "| design | scope | sales/s | limited by |",
+           "|---|---|---|---|"]
+    out += [f"| {label} | {t} | {_u(s[t]['sales_per_s'])} | {s[t]['limited_by']} |"
+            for label, s in results["max_sales"].items() for t in ("product", "brand", "category", "shop")]
+    for name, m in results["mixes"].items():
+        out += ["", f"## {m['title']} (`{name}`)", "", f"{m['read_units_per_s']:,} RRU/s, {m['write_units_per_s']:,} "
+                f"WRU/s, ${m['monthly_on_demand']['total_usd']:,} a month on demand.", "",
+                "| where | partition key | RRU/s | WRU/s | of the limit (reads / writes) |", "|---|---|---|---|---|"]
+        for p in m["partitions"]:
+            r = p["read_units_per_s"] / meta["limits"]["read_units_per_s"]
+            wr = p["write_units_per_s"] / meta["limits"]["write_units_per_s"]
+            out.append(f"| {p['where']} | {p['key']} | {_u(p['read_units_per_s'])} | {_u(p['write_units_per_s'])} | "
+                       f"{r:.1%} / {wr:.1%}{' **OVER**' if p['over'] else ''} |")
+    return "\n".join(out) + "\n"
+
+
+def write(results, out_dir):
+    (out_dir / "capacity.json").write_text(json.dumps(results, indent=2, default=str))
+    (out_dir / "capacity.md").write_text(markdown(results))
+    return results
 
 
 def main(argv=None):
@@ -156,18 +188,9 @@ def main(argv=None):
     meta["seconds"] = round(time.perf_counter() - started, 1)
     meta["prices"] = {"read_per_million_usd": args.read_price, "write_per_million_usd": args.write_price}
     meta["limits"] = {"read_units_per_s": args.read_limit, "write_units_per_s": args.write_limit}
-    from . import capacity_report
-
-    results = assemble(meta, costs, args, mixes, sales, linearity)
-    capacity_report.write(results, args.out, with_chart=not args.no_chart)
-    for m in mixes.values():
-        over = ", ".join(f"{p['where']} {p['key']}" for p in m["over_limit"]) or "none"
-        log(f"{m['title']}: {m['read_units_per_s']:,} RRU/s, {m['write_units_per_s']:,} WRU/s, "
-            f"${m['monthly_on_demand']['total_usd']:,}/month; over the limit: {over}")
-    for label, s in sales.items():
-        log(f"max sales, {label}: one product {s['product']['sales_per_s']}/s, one brand {s['brand']['sales_per_s']}/s")
+    results = write(assemble(meta, costs, args, mixes, sales, linearity), args.out)
     log(f"limits: {results['limits']}; write units: {results['write_units']}")
-    log(f"report: {args.out / 'capacity.md'}, capacity.json" + ("" if args.no_chart else ", flash_sale.png"))
+    log(f"report: {args.out / 'capacity.md'}, capacity.json")
     return 0
 
 

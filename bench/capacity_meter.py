@@ -1,31 +1,25 @@
 """Consumed capacity of each DynamoDB request, by table or index AND by partition key.
 
-DynamoDB (and DynamoDB Local) answer `ReturnConsumedCapacity=INDEXES` with units per table and per
-index for the whole request, never per partition key, and DynamoDB Local gets transactions wrong
-(it reports 4 x the units of one item per table or index, whatever the number of items: 1, 2, 3 or
-5 Puts of small items all report 4.0). So the meter, hooked on the app's own botocore client (the
-gateway's code path is untouched, as in bench/meter.py):
+DynamoDB answers `ReturnConsumedCapacity=INDEXES` per table and index for the whole request, never per
+partition key, and DynamoDB Local gets transactions wrong (4 x one item's units per table or index, whatever
+the number of items). So the meter, hooked on the app's own botocore client (the gateway is untouched):
 
-- adds `ReturnConsumedCapacity=INDEXES` to every request and keeps what DynamoDB Local reports;
-- reads: a GetItem or a Query is one partition key (the request's own key condition), charged
-  what Local reports; a BatchGetItem is replayed key by key as GetItems (same consistency),
-  each charged what Local reports for it;
-- writes (PutItem, UpdateItem, DeleteItem, BatchWriteItem, each action of TransactWriteItems):
-  the item as it was before the request is copied into a shadow table made from the same
-  definition (`catalog/gateway/table/schema.py`), the action is replayed there as a single
-  write, and what Local reports for that write, table and each index, is its measured cost;
-  a transactional write counts twice (DynamoDB's documented rule: prepare and commit). The
-  index partition keys come from the item before and after the write.
+- reads: a GetItem or Query is one partition key, charged what Local reports; a BatchGetItem is replayed
+  key by key as GetItems (same consistency);
+- writes (each action of a TransactWriteItems too): the item as it was before is copied into a shadow table
+  of the same definition (`catalog/gateway/schema.py`), the action replayed there as a single write, and
+  what Local reports for it (table and each index) is its cost; a transactional write counts twice
+  (prepare and commit). Index partition keys come from the item before and after the write.
 
 Each charge is (where: "table" or the index name, partition key value, item kind, "R"/"W", units).
-`item_size` and `index_entry_size` are DynamoDB's documented size rules, used by the tests to
-check the measured charges against the items the code writes.
+`item_size` and `index_entry_size` are DynamoDB's documented size rules, for the tests.
 """
 
 import copy
 import math
 import re
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -251,15 +245,11 @@ class CapacityMeter:
         for call in self.calls:
             for where, units in call.reported.items():
                 t = totals.setdefault(where, {"R": 0.0, "W": 0.0})
-                t["R"] += units["R"]
-                t["W"] += units["W"]
+                t["R"], t["W"] = t["R"] + units["R"], t["W"] + units["W"]
         return totals
 
     def operations(self):
-        counts = {}
-        for call in self.calls:
-            counts[call.operation] = counts.get(call.operation, 0) + 1
-        return counts
+        return dict(Counter(call.operation for call in self.calls))
 
 
 # --- DynamoDB's documented size rules (developer guide, "Item sizes and formats") ---------------

@@ -1,15 +1,10 @@
 """The traffic model: measured per-operation costs (bench/capacity_ops.py) times a traffic mix.
 
-A mix (bench/capacity_mixes.json, or --mix FILE) gives visits a second, pages a visit and which
-pages, conversion, lines an order, product popularity (Zipf s over the products, by rank), the
-number of products, brands and categories, and optionally a focus: a share of product views and
-order lines going to one product (a flash sale) or to one brand's products (a brand sale).
-Products are dealt to brands and categories in turn by rank (rank r is brand r mod B, category
-r mod C), so the most popular products are in different brands; a brand's or category's share is
-the sum of its products'. Each role of a measured charge is spread by that role's share:
-"product" by the product's, "brand" and "category" by theirs, "customer" over customers (one
-customer places at most `customer_orders_per_s`), "order" over orders (an order number's claim is
-written once), and any other key is one partition for all.
+A mix (bench/capacity_mixes.json) gives visits a second and their pages, conversion, lines an order, Zipf
+popularity over the products, the counts of products, brands and categories, and optionally a focus (a share
+of views and lines on one product or one brand). Product rank r is brand r mod B and category r mod C. Each
+role of a charge is spread by that role's share; "customer" and "order" over many keys; any other key is one
+partition for all.
 """
 
 import math
@@ -289,10 +284,10 @@ def hot_refresh_load(costs, mix=None):
     return out
 
 
-def sale_charges(costs, option=None, mix=None, *, hot=False):
+def sale_charges(costs, mix=None, *, hot=False):
     """What one unit sold (a one-line order of quantity 1, the whole funnel) costs each partition
     role: {(where, role, rw): units}; `hot`: of a product spread over HOT_BUCKETS stock buckets (as
-    measured). `option` applies a modelled design change (OPTIONS)."""
+    measured)."""
     charges = hot_sale(costs) if hot else None
     if charges is None:
         line, fixed = order_costs(costs, 1)
@@ -302,21 +297,19 @@ def sale_charges(costs, option=None, mix=None, *, hot=False):
     share = band_change_share(mix)  # the sales that move the band write the list index entries too
     for k, v in band_change_charges(costs).items():
         charges[k] = charges.get(k, 0.0) + v * share
-    if option:
-        charges = OPTIONS[option]["apply"](charges, {**DEFAULTS, **(mix or {})})
     out = {}
     for (where, role, _kind, rw), units in charges.items():
         out[(where, role, rw)] = out.get((where, role, rw), 0.0) + units
     return out
 
 
-def max_sales(costs, option=None, mix=None, limits=LIMITS, *, hot=True):
+def max_sales(costs, mix=None, limits=LIMITS, *, hot=True):
     """Highest sales a second of one product (spread over HOT_BUCKETS stock buckets where measured and
     `hot`), of one brand and of one category (each spread over its many products) as their own
     partitions allow, and of the whole shop (one-line orders: what every order writes under one key,
     which also caps the others), and the partition that limits each."""
-    ordinary = sale_charges(costs, option, mix)
-    hot_charges = sale_charges(costs, option, mix, hot=True) if hot else ordinary
+    ordinary = sale_charges(costs, mix)
+    hot_charges = sale_charges(costs, mix, hot=True) if hot else ordinary
     # A hot product's pages are read from each process's copy: those reads take their share first.
     refresh = hot_refresh_load(costs, mix) if hot and hot_charges is not ordinary else {}
     result = {}
@@ -363,11 +356,3 @@ def write_units(costs):
     units["staff_adjustment"] = round(
         sum(v for k, v in _split(costs["staff_adjustment"]["charges"])[1].items() if k[3] == "W"), 3)
     return units
-
-
-# --- design options, modelled (not implemented): none left. The stock band in the list indexes (issue 32), the
-# sale's record off the product's key (issue 33: the order line) and the stock over sharded counters (issue 33:
-# stock buckets, `hot_funnel` and `hot_checkout`) were modelled here before and are in the measured costs now;
-# a new option is a function of (charges, mix) returning the charges it changes, with a label. ---
-
-OPTIONS = {}

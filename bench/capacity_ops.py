@@ -1,17 +1,10 @@
-"""Every operation the shop performs, measured through the real views and gateway functions.
+"""Every operation the shop performs, measured through the real views and gateway calls: OPERATIONS.
 
-THE one list: OPERATIONS. An entry names the operation, says how to drive it (a view through
-Django's test client, or a gateway call) and what it is per: a page view, an order of N lines, an
-imported product. A new access pattern (a sort-order index, search terms, a reorder index, an open
-orders index, a ledger by day) that a view or the import already exercises is measured without a
-new entry, on whatever indexes `catalog/gateway/table/schema.py` defines; a new page or action is one entry.
-
-Partition keys are turned into roles, so the traffic model can spread them over a catalog:
-"product" (P#<pid> in the table), "brand" (B#<bid>, the brand's index partition), "category"
-(C#<cid>), "customer" (CUSTOMER#<uid>), "order" (ORDERNO#<number>, an order number's claim), "ledger" (a
-Ledger day's shard); a product's ByReason partition
-(P#<pid>#R#<reason>) counts as "product" in its own index; any other key (BRANDS, CATEGORIES, or a constant key a new
-index uses) stays as it is: every request that touches it touches the same partition.
+An entry names the operation, how to drive it (a view through Django's test client, or a gateway call) and
+what it is per (a page, an order of N lines, an imported product). Partition keys become roles the traffic
+model spreads over a catalog: "product" (P#<pid>, and its ByReason partitions), "brand", "category",
+"customer", "order" (an order number's claim), "ledger" (a day's shard), ...; any other key stays as it is:
+every request that touches it touches the same partition.
 """
 
 import html

@@ -41,22 +41,12 @@ def gunicorn_flags(root=ROOT):
 
 
 def _stat_fields(pid):
-    """The fields of /proc/<pid>/stat after the command name (which may hold spaces and
-    parentheses), from the process's state on; None where there is no such file."""
+    """The fields of /proc/<pid>/stat after the command name, from the process's state on; None if none."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             return f.read().rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return None
-
-
-def process_cpu_seconds(pid):
-    """The CPU time process `pid` has used so far, all its threads, ended ones too (Linux's
-    /proc/<pid>/stat: user and system time, in clock ticks), in seconds. None where there is no
-    /proc or the process is gone. (Each thread's own nanosecond count in /proc/<pid>/task would
-    lose the threads that have ended.)"""
-    fields = _stat_fields(pid)
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") if fields else None
 
 
 def child_pids(pid):
@@ -67,14 +57,6 @@ def child_pids(pid):
         if fields and fields[1] == str(pid):  # state, then the parent's pid
             children.append(int(entry))
     return children
-
-
-def cpu_ms_per_request(before, after, requests):
-    """The workers' CPU a request between two `Server.worker_cpu` readings, in ms; None if either
-    is missing or a worker was replaced in between (its time would be lost)."""
-    if not before or not after or set(before) != set(after) or not requests:
-        return None
-    return round(sum(after[pid] - before[pid] for pid in after) * 1000 / requests, 3)
 
 
 def collectstatic(env, root=ROOT):
@@ -98,28 +80,13 @@ class Server:
 
     def __enter__(self):
         self.log = open(self.log_path, "wb")
+        flags = self.flags
+        tmp_dir = ["--worker-tmp-dir", flags["worker_tmp_dir"]] if flags["worker_tmp_dir"] else []
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "gunicorn",
-                "storefront.wsgi:application",
-                "--bind",
-                f"127.0.0.1:{self.port}",
-                "--worker-class",
-                self.flags["worker_class"],
-                "--workers",
-                str(self.flags["workers"]),
-                "--threads",
-                str(self.flags["threads"]),
-                *(["--worker-tmp-dir", self.flags["worker_tmp_dir"]] if self.flags["worker_tmp_dir"] else []),
-                "--access-logfile",
-                "-",
-            ],
-            cwd=self.root,
-            env=self.env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
+            [sys.executable, "-m", "gunicorn", "storefront.wsgi:application", "--bind", f"127.0.0.1:{self.port}",
+             "--worker-class", flags["worker_class"], "--workers", str(flags["workers"]),
+             "--threads", str(flags["threads"]), *tmp_dir, "--access-logfile", "-"],
+            cwd=self.root, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
         )
         self._wait_ready()
         return self
@@ -136,15 +103,6 @@ class Server:
             except (urllib.error.URLError, OSError):
                 time.sleep(0.2)
         raise RuntimeError(f"gunicorn did not answer within {timeout}s; see {self.log_path}")
-
-    def worker_cpu(self):
-        """{worker pid: CPU seconds used so far} of gunicorn's workers (every thread: the one that
-        waits on the sockets and those that answer); None where /proc cannot tell. The master, which
-        only watches its workers, is left out."""
-        seconds = {pid: process_cpu_seconds(pid) for pid in child_pids(self.process.pid)}
-        if not seconds or None in seconds.values():
-            return None
-        return seconds
 
     def get(self, path):
         with urllib.request.urlopen(self.url + path, timeout=10) as response:
@@ -166,45 +124,19 @@ def wrk_available():
     return shutil.which("wrk") is not None
 
 
-def wrk(url, *, concurrency, duration, headers=None, method="GET", body=None, flow=None, sessions=None):
-    """One load point: `concurrency` connections for `duration` seconds. Returns the figures.
-
-    `flow` ("stock_post", "checkout") loads a POST flow instead: one thread a connection, each
-    with its own signed-in session from the file `sessions` (see bench/flows.py, wrk_report.lua)."""
-    threads = concurrency if flow else max(1, min(concurrency, os.cpu_count() or 1))
-    cmd = [
-        "wrk",
-        "-t",
-        str(threads),
-        "-c",
-        str(concurrency),
-        "-d",
-        f"{max(1, round(duration))}s",
-        "--timeout",
-        "10s",
-        "-s",
-        str(LUA),
-    ]
+def wrk(url, *, concurrency, duration, headers=None, method="GET", body=None):
+    """One load point: `concurrency` connections for `duration` seconds; wrk's figures (bench/wrk_report.lua)."""
+    cmd = ["wrk", "-t", str(max(1, min(concurrency, os.cpu_count() or 1))), "-c", str(concurrency),
+           "-d", f"{max(1, round(duration))}s", "--timeout", "10s", "-s", str(LUA)]
     for name, value in (headers or {}).items():
         cmd += ["-H", f"{name}: {value}"]
-    cmd += [url, "--"] + (["flow", flow, str(sessions)] if flow else [method, body or ""])
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=duration + 60)
+    out = subprocess.run([*cmd, url, "--", method, body or ""], capture_output=True, text=True, timeout=duration + 60)
     line = next((ln for ln in out.stdout.splitlines() if ln.startswith("BENCH_JSON ")), None)
     if out.returncode != 0 or line is None:
         raise RuntimeError(f"wrk failed ({out.returncode}): {out.stderr or out.stdout}")
-    raw = json.loads(line[len("BENCH_JSON ") :])
-    socket_errors = raw["connect"] + raw["read"] + raw["write"] + raw["timeout"]
-    seconds = raw["duration_us"] / 1e6
-    return {
-        "concurrency": concurrency,
-        "seconds": round(seconds, 2),
-        "requests": raw["requests"],
-        "rps": round(raw["requests"] / seconds, 1) if seconds else 0.0,
-        "p50_ms": round(raw["p50_us"] / 1000, 2),
-        "p95_ms": round(raw["p95_us"] / 1000, 2),
-        "p99_ms": round(raw["p99_us"] / 1000, 2),
-        "max_ms": round(raw["max_us"] / 1000, 2),
-        "non2xx": raw["non2xx"],
-        "socket_errors": socket_errors,
-        "errors": raw["non2xx"] + socket_errors,
-    }
+    raw = json.loads(line[len("BENCH_JSON "):])
+    seconds, socket_errors = raw["duration_us"] / 1e6, raw["connect"] + raw["read"] + raw["write"] + raw["timeout"]
+    return {"concurrency": concurrency, "seconds": round(seconds, 2), "requests": raw["requests"],
+            "rps": round(raw["requests"] / seconds, 1) if seconds else 0.0,
+            **{f"{k}_ms": round(raw[f"{k}_us"] / 1000, 2) for k in ("p50", "p95", "p99", "max")},
+            "non2xx": raw["non2xx"], "socket_errors": socket_errors, "errors": raw["non2xx"] + socket_errors}

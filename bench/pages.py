@@ -1,10 +1,5 @@
-"""The page types the benchmark measures, and what each costs in DynamoDB (rendered in-process).
-
-Each page type is one entry of PAGES: a path template over the catalog's IDs, the method, the
-headers and the body. The load generator, the in-process renderer and the raw replay all read
-this list, so a new kind of GET is one entry. The POST flows (the staff stock adjustment and
-the checkout) need a signed-in session a connection: bench/flows.py and bench/wrk_report.lua.
-"""
+"""The page types the benchmark measures (PAGES: a path over the catalog's IDs, and headers; wrk, pyperf and
+the request counts all read this list) and what each costs in DynamoDB requests."""
 
 import html
 import re
@@ -14,17 +9,16 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.test import Client
 
+from catalog.gateway.testing import count_requests
+
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
-from .meter import Meter
 
 
 @dataclass(frozen=True)
 class PageType:
     name: str
     path: str  # formatted with the IDs of `ids()`: {brand}, {category}, {product}, {next_url}
-    method: str = "GET"
     headers: dict = field(default_factory=dict)
-    body: str | None = None
     note: str = ""
 
 
@@ -69,10 +63,7 @@ def django_client():
 def render(client, page, page_ids):
     headers = {f"HTTP_{k.upper().replace('-', '_')}": v for k, v in page.headers.items()}
     path = page.path.format(**page_ids)
-    if page.method == "GET":
-        response = client.get(path, **headers)
-    else:
-        response = client.generic(page.method, path, page.body or "", "application/x-www-form-urlencoded", **headers)
+    response = client.get(path, **headers)
     if not 200 <= response.status_code < 300:
         raise RuntimeError(f"{page.name} {path}: HTTP {response.status_code}")
     return response
@@ -100,20 +91,15 @@ def discover_ids(client=None, *, patience=120.0, log=print):
 
 
 def measure_costs(page_ids, pages=PAGES):
-    """Each page rendered in-process with the Django test client: the DynamoDB requests and the
-    capacity of a render with a cold name cache, and of one with a warm cache (the steady state).
-
-    Returns ({page: {"cold": ..., "warm": ...}}, {page: [(operation, params), ...]}), the second
-    being the requests a page makes (warm, or cold if a warm render makes none) for the raw replay.
-    """
-    client = django_client()
-    costs, calls = {}, {}
+    """{page: {"cold": ..., "warm": ...}}: the DynamoDB requests of a render with a cold name cache and with a
+    warm one (the steady state), rendered in-process with the Django test client."""
+    client, costs = django_client(), {}
     for page in pages:
         cache.clear()
-        with Meter() as cold:
-            render(client, page, page_ids)
-        with Meter() as warm:
-            render(client, page, page_ids)
-        costs[page.name] = {"cold": cold.summary(), "warm": warm.summary()}
-        calls[page.name] = warm.calls or cold.calls[:1]
-    return costs, calls
+        costs[page.name] = {}
+        for state in ("cold", "warm"):
+            with count_requests() as counter:
+                render(client, page, page_ids)
+            ops = {op: counter.operations.count(op) for op in sorted(set(counter.operations))}
+            costs[page.name][state] = {"requests": counter.total, "operations": ops}
+    return costs

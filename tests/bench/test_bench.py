@@ -1,95 +1,57 @@
-"""The benchmark's core on a tiny catalog: it runs end to end and writes the results it promises.
-(No load generator here: `make bench` runs wrk; this checks everything else, fast.)"""
+"""The benchmark's core on a tiny catalog: it runs end to end and writes the keys it promises.
+(No load generator here: `make bench` runs wrk; this checks everything else.)"""
 import json
 import os
 import re
 
 import pytest
 
+from bench import results as bench_results
 from bench import run as bench_run
 from catalog.gateway import client as dynamo
 
 pytestmark = pytest.mark.dynamodb_local
+PYPERF = "-p 1 -n 2 -w 0 -l 1"  # a few renders: the keys matter here, not the figures
 
 
-def test_bench_core_writes_results_with_every_figure(settings, dynamodb_local_url, tmp_path):
+@pytest.fixture
+def bench_env(settings, dynamodb_local_url, tmp_path, monkeypatch):
+    """The environment bench/run.py's main() gives pyperf's worker processes."""
     settings.DYNAMODB_ENDPOINT_URL = dynamodb_local_url
+    for name, value in {"DJANGO_SETTINGS_MODULE": "storefront.settings", "DJANGO_SECRET_KEY": "x" * 50,
+                        "DJANGO_DEBUG": "true", "DYNAMODB_ENDPOINT_URL": dynamodb_local_url,
+                        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}"}.items():
+        monkeypatch.setenv(name, value)
     dynamo.reset_client()
-    args = bench_run.parse_args([
-        "--sizes", "60,90", "--no-load", "--no-chart", "--raw-iterations", "24", "--flat-rounds", "2",
-        "--warmup", "40", "--baseline", "30",
-        "--buyers", "2,4", "--start-stock", "6", "--receive-lines", "40", "--out", str(tmp_path),
-        "--observability-rounds", "2", "--observability-renders", "2",
-    ])
-    try:
-        bench_run.bench(args)
-    finally:
-        dynamo.reset_client()
+    yield
+    dynamo.reset_client()
+
+
+def test_bench_core_writes_results_with_every_key(bench_env, tmp_path):
+    args = bench_run.parse_args(["--sizes", "60,90", "--no-load", "--pages", "home,brand,product", "--pyperf", PYPERF,
+                                 "--buyers", "2,4", "--start-stock", "6", "--out", str(tmp_path)])
+    bench_run.bench(args)
 
     results = json.loads((tmp_path / "results.json").read_text())
-    assert results["meta"]["ttl"] == "off while measuring"
-    assert {"meta", "import", "import_baseline", "costs", "raw", "render", "overhead", "flatness", "contention",
-            "targets", "observability"} <= set(results)
-    assert set(results["import"]) == {"60", "90"}
-    receive = results["receive"]
-    assert receive["exact"] and (receive["first"]["applied"], receive["again"]["replayed"]) == (40, 40)
-    assert receive["first"]["requests"]["TransactWriteItems"] == 40 and receive["again"]["lines_per_s"] > 0
-    assert results["import"]["90"]["requests"]["BatchWriteItem"] >= 1
-    assert results["import_baseline"]["requests"] == 30
-    pages = {"home", "brand", "brand_category", "category_brand", "product", "load_more",
-             "brand_name", "brand_price", "brand_price_desc", "search"}
+    pages = {"home", "brand", "product"}
     assert set(results["costs"]) == pages == set(results["overhead"]) == set(results["flatness"])
+    for page in pages:
+        assert results["overhead"][page]["render_ratio"] > 0 and "ratio" in results["overhead"][page]
     for page in pages - {"home"}:
         assert results["costs"][page]["warm"]["requests"] == 1, page
-        assert results["overhead"][page]["ratio"] > 0
-        assert results["overhead"][page]["floor_p50_ms"] > 0 and results["overhead"][page]["floor_ratio"] > 0
     assert results["costs"]["home"]["cold"]["operations"] == {"Query": 2}
-    # the meter sees the capacity of the reads
-    assert results["costs"]["brand"]["warm"]["read_units"] > 0 and results["costs"]["product"]["warm"]["read_units"] > 0
+    assert results["flatness"]["brand"]["ratio"] > 0  # without HTTP: the in-process renders of both catalogs
+    assert (tmp_path / "inproc-90.json").exists()  # pyperf's own file: `python -m pyperf stats` reads it
     assert set(results["contention"]) == {"checkout", "stock_decrease"}
     for buyer, by_count in results["contention"].items():
         for buyers in ("2", "4"):
             c = by_count[buyers]
             assert c["successes"] == 6 and c["final_stock"] == 0 and c["history_items"] == 6 and c["consistent"]
-            assert c["other_history_items"] == 1  # the import's opening change, not a sale
-            assert c["orders"] == (6 if buyer == "checkout" else None)
-            assert 0 < c["p50_ms"] <= c["p99_ms"]
-            assert c["server_threads"] == int(buyers)  # fewer buyers than the server's threads: all inside
-    assert {t["target"].split(" ")[0] for t in results["targets"]} >= {
-        "in-process", "HTTP", "flatness", "one", "metrics"}
+            assert c["orders"] == (6 if buyer == "checkout" else None) and c["stock_busy"] == 0
+            assert c["successes_per_s"] > 0 and 0 < c["p50_ms"] <= c["p99_ms"]
+    assert {t["target"].split(" ")[0] for t in results["targets"]} >= {"in-process", "flatness", "one", "contention:"}
     markdown = (tmp_path / "results.md").read_text()
-    assert "## Contention" in markdown and "| p50 ms | p99 ms |" in markdown
-    assert "| buyers | inside | start | successes | successes/s | until sold out /s |" in markdown
-    # what metrics cost each page, on the largest catalog, in the results and the report
-    assert results["observability"]["meta"]["products"] == 90 and results["observability"]["brand"]["renders"] == 4
-    assert "## What metrics cost a page" in markdown
-    # the report says how the renders and raw requests alternated, from what the run did
-    assert f"({bench_run.ALTERNATION_RUNS} runs of each a page a round, the first {bench_run.SWITCH_WARMUP}" in markdown
-
-    # every raw request, floor request and render asked for was timed: 2 rounds of 6 alternating runs of 2
-    assert results["raw"]["90"]["brand"]["n"] == results["raw"]["90"]["brand"]["floor"]["n"] == 24
-    assert results["render"]["90"]["brand"]["n"] == 24
-    # the renders' CPU time is kept; without gunicorn (--no-load) there is none to set beside it
-    assert 0 < results["render"]["90"]["brand"]["cpu_mean_ms"]
-    assert results["overhead"]["brand"]["http_cpu_ms"] is None and results["overhead"]["brand"]["cpu_ratio"] is None
-    assert "### CPU a page" not in markdown
-
-
-def test_a_run_of_the_pages_only_writes_their_figures_and_skips_the_rest(settings, dynamodb_local_url, tmp_path):
-    settings.DYNAMODB_ENDPOINT_URL = dynamodb_local_url
-    dynamo.reset_client()
-    args = bench_run.parse_args([
-        "--sizes", "60", "--no-load", "--no-chart", "--raw-iterations", "12", "--flat-rounds", "1",
-        "--warmup", "20", "--baseline", "10", "--out", str(tmp_path), "--pages-only",
-    ])
-    try:
-        bench_run.bench(args)
-    finally:
-        dynamo.reset_client()
-    results = json.loads((tmp_path / "results.json").read_text())
-    assert results["overhead"]["brand"]["render_ratio"] > 0 and results["costs"]["brand"]["warm"]["requests"] == 1
-    assert not {"contention", "observability", "receive"} & set(results) and results["meta"]["seconds"] > 0
-    assert "## Contention" not in (tmp_path / "results.md").read_text()
+    assert "## Targets" in markdown and "## One product, many buyers" in markdown
 
 
 def test_the_buyer_counts_are_one_eight_32_and_128_in_quick_runs_too():
@@ -98,66 +60,26 @@ def test_the_buyer_counts_are_one_eight_32_and_128_in_quick_runs_too():
 
 
 def test_the_crowd_targets_compare_orders_a_second_with_one_buyer_and_count_busy_buyers():
-    from bench import report
-
     def run(rate, busy=0, consistent=True):
         return {"successes_per_s": rate, "stock_busy": busy, "consistent": consistent}
 
-    met = report.targets({"contention": {"checkout": {"1": run(10.0), "32": run(9.0), "128": run(8.0)}}})
+    met = bench_results.targets({"contention": {"checkout": {"1": run(10.0), "32": run(9.0), "128": run(8.0)}}})
     assert [t["met"] for t in met] == [True, True]
     assert "32 buyers 9.0/s (0.90 x), 128 buyers 8.0/s (0.80 x)" in met[1]["measured"]
-    missed = report.targets({"contention": {"checkout": {"1": run(5.7), "32": run(0.6, busy=955), "128": run(0.2)}}})
+    missed = bench_results.targets(
+        {"contention": {"checkout": {"1": run(5.7), "32": run(0.6, busy=955), "128": run(0.2)}}})
     assert [t["met"] for t in missed] == [False, False] and "32 buyers: exact, 955 busy" in missed[0]["measured"]
 
 
-def test_raw_requests_and_renders_alternate_in_short_runs_that_keep_the_totals():
-    runs = bench_run.alternation_runs(250, 75)
-    assert len(runs) == bench_run.ALTERNATION_RUNS and all(raw >= 41 and render >= 12 for raw, render in runs)
-    assert (sum(r for r, _ in runs), sum(n for _, n in runs)) == (250, 75)
-    assert bench_run.alternation_runs(3, 2) == [(1, 1), (2, 1)]  # never a run without a render
-
-
-def _results(*, paired):
-    """A saved results.json's figures for one page on two catalogs, with or without the raw
-    requests timed beside the HTTP points."""
-    raw = {"p50_ms": 2.0, "floor": {"p50_ms": 1.0}, "requests": ["Query"]}
-    results = {
-        "meta": {"sizes": [10, 20]},
-        "raw": {"10": {"brand": raw}, "20": {"brand": raw}},
-        "render": {"10": {"brand": {"p50_ms": 2.4}}, "20": {"brand": {"p50_ms": 2.6, "cpu_mean_ms": 1.2}}},
-        "load_flatness": {
-            "10": {"brand": [{"p50_ms": 3.0}] * 3},
-            # gunicorn's CPU a request in each round (None: /proc could not tell that round)
-            "20": {"brand": [{"p50_ms": 3.2, "server_cpu_ms": 1.9}, {"p50_ms": 3.3, "server_cpu_ms": None},
-                             {"p50_ms": 9.0, "server_cpu_ms": 2.1}]},
-        },
-    }
-    if paired:
-        results["load_flatness_raw"] = {"20": {"brand": [
-            {"raw": {"p50_ms": p}, "floor": {"p50_ms": p / 2}} for p in (2.2, 2.5, 1.9)
-        ]}}
-    return bench_run.derive(results)
-
-
-def test_the_http_ratio_divides_by_the_raw_request_timed_beside_the_http_points():
-    overhead = _results(paired=True)["overhead"]["brand"]
-    # medians of the rounds: page 3.3 ms, raw request beside it 2.2 ms, its floor 1.1 ms
-    assert (overhead["page_p50_ms"], overhead["http_raw_p50_ms"]) == (3.3, 2.2)
-    assert overhead["ratio"] == 1.5 and overhead["floor_ratio"] == 3.0
-    assert overhead["ratio_to_in_process_raw"] == 1.65  # the raw request of the in-process minute, 2.0 ms
-    assert overhead["render_ratio"] == 1.3  # in-process: the raw request timed in alternation with the renders
-
-
-def test_gunicorns_cpu_a_page_is_set_beside_the_renders_cpu_in_process():
-    overhead = _results(paired=True)["overhead"]["brand"]
-    # the median of the rounds that have a figure (1.9 and 2.1), over the render's 1.2 ms in-process
-    assert (overhead["http_cpu_ms"], overhead["render_cpu_ms"], overhead["cpu_ratio"]) == (2.0, 1.2, 1.667)
-
-
-def test_a_run_without_raw_requests_beside_its_http_points_keeps_the_in_process_raw():
-    overhead = _results(paired=False)["overhead"]["brand"]
-    assert overhead["http_raw_p50_ms"] is None  # the report shows "-" there, not the in-process figure
-    assert overhead["ratio"] == overhead["ratio_to_in_process_raw"] == 1.65
+def test_the_http_ratio_divides_the_pages_p50_at_concurrency_1_by_its_raw_requests():
+    point = {"p50_ms": 3.3, "errors": 0}
+    results = bench_results.derive({
+        "meta": {"sizes": [10, 20]}, "inproc": {"20": {"render_brand": 2.4, "raw_brand": 2.0}},
+        "load_flatness": {"10": {"brand": [point, {**point, "p50_ms": 3.0}]}, "20": {"brand": [point, point]}},
+    })
+    assert results["overhead"]["brand"] == {"page_p50_ms": 3.3, "render_ms": 2.4, "raw_ms": 2.0, "ratio": 1.65,
+                                            "render_ratio": 1.2}
+    assert results["flatness"]["brand"]["ratio"] == round(3.3 / 3.15, 3)
 
 
 class _Answers:
@@ -212,46 +134,29 @@ def test_a_table_that_cannot_be_deleted_does_not_lose_the_runs_results(monkeypat
     assert said == ["could not delete table big (DynamoDB cannot be reached); the results are kept"]
 
 
-def test_bench_compare_times_each_trees_renders_in_process(local_catalog, tmp_path, settings):
-    """bench-compare's CPU comparison: each side's own code renders the pages in a process of its
-    own, in alternating rounds; a page made slower in one tree shows, the same code comes out even."""
-    import os
-    from argparse import Namespace
+def test_bench_compare_times_each_trees_own_code_with_pyperf(local_catalog, bench_env, settings, tmp_path):
+    """bench-compare runs bench/inproc.py in each tree: a page made slower in one tree shows there."""
+    from types import SimpleNamespace
 
     from bench import compare
-    from bench.pages import PageType
+    from bench.pages import PAGES
 
-    pages = [PageType("home", "/"), PageType("brand", "/brands/{brand}/"), PageType("product", "/products/{product}/")]
-    env = {
-        **os.environ, "DJANGO_SETTINGS_MODULE": "storefront.settings", "DJANGO_SECRET_KEY": "x" * 50,
-        "DJANGO_DEBUG": "true",  # unhashed static names: no collectstatic needed here
-        "DYNAMODB_ENDPOINT_URL": settings.DYNAMODB_ENDPOINT_URL, "DYNAMODB_TABLE": settings.DYNAMODB_TABLE,
-        "DATABASE_URL": f"sqlite:///{tmp_path / 'db.sqlite3'}",
-    }
-    args = Namespace(rounds=2, cpu_iterations=20, concurrency=8)
-    page_ids = {side: {"brand": "3", "product": "1"} for side in "AB"}
-    # A is a copy of this tree whose home view spends 3 ms of CPU more: A's own code must be measured.
     slow = tmp_path / "slow"
-    compare.checkout("HEAD", slow)
+    compare.checkout("HEAD", slow)  # a copy of this tree whose home view spends 3 ms of CPU more
     views = slow / "catalog" / "views.py"
     views.write_text(views.read_text().replace(
         "def home(request):\n",
         "def home(request):\n    import time\n    end = time.thread_time() + 0.003\n"
         "    while time.thread_time() < end:\n        pass\n",
     ))
-    cpu = compare.measure_cpu({"A": slow, "B": compare.ROOT}, page_ids, pages, args, env)
-
-    for side in "AB":
-        assert set(cpu[side]) == {"home", "brand", "product"}
-        assert all(len(rounds) == 2 and all(ms > 0 for ms in rounds) for rounds in cpu[side].values())
-    point = {"rps": 100.0, "p50_ms": 1.0, "errors": 0}
-    load = {side: {p.name: {"c1": [point], "cN": [point]} for p in pages} for side in "AB"}
-    rows = {row["page"]: row for row in compare.summarise(load, pages, args, cpu)}
-    assert rows["home"]["A_cpu_ms"] > rows["home"]["B_cpu_ms"] + 2.5
-    assert all(0.5 < rows[page]["cpu_ratio"] < 2 for page in ("brand", "product"))  # the same code on both sides
-    assert all(len(row["cpu_ratio_rounds"]) == 2 for row in rows.values())
-    meta = {"ref": "HEAD", "products": 9, "rounds": 2, "duration": 1, "machine": "test"}
-    assert "| brand |" in compare.markdown(list(rows.values()), meta, 8).split("In-process CPU time")[1]
+    args = SimpleNamespace(out=tmp_path, pyperf=["-p", "1", "-n", "3", "-w", "1", "-l", "2"],
+                           pages=[p for p in PAGES if p.name == "home"])
+    table, ids = settings.DYNAMODB_TABLE, {"brand": "1"}
+    ms = {}
+    for side, root in (("slow", slow), ("tree", compare.ROOT)):
+        ms[side] = bench_run.medians_ms(bench_run.inproc(None, table, ids, args, raw=False, root=root,
+                                                         name=f"{side}.json"))
+    assert ms["slow"]["render_home"] > ms["tree"]["render_home"] + 2
 
 
 def test_the_bench_serves_with_the_heartbeat_directory_run_sh_chooses(monkeypatch, tmp_path):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from bench import capacity, capacity_model, capacity_report
+from bench import capacity, capacity_model
 from bench.capacity_meter import CapacityMeter, index_entry_size, item_size, schema_indexes, write_units
 from bench.capacity_ops import measure_all
 from catalog import gateway
@@ -161,11 +161,11 @@ def test_a_checkout_line_costs_its_product_update_and_its_order_line_with_two_in
 
 def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, tmp_path):
     costs = measure_all(log=lambda message: None)
-    args = capacity.parse_args(["--out", str(tmp_path), "--no-chart"])
+    args = capacity.parse_args(["--out", str(tmp_path)])
     mixes, sales, linearity = capacity.run_model(costs, args)
     meta = {"date": "today", "indexes": ["GSI1v2", "GSI2v2"], "prices": {"read_per_million_usd": 0.125,
             "write_per_million_usd": 0.625}, "limits": {"read_units_per_s": 3000, "write_units_per_s": 1000}}
-    capacity_report.write(capacity.assemble(meta, costs, args, mixes, sales, linearity), tmp_path, with_chart=False)
+    capacity.write(capacity.assemble(meta, costs, args, mixes, sales, linearity), tmp_path)
 
     saved = json.loads((tmp_path / "capacity.json").read_text())
     assert set(saved["mixes"]) == {"ordinary_day", "brand_sale", "flash_sale"}
@@ -215,7 +215,7 @@ def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, 
     assert not saved["mixes"]["ordinary_day"]["over_limit"]
     assert flash["monthly_on_demand"]["total_usd"] > saved["mixes"]["ordinary_day"]["monthly_on_demand"]["total_usd"]
     reads = busiest["read_units_per_s"] / 3000  # the report's row of it: its share of the partition's limit
-    assert f"| table | P#<rank 1> | {capacity_report._u(busiest['read_units_per_s'])} |" in (
+    assert f"| table | P#<rank 1> | {capacity._u(busiest['read_units_per_s'])} |" in (
         tmp_path / "capacity.md").read_text()
     assert f"{reads:.1%} / " in (tmp_path / "capacity.md").read_text()
 

@@ -48,7 +48,6 @@ def test_no_more_buyers_are_in_the_shop_at_once_than_the_server_has_threads(loca
     # every transaction that placed no order was refused, for a reason the run names
     assert c["refused"] + c["conflicts"] == c["retries"] and c["transactions"] == 8 + c["retries"]
     assert c["requests_per_success"] >= 2  # at least the consistent read and the transaction an order
-    assert c["cpu_seconds"]["harness"] > 0 and c["cpu_seconds"]["dynamodb_local"] is None  # no emulator named
 
 
 def test_server_threads_zero_lets_every_buyer_in_at_once(local_ddb, monkeypatch):
@@ -56,18 +55,3 @@ def test_server_threads_zero_lets_every_buyer_in_at_once(local_ddb, monkeypatch)
     watched(monkeypatch, meet=6)  # a door narrower than 6 would leave the barrier broken: a failure
     c = contention.run(6, start_stock=4, server_threads=0)
     assert c["server_threads"] == 6 and c["failures"] == [] and c["consistent"]
-
-
-def test_rounds_alternate_the_buyer_counts_and_keep_each_rate(local_ddb):
-    seed()
-    log = []
-    results = contention.run_all([1, 3], start_stock=3, buyers=("checkout",), rounds=2, server_threads=2,
-                                 log=log.append)
-    assert [line for line in log if line.startswith("contention")] == [
-        f"contention, checkout: {n} buyers, stock 3, round {r} of 2" for r in (1, 2) for n in (1, 3)
-    ]
-    for count in ("1", "3"):
-        entry = results["checkout"][count]
-        rates = sorted(r["successes_per_s"] for r in entry["rounds"])
-        assert len(entry["rounds"]) == 2 and entry["successes_per_s"] == rates[0]  # the lower of two
-        assert entry["consistent"] and all(r["consistent"] for r in entry["rounds"])

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from bench import report, run, stalls
+from bench import results, run, stalls
 from catalog.gateway import client as dynamo
 
 
@@ -65,15 +65,15 @@ def test_the_probe_writes_down_slow_reads_and_its_own_late_wake_ups(clock, monke
         "started": True, "reads": 4, "slow_reads": 1, "failed_reads": 1, "longest_read_ms": 1500, "late_wakes": 1,
         "longest_late_ms": 900,
     }
-    text = report._stalls_text({**found, "exit_code": None})
+    text = results.stalls_text({**found, "exit_code": None})
     assert "1 reads over 100 ms (longest 1500 ms) and 1 failed, of 4" in text and "late 1 times" in text
-    assert "partial" in report._stalls_text({**found, "exit_code": 1})
+    assert "partial" in results.stalls_text({**found, "exit_code": 1})
 
 
 def test_a_probe_that_never_started_is_reported_as_such_not_as_no_stalls(tmp_path):
     found = stalls.summary(tmp_path / "missing.log")
     assert not found["started"] and found["slow_reads"] == 0
-    assert "did not start" in report._stalls_text({**found, "exit_code": 1})
+    assert "did not start" in results.stalls_text({**found, "exit_code": 1})
 
 
 @pytest.mark.dynamodb_local
