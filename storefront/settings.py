@@ -288,7 +288,7 @@ ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = False
 # shop/checks.py warns (deploy) when DJANGO_HTTPS is on and this is 0: every client looks like the proxy.
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 # Second factors: an authenticator app (TOTP) with recovery codes, and passkeys (WebAuthn), which can
-# also sign in on their own. Staff pages need one unless STAFF_MFA_REQUIRED is off (staff/views.py).
+# also sign in on their own. Staff pages need one unless STAFF_MFA_REQUIRED is off (staff/decorators.py).
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 MFA_PASSKEY_LOGIN_ENABLED = True
 MFA_FORMS = {
