@@ -100,8 +100,8 @@ def product_stock(request, product_id):
         form.add_error(
             "quantity", f"Only {exc.available} in stock: cannot remove {exc.requested}. Nothing was changed."
         )
-        return _stock_page(request, product_id, form=form, status=409, level=exc.available,
-                           seen_reorder_point=data["seen_reorder_point"])
+        return _stock_page(request, product_id, form=form, status=409,
+                           told=(exc.available, data["seen_reorder_point"]))
     except InvalidInput as exc:
         form.add_error(None, str(exc))
         return _stock_page(request, product_id, form=form, status=400)
@@ -121,7 +121,7 @@ def product_stock(request, product_id):
     return _stock_page(
         request, product_id, form=StockAdjustmentForm.fresh(), confirmation=confirmation,
         # A replay's level is the first answer's: read the level instead.
-        level=None if change.replayed else change.level, seen_reorder_point=data["seen_reorder_point"],
+        told=None if change.replayed else (change.level, data["seen_reorder_point"]),
     )
 
 
@@ -152,26 +152,34 @@ def _outcome_unknown(request, product_id, form):
     return response
 
 
-def _stock_page(request, product_id, *, form, status=200, level=None, seen_reorder_point=None, confirmation=None,
-                count_form=None, moves=None, reorder_form=None, buckets_form=None):
+SHOWN = {"confirmation", "moves", "count_form", "reorder_form", "buckets_form"}
+
+
+def _stock_page(request, product_id, *, form, status=200, told=None, **shown):
     """The whole page (GetItem + Query); with HTMX after a POST the level, forms and history
-    (the Query, and the GetItem unless the write told the level); with HTMX and ?after= the next
-    history rows (the Query). ?reason= shows the changes of one reason (a Query of the ByReason
-    index instead)."""
+    (the Query, and the GetItem unless the write `told` the level: (level, reorder point)); with HTMX
+    and ?after= the next history rows (the Query). ?reason= shows the changes of one reason (a Query
+    of the ByReason index instead). `shown`: a `confirmation`, the stocktake's `moves`, and a refused
+    `count_form`, `reorder_form` or `buckets_form` in the place of a fresh one."""
+    if not SHOWN.issuperset(shown):
+        raise TypeError(f"_stock_page() shows no {sorted(set(shown) - SHOWN)}")
     after = optional_param(request, "after")
     history_filter, reason, filter_ok = _history_filter(request)
     status = status if filter_ok else 400
     partial = None
     if wants_partial(request):
         partial = "stock" if request.method == "POST" else ("history-page" if after else None)
-    context = {"product_id": product_id, "form": form, "confirmation": confirmation, "after": after,
-               "history_filter": history_filter, "reason": reason, "moves": moves, "count_form": count_form}
-    if partial is None or (partial == "stock" and level is None):
+    count_form = shown.get("count_form")
+    context = {"product_id": product_id, "form": form, "confirmation": shown.get("confirmation"), "after": after,
+               "history_filter": history_filter, "reason": reason, "moves": shown.get("moves"),
+               "count_form": count_form}
+    if partial is None or (partial == "stock" and told is None):
         product = gateway.product_get(product_id=product_id, consistent=True)
         level, reorder_point = product.stock_level, product.reorder_point
-        context.update(_product_context(product_id, product, reorder_form=reorder_form, buckets_form=buckets_form))
-    else:
-        reorder_point = seen_reorder_point  # the write told the level; the form's hint for the next write
+        context.update(_product_context(product_id, product, reorder_form=shown.get("reorder_form"),
+                                        buckets_form=shown.get("buckets_form")))
+    else:  # the write told the level, and the form's reorder point is the hint for the next write
+        level, reorder_point = told or (None, None)
     if partial != "history-page" and count_form is None:
         held = None  # timed holds: what a count is made against, beside the level
         if holds_enabled():
