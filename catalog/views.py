@@ -148,8 +148,14 @@ def _group_starts(request, page, group_of):
     return starts, previous
 
 
-def _browse(request, *, owner, owner_kind, filters, filter_param, selected, page, labels, counts, sort, pages,
-            number):
+def _browse(request, *, owner, owner_kind, selected, page, sort, paging):
+    """A brand's page (its categories as filters) or a category's (its brands); `paging`: (pages, number)."""
+    if owner_kind == "brand":
+        filters, filter_param, labels = names.categories(), "category", names.category_names()
+        counts = owner.category_counts
+    else:
+        filters, filter_param, labels = names.brands(), "brand", names.brand_names()
+        counts = owner.brand_counts
     chosen = getattr(selected, f"{filter_param}_id", None)
     total = owner.product_count
     grouped = sort is None and chosen is None
@@ -165,6 +171,7 @@ def _browse(request, *, owner, owner_kind, filters, filter_param, selected, page
         "count": counts.get(chosen, 0) if chosen else total,
         "group_starts": starts,
     }
+    pages, number = paging
     return _list_page(
         request, context, {filter_param: chosen}, sort, page, more={"group": last_group}, pages=pages, number=number
     )
@@ -181,11 +188,8 @@ def brand_detail(request, brand_id):
     sort = optional_param(request, "sort")
     after, limit, pages, number = _pages(request)
     page = gateway.products_by_brand(brand_id=brand_id, category_id=category_id, sort=sort, after=after, limit=limit)
-    return _browse(
-        request, owner=brand, owner_kind="brand", filters=names.categories(), filter_param="category",
-        selected=selected, page=page, labels=names.category_names(), counts=brand.category_counts, sort=sort,
-        pages=pages, number=number,
-    )
+    return _browse(request, owner=brand, owner_kind="brand", selected=selected, page=page, sort=sort,
+                   paging=(pages, number))
 
 
 @require_safe
@@ -201,11 +205,8 @@ def category_detail(request, category_id):
     page = gateway.products_by_category(
         category_id=category_id, brand_id=brand_id, sort=sort, after=after, limit=limit
     )
-    return _browse(
-        request, owner=category, owner_kind="category", filters=names.brands(), filter_param="brand",
-        selected=selected, page=page, labels=names.brand_names(), counts=category.brand_counts, sort=sort,
-        pages=pages, number=number,
-    )
+    return _browse(request, owner=category, owner_kind="category", selected=selected, page=page, sort=sort,
+                   paging=(pages, number))
 
 
 @require_safe
@@ -254,9 +255,9 @@ def product_detail(request, product_id):
         {
             "product": product,
             "parts": product_page.product_parts(product, brand_name=brand_name, category_name=category_name),
-            # Sold out: "Email me when it's back" says how many wait (the product item counts them; issue 36).
+            # Sold out: "Email me when it's back" says how many wait (the product item counts them).
             "alert_waiting": None if product.in_stock else product.alerts_waiting,
-            # Sold out while shoppers hold units (timed holds, issue 36): say so (a Query of each hold partition,
+            # Sold out while shoppers hold units (timed holds): say so (a Query of each hold partition,
             # only then, and at most once a second a process: hot_products).
             "units_held": hot_products.units_held_for_shopper(product_id)
             if not product.in_stock and holds_enabled() else 0,

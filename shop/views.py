@@ -31,7 +31,7 @@ def _form_error(form):
 
 
 def _theirs(session, products):
-    """{product_id: Product} as this shopper may buy them: units they hold (timed holds, issue 36) are
+    """{product_id: Product} as this shopper may buy them: units they hold (timed holds) are
     theirs, beside the level others see."""
     own = checkouts.own_units(session)
     return {pid: dataclasses.replace(p, stock_level=p.stock_level + own[pid])
@@ -246,7 +246,45 @@ def checkout_release(request):
 
 
 def _place_order(request, cart):
+    """Place the cart's order with the checkout form's order ID and key: once, whatever is resubmitted."""
     form = CheckoutForm(request.POST)
+    not_placed = _not_placeable(request, cart, form)
+    if not_placed is not None:
+        return not_placed
+    try:
+        order = gateway.order_place(
+            customer_id=request.user.customer_key_id,
+            customer_name=request.user.display_name,
+            customer_email=request.user.email or None,
+            order_id=form.cleaned_data["order_id"],
+            token=form.cleaned_data["token"],
+            lines=cart.order_lines(),
+            address=form.address(),
+        )
+    except OrderRejected as exc:
+        checkouts.counted(checkouts.rejected_outcome(exc.problems))
+        for problem in exc.problems:
+            messages.error(request, str(problem))
+        messages.error(request, "Nothing was ordered. Please check your cart and try again.")
+        return redirect("cart")
+    except StockBusy as exc:
+        checkouts.counted("busy")
+        messages.error(request, str(exc))
+        return redirect("cart")
+    except OutcomeUnknown:
+        checkouts.counted("unknown")
+        # It may still go through: the cart, the order ID and the key stay, so placing it again
+        # is safe (it answers the order placed, or places it once).
+        response = render(request, "shop/checkout_unknown.html", {"form": form}, status=504)
+        response["Retry-After"] = RETRY_AFTER
+        return response
+    return _placed(request, cart, form, order)
+
+
+def _not_placeable(request, cart, form):
+    """Why this checkout POST places nothing, as the answer to give (None: it may place the order): a
+    form to fix, an order placed already (Back and resubmit), a cart ordered or emptied in another tab.
+    A form that is not the one this session was given raises InvalidInput."""
     if not form.is_valid():
         if not form.hidden_fields_valid():
             raise InvalidInput("The checkout form was not valid; please go back to your cart and try again.")
@@ -269,39 +307,18 @@ def _place_order(request, cart):
             "This checkout form is not the one we gave you for your cart (or it is out of date). "
             "Nothing was ordered; please go back to your cart and check out again."
         )
-    try:
-        order = gateway.order_place(
-            customer_id=request.user.customer_key_id,
-            customer_name=request.user.display_name,
-            customer_email=request.user.email or None,
-            order_id=order_id,
-            token=token,
-            lines=cart.order_lines(),
-            address=form.address(),
-        )
-    except OrderRejected as exc:
-        checkouts.counted(checkouts.rejected_outcome(exc.problems))
-        for problem in exc.problems:
-            messages.error(request, str(problem))
-        messages.error(request, "Nothing was ordered. Please check your cart and try again.")
-        return redirect("cart")
-    except StockBusy as exc:
-        checkouts.counted("busy")
-        messages.error(request, str(exc))
-        return redirect("cart")
-    except OutcomeUnknown:
-        checkouts.counted("unknown")
-        # It may still go through: the cart, the order ID and the key stay, so placing it again
-        # is safe (it answers the order placed, or places it once).
-        response = render(request, "shop/checkout_unknown.html", {"form": form}, status=504)
-        response["Retry-After"] = RETRY_AFTER
-        return response
+    return None
+
+
+def _placed(request, cart, form, order):
+    """After the order is placed: the cart and the checkout are done, the holds became the order, the
+    address is remembered, the confirmation mailed (after the transaction; it never undoes it)."""
     checkouts.counted("placed")
     cart.placed(order.order_id)
     checkouts.done(request.session)
-    checkouts.forget_holds(request.session)  # the holds became the order
+    checkouts.forget_holds(request.session)
     accounts.remember_address(request.user, form.address())
-    accounts.send_order_confirmation(request.user, order)  # after the transaction; never undoes it
+    accounts.send_order_confirmation(request.user, order)
     messages.success(request, f"Thank you! Your order {order.reference} is placed.")
     return redirect("order", order_id=order.order_id)
 

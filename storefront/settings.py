@@ -1,67 +1,18 @@
 """Settings for the Fromatoz storefront.
 
-Every environment variable the project reads is read here, and only here;
-`.env.example` lists them all.
+Every environment variable the project reads is named here, and only here (storefront/env.py reads
+them: the environment, then the file DJANGO_RUN_ENV_FILE names); `.env.example` lists them all. The bigger values are
+built by storefront/cache_config.py, logging_config.py and security_headers.py.
 """
-import ipaddress
-import os
-import re
-from pathlib import Path
-
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
-from dotenv import dotenv_values
 
-from storefront.numbers import Unreadable, parse_decimal, parse_whole
-
-BASE_DIR = Path(__file__).resolve().parent.parent
-
-# The settings `make run` chose (secret key, DynamoDB Local's address, ...), which it writes to
-# var/run.env (never committed), so `manage.py` in a second terminal works against the running shop
-# with nothing to set. The environment wins over the file; DJANGO_RUN_ENV_FILE names another file
-# (relative to the project), or (empty) none.
-RUN_ENV_FILE = os.environ.get("DJANGO_RUN_ENV_FILE", "var/run.env")
-RUN_ENV = dotenv_values(BASE_DIR / RUN_ENV_FILE) if RUN_ENV_FILE and (BASE_DIR / RUN_ENV_FILE).is_file() else {}
-
-
-def env(name, default=None):
-    value = os.environ.get(name)
-    if value is None:
-        value = RUN_ENV.get(name)
-    return default if value is None or value == "" else value
-
-
-def env_bool(name, default=False):
-    value = env(name)
-    if value is None:
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def env_int(name, default, minimum=0):
-    value = env(name)
-    if value is None:
-        return default
-    try:
-        return parse_whole(value, minimum=minimum)
-    except Unreadable as exc:
-        raise ImproperlyConfigured(f"{name} {exc}, got {value!r}") from None
-
-
-def env_list(name, default=""):
-    """A comma-separated list, each entry stripped, empty ones left out."""
-    return [item.strip() for item in env(name, default).split(",") if item.strip()]
-
-
-def env_float(name, default):
-    value = env(name)
-    if value is None:
-        return default
-    try:
-        return float(parse_decimal(value))
-    except Unreadable as exc:
-        raise ImproperlyConfigured(f"{name} {exc}, got {value!r}") from None
-
+from storefront.cache_config import caches
+from storefront.env import BASE_DIR, env, env_bool, env_float, env_int, env_list, networks
+from storefront.env import RUN_ENV as RUN_ENV  # settings too: the file `make run` wrote, and its values
+from storefront.env import RUN_ENV_FILE as RUN_ENV_FILE
+from storefront.logging_config import log_format, logging_config
+from storefront.security_headers import content_security_policy, image_hosts, permissions_policy
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 
@@ -90,11 +41,9 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "django_countries",
-    # --- accounts (issue 34): django-allauth and its MFA app ---
-    "allauth",
+    "allauth",  # accounts: django-allauth and its MFA app
     "allauth.account",
     "allauth.mfa",
-    # ---
     "catalog",
     "shop",
     "staff",
@@ -125,8 +74,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "storefront.errors.PrivatePagesMiddleware",
     "storefront.errors.CatalogErrorMiddleware",
-    # --- accounts (issue 34): django-allauth's sign-in stages (email code, second factor) ---
-    "allauth.account.middleware.AccountMiddleware",
+    "allauth.account.middleware.AccountMiddleware",  # allauth's sign-in stages (email code, second factor)
     "shop.middleware.AccountFormErrorsMiddleware",  # a refused form on allauth's pages: 400
 ]
 
@@ -236,7 +184,7 @@ EMAIL_TIMEOUT = env_float("EMAIL_TIMEOUT", 10.0)
 DEFAULT_FROM_EMAIL = env("DEFAULT_FROM_EMAIL", "Fromatoz <shop@localhost>")
 PASSWORD_RESET_TIMEOUT = env_int("PASSWORD_RESET_TIMEOUT", 3 * 24 * 3600)
 
-# --- Accounts (issue 34): django-allauth and its MFA app --------------------------------------
+# --- Accounts: django-allauth and its MFA app ---------------------------------------------
 # Sign-in by email or username; sign-up asks email, username and the password twice (and a name,
 # optional). Every address is confirmed with a code mailed to it, before the first sign-in and before
 # an email change takes effect; the old address is told of every email and password change.
@@ -260,7 +208,7 @@ ACCOUNT_REAUTHENTICATION_REQUIRED = True  # email changes (and 2FA changes) ask 
 ACCOUNT_LOGIN_BY_CODE_ENABLED = True  # the owner's way in while their account's password sign-in is throttled
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
-ACCOUNT_SESSION_REMEMBER = True  # as before: the usual session cookie (SESSION_COOKIE_AGE), no "remember me" box
+ACCOUNT_SESSION_REMEMBER = True  # the usual session cookie (SESSION_COOKIE_AGE), no "remember me" box
 ACCOUNT_LOGOUT_REDIRECT_URL = "home"
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "Fromatoz: "
 ACCOUNT_USERNAME_BLACKLIST = ["admin", "staff", "support", "fromatoz", "root"]
@@ -288,7 +236,7 @@ ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = False
 # shop/checks.py warns (deploy) when DJANGO_HTTPS is on and this is 0: every client looks like the proxy.
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 # Second factors: an authenticator app (TOTP) with recovery codes, and passkeys (WebAuthn), which can
-# also sign in on their own. Staff pages need one unless STAFF_MFA_REQUIRED is off (staff/views.py).
+# also sign in on their own. Staff pages need one unless STAFF_MFA_REQUIRED is off (staff/decorators.py).
 MFA_SUPPORTED_TYPES = ["totp", "recovery_codes", "webauthn"]
 MFA_PASSKEY_LOGIN_ENABLED = True
 MFA_FORMS = {
@@ -325,41 +273,12 @@ if HTTPS:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
 
-# --- Headers of every answer ------------------------------------------------
-# django-csp 4: no inline scripts or styles anywhere; htmx's own indicator styles are off
-# (includeIndicatorStyles in frame.html's htmx-config) and live in site.css.
+# --- Headers of every answer (storefront/security_headers.py) -------------------------------
 # Product pictures on other sites: the hosts (host or host:port) whose https pictures the importer
 # accepts and img-src allows; empty, only pictures under static/.
-PRODUCT_IMAGE_HOSTS = [host.lower() for host in env_list("PRODUCT_IMAGE_HOSTS")]
-for _host in PRODUCT_IMAGE_HOSTS:
-    if not re.fullmatch(r"[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:[0-9]{1,5})?", _host, re.ASCII):
-        raise ImproperlyConfigured(f"PRODUCT_IMAGE_HOSTS: {_host!r} is not a host name (pictures.example.com)")
-CONTENT_SECURITY_POLICY = {
-    "DIRECTIVES": {
-        "default-src": ["'self'"],
-        "script-src": ["'self'"],
-        "style-src": ["'self'"],
-        "img-src": ["'self'", "data:", *(f"https://{host}" for host in PRODUCT_IMAGE_HOSTS)],
-        "connect-src": ["'self'"],
-        "font-src": ["'self'"],
-        "object-src": ["'none'"],
-        "base-uri": ["'none'"],
-        "form-action": ["'self'"],
-        "frame-ancestors": ["'none'"],
-    },
-}
-# django-permissions-policy: no page of the shop uses any of these browser features.
-PERMISSIONS_POLICY = {
-    feature: []
-    for feature in (
-        "accelerometer", "autoplay", "camera", "display-capture", "encrypted-media", "fullscreen", "geolocation",
-        "gyroscope", "magnetometer", "microphone", "midi", "payment", "picture-in-picture",
-        "screen-wake-lock", "usb", "xr-spatial-tracking",
-    )
-}
-# Passkeys (issue 34): the shop's own pages may ask the browser for them.
-PERMISSIONS_POLICY["publickey-credentials-get"] = ["self"]
-PERMISSIONS_POLICY["publickey-credentials-create"] = ["self"]
+PRODUCT_IMAGE_HOSTS = image_hosts(env_list("PRODUCT_IMAGE_HOSTS"))
+CONTENT_SECURITY_POLICY = content_security_policy(PRODUCT_IMAGE_HOSTS)
+PERMISSIONS_POLICY = permissions_policy()
 
 # --- DynamoDB -------------------------------------------------------------
 # No endpoint means AWS's own endpoint for AWS_REGION.
@@ -398,7 +317,7 @@ SHOP_PRICES_INCLUDE_VAT = env_bool("SHOP_PRICES_INCLUDE_VAT", True)
 # Delivery costs and times, one sentence the shop sets.
 SHOP_DELIVERY_NOTE = env("SHOP_DELIVERY_NOTE", "Delivery is free and takes 2–4 working days.")
 
-# --- Back-in-stock alerts (issue 36; run_stock_jobs sends them) -------------------------------
+# --- Back-in-stock alerts (run_stock_jobs sends them) ----------------------------------------
 # When units come back, alerts are sent to at most (units still in stock) + this many shoppers, oldest
 # ask first: a few more than the units, since not everyone who is told buys.
 STOCK_ALERT_MARGIN = env_int("STOCK_ALERT_MARGIN", 2)
@@ -424,9 +343,9 @@ ACCOUNT_RATE_LIMITS["stock_alert"] = _hourly(ip=STOCK_ALERT_ASKS_PER_IP)  # gues
 ACCOUNT_RATE_LIMITS["stock_alert_email"] = _hourly(key=STOCK_ALERT_ASKS_PER_EMAIL)
 ACCOUNT_RATE_LIMITS["stock_alert_user"] = _hourly(user=STOCK_ALERT_ASKS_PER_USER)
 
-# --- Timed holds (issue 36; catalog/gateway/holds.py; run_stock_jobs releases those that ended) -----
+# --- Timed holds (catalog/gateway/holds.py; run_stock_jobs releases those that ended) -----
 # Opening the checkout holds the cart's units for this many seconds; 0 turns holds off (the shop sells
-# at the moment the order is placed, as before).
+# at the moment the order is placed).
 STOCK_HOLD_SECONDS = env_int("STOCK_HOLD_SECONDS", 600)
 # At most this many units of one product held for one shopper (a bigger cart line cannot check out).
 STOCK_HOLD_MAX_UNITS = env_int("STOCK_HOLD_MAX_UNITS", 10, minimum=1)
@@ -452,27 +371,14 @@ CACHE_URL = env("CACHE_URL")
 # Seconds to connect to Redis and to wait for an answer: a Redis that does not answer costs a page
 # this long, then a 503 (storefront/errors.py), not a worker held up.
 CACHE_TIMEOUT = env_float("CACHE_TIMEOUT", 1.0)
-if not CACHE_TIMEOUT > 0:
-    raise ImproperlyConfigured("CACHE_TIMEOUT must be a number of seconds above 0")
-CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": CACHE_URL,
-                "OPTIONS": {"socket_connect_timeout": CACHE_TIMEOUT, "socket_timeout": CACHE_TIMEOUT}}
-    if CACHE_URL else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-    "hot_products": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "hot-products",
-                     "TIMEOUT": HOT_PRODUCT_CACHE_SECONDS},
-}
+CACHES = caches(CACHE_URL, timeout=CACHE_TIMEOUT, hot_product_seconds=HOT_PRODUCT_CACHE_SECONDS)
 
 # --- Operating it: health checks, metrics, traces, logs (README "Operating it") ----------------
 # /metrics (and /readyz' details) answer a caller connected directly (the TCP peer, REMOTE_ADDR; never
 # X-Forwarded-For) from these networks, and any request with `Authorization: Bearer <METRICS_TOKEN>`
 # (unset: no token is accepted); a request that carries X-Forwarded-For needs the token.
 METRICS_ALLOWED_CIDRS = env("METRICS_ALLOWED_CIDRS", "127.0.0.0/8,::1/128")
-try:
-    METRICS_ALLOWED_NETWORKS = [ipaddress.ip_network(c.strip(), strict=False)
-                                for c in METRICS_ALLOWED_CIDRS.split(",") if c.strip()]
-except ValueError as exc:
-    raise ImproperlyConfigured(f"METRICS_ALLOWED_CIDRS must be addresses or networks (CIDR), comma-separated: {exc}") \
-        from None
+METRICS_ALLOWED_NETWORKS = networks("METRICS_ALLOWED_CIDRS", METRICS_ALLOWED_CIDRS)
 METRICS_TOKEN = env("METRICS_TOKEN", "")
 # Traces: OpenTelemetry, only when an OTLP endpoint is set (its standard OTEL_* variables, read by
 # its SDK: OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME, OTEL_TRACES_SAMPLER, ...). Unset, or with
@@ -483,33 +389,5 @@ TRACING_SERVICE_NAME = env("OTEL_SERVICE_NAME", "fromatoz-storefront")
 # Requests not traced: the load balancer's health checks and the metrics scrapes.
 TRACING_EXCLUDED_URLS = env("OTEL_PYTHON_DJANGO_EXCLUDED_URLS", "healthz,readyz,metrics")
 # Logs: `json` (one object a line, for a log collector) or `text` (`make run` sets it, for people).
-LOG_FORMAT = env("LOG_FORMAT", "json").strip().lower()
-if LOG_FORMAT not in {"json", "text"}:
-    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, got {LOG_FORMAT!r}")
-
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    # Every line carries the request ID and (tracing on) the trace ID of the request it belongs to.
-    "filters": {
-        "request": {"()": "storefront.logcontext.RequestContextFilter"},
-        # Django logs every 4xx/5xx answer; a failing /readyz (every few seconds) logs its changes itself.
-        "not_health": {"()": "storefront.logcontext.NotHealthChecks"},
-    },
-    "formatters": {
-        "json": {  # python-json-logger: the time in UTC, ISO 8601
-            "()": "pythonjsonlogger.json.JsonFormatter",
-            "fmt": "%(levelname)s %(name)s %(message)s %(request_id)s %(trace_id)s",
-            "rename_fields": {"levelname": "level", "name": "logger"},
-            "timestamp": "time",
-        },
-        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
-    },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT, "filters": ["request"]}},
-    "root": {"handlers": ["console"], "level": env("DJANGO_LOG_LEVEL", "INFO")},
-    "loggers": {
-        "botocore": {"level": "WARNING"},
-        "urllib3": {"level": "WARNING"},
-        "django.request": {"filters": ["not_health"]},
-    },
-}
+LOG_FORMAT = log_format(env("LOG_FORMAT", "json"))
+LOGGING = logging_config(LOG_FORMAT, env("DJANGO_LOG_LEVEL", "INFO"))

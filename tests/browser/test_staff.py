@@ -83,7 +83,7 @@ def test_the_stock_table_of_a_brand(shop, page):
 
 
 def test_a_long_shipment_file_is_received_in_chunks_with_progress_then_a_summary(shop, page, tmp_path, monkeypatch):
-    from staff import views
+    from staff.views import receiving as views
 
     monkeypatch.setattr(views, "RECEIVE_CHUNK", 3)  # 10 lines: four requests, the last three by HTMX
     csv_file = tmp_path / "shipment.csv"

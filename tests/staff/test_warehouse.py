@@ -287,7 +287,7 @@ def test_a_file_with_problems_lists_them_by_line_and_writes_nothing(catalog, sta
 
 
 def test_a_file_is_received_in_chunks_with_a_summary_and_never_twice(catalog, staff_client, monkeypatch):
-    from staff import views
+    from staff.views import receiving as views
     monkeypatch.setattr(views, "RECEIVE_CHUNK", 2)
     text = "product_id,quantity,reference\n1,5,PO-1\n4,3,PO-1\n1,2,PO-2\n3,10,\n7,1,PO-3\n"
     first = upload(staff_client, text)
