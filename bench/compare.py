@@ -64,7 +64,7 @@ def checkout(ref, into):
 
 
 def import_catalog(size, table):
-    from catalog.gateway import importer
+    from catalog.gateway.catalog import importer
     from catalog.gateway.schema import table_ensure
 
     from .catalog_data import make_catalog

@@ -48,12 +48,14 @@ from bench.catalog_data import FEATURED_BRAND, FEATURED_CATEGORY  # noqa: E402
 from bench.load import gunicorn_flags, process_cpu_seconds  # noqa: E402
 from bench.meter import percentile  # noqa: E402
 from catalog import gateway  # noqa: E402
-from catalog.gateway import LineProblem, importer, orders  # noqa: E402
-from catalog.gateway.client import client as gateway_client  # noqa: E402
+from catalog.gateway import LineProblem  # noqa: E402
+from catalog.gateway.catalog import importer  # noqa: E402
+from catalog.gateway.dynamo.client import client as gateway_client  # noqa: E402
+from catalog.gateway.dynamo.testing import count_requests  # noqa: E402
 from catalog.gateway.entities import SOLD, Product  # noqa: E402
 from catalog.gateway.errors import InsufficientStock, OrderRejected, StockBusy  # noqa: E402
-from catalog.gateway.stock import take_floor  # noqa: E402
-from catalog.gateway.testing import count_requests  # noqa: E402
+from catalog.gateway.orders import orders  # noqa: E402
+from catalog.gateway.stock.stock import take_floor  # noqa: E402
 
 PRICE = Decimal("1.00")
 # The buyer counts of `make bench` (quick runs too) and their stock: full 200 units, quick 60.

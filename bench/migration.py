@@ -77,8 +77,10 @@ class LocalOnDisk:
 
 def measure(args, local):
     from bench.catalog_data import make_catalog
-    from catalog.gateway import batches, importer, keys, migrations, schema
     from catalog.gateway import client as dynamo
+    from catalog.gateway import keys, migrations, schema
+    from catalog.gateway.catalog import importer
+    from catalog.gateway.dynamo import batches
 
     table = "bench-migration"
     dynamo.client().create_table(**schema.create_table_request(table, indexes=[keys.GSI1, keys.GSI2]))

@@ -65,7 +65,7 @@ class _Unrecorded:
 @contextlib.contextmanager
 def dynamodb_metrics_off():
     """The gateway's DynamoDB metrics record nothing inside (its log tally still counts)."""
-    from catalog.gateway import telemetry
+    from catalog.gateway.dynamo import telemetry
 
     names = ("REQUESTS", "DURATION", "RETRIES", "CAPACITY")
     saved = {name: getattr(telemetry, name) for name in names}
@@ -150,7 +150,7 @@ def parts_us(n=20000):
     from django.test import RequestFactory
     from django.urls import resolve
 
-    from catalog.gateway import telemetry
+    from catalog.gateway.dynamo import telemetry
     from storefront.metrics import RequestMetricsMiddleware
 
     request = RequestFactory().get("/products/1/")
@@ -262,7 +262,7 @@ def save(figures, out):
 def run(products, *, rounds, renders, pages, out, table="bench-observability", log=print):
     """On the DynamoDB endpoint and settings this process has: a table of `products` generated
     products, the pages measured, the figures saved. Returns them."""
-    from catalog.gateway import importer
+    from catalog.gateway.catalog import importer
     from catalog.gateway.schema import table_delete, table_ensure
 
     from .catalog_data import make_catalog

@@ -58,7 +58,7 @@ def main(argv=None):
             import django
 
             django.setup()
-            from catalog.gateway import importer
+            from catalog.gateway.catalog import importer
             from catalog.gateway.schema import table_ensure
 
             from .catalog_data import make_catalog
@@ -119,7 +119,8 @@ def _django_share(client, page, page_ids, renders, rounds=6):
     from unittest import mock
 
     from catalog.gateway import client as gateway_client
-    from catalog.gateway import pages, products
+    from catalog.gateway.catalog import products
+    from catalog.gateway.dynamo import pages
 
     from .meter import percentile
     from .pages import render

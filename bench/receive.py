@@ -1,13 +1,14 @@
 """Bulk receiving (issue 16): a CSV of N lines (product_id,quantity,reference) over M products,
-validated whole and received line by line through `catalog.gateway.receiving`, then the same
+validated whole and received line by line through `catalog.gateway.stock.receiving`, then the same
 file again (every line a replay). Reports lines per second and DynamoDB requests per line."""
 import time
 import uuid
 from decimal import Decimal
 
-from catalog.gateway import importer, receiving
+from catalog.gateway.catalog import importer
+from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.entities import Product
-from catalog.gateway.testing import count_requests
+from catalog.gateway.stock import receiving
 
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
 

@@ -192,9 +192,9 @@ def drop_tables(tables):
 
 def import_catalogs(args, run_id):
     """Each size into its own table through the bulk import; then the one-PutItem baseline."""
-    from catalog.gateway import importer
-    from catalog.gateway.client import client
-    from catalog.gateway.codec import serialize
+    from catalog.gateway.catalog import importer
+    from catalog.gateway.dynamo.client import client
+    from catalog.gateway.dynamo.codec import serialize
     from catalog.gateway.schema import table_delete, table_ensure
 
     from .catalog_data import make_catalog

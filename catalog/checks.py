@@ -29,7 +29,7 @@ def table_problems():
     starts, and answers 503 until it can), the table has a newer release's additions, or it lacks
     only `online` steps (applied by migrate_table after this code is deployed: it serves meanwhile)."""
     from catalog.gateway import CatalogUnavailable, request_budget
-    from catalog.gateway.alerts import note_table_state
+    from catalog.gateway.alerts.alerts import note_table_state
     from catalog.gateway.migrations import table_exists, table_state
 
     table = settings.DYNAMODB_TABLE

@@ -13,7 +13,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from catalog import gateway
 from catalog.gateway import InvalidInput, keys
-from catalog.gateway.alerts import (
+from catalog.gateway.alerts.alerts import (
     FAILED,
     MAX_EMAIL,
     AlertRefused,

@@ -19,7 +19,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 
 from catalog.gateway import keys
-from catalog.gateway.alerts import (
+from catalog.gateway.alerts.alerts import (
     alert_give_up,
     alert_lease,
     alert_mark_sent,

@@ -14,8 +14,8 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from catalog import gateway, hot_products
 from catalog.gateway import CatalogUnavailable, InvalidInput, OrderRejected, OutcomeUnknown, StockBusy, keys
-from catalog.gateway.alerts import alerts_of_owner
-from catalog.gateway.holds import holds_enabled, holds_release, holds_take
+from catalog.gateway.alerts.alerts import alerts_of_owner
+from catalog.gateway.stock.holds import holds_enabled, holds_release, holds_take
 from storefront.errors import RETRY_AFTER
 from storefront.http import partial_template
 

@@ -26,8 +26,8 @@ from catalog.gateway import (
     StockMoved,
     receiving,
 )
-from catalog.gateway.alerts import alert_counts
-from catalog.gateway.holds import holds_all, holds_enabled, holds_released
+from catalog.gateway.alerts.alerts import alert_counts
+from catalog.gateway.stock.holds import holds_all, holds_enabled, holds_released
 from shop import accounts
 from shop.mfa import needs_second_factor
 from storefront.errors import RETRY_AFTER

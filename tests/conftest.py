@@ -7,8 +7,8 @@ import pytest
 from django.core.cache import caches
 from moto import mock_aws
 
-from catalog.gateway import alerts
 from catalog.gateway import client as dynamo
+from catalog.gateway.alerts import alerts
 from catalog.gateway.schema import table_delete, table_ensure
 from storefront import health
 from tools import axe, dynamodb_local, postgres_local, redis_local

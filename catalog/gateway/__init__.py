@@ -18,9 +18,22 @@ Modules, one job each:
   and search terms);
 - `testing`: for tests and benchmarks only (request counting, table deletion).
 """
-from .buckets import stock_set_buckets
-from .budget import BudgetExceeded, request_budget
-from .counts import counts_recount
+from .catalog.counts import counts_recount
+from .catalog.products import (
+    brands_all,
+    categories_all,
+    check_sort,
+    product_get,
+    products_by_brand,
+    products_by_category,
+    products_get_many,
+    products_search,
+    search_words,
+    with_stock_levels,
+)
+from .catalog.text import MAX_QUERY, MIN_TERM
+from .dynamo import budget, client, codec
+from .dynamo.budget import BudgetExceeded, request_budget
 from .entities import (
     MANUAL_REASONS,
     REASON_LABELS,
@@ -54,7 +67,7 @@ from .errors import (
     StockMoved,
 )
 from .keys import MAX_STOCK_BUCKETS
-from .orders import (
+from .orders.orders import (
     ADDRESS_FIELDS,
     MAX_LINES,
     LineProblem,
@@ -74,20 +87,10 @@ from .orders import (
     product_buyers,
     product_buyers_all,
 )
-from .products import (
-    brands_all,
-    categories_all,
-    check_sort,
-    product_get,
-    products_by_brand,
-    products_by_category,
-    products_get_many,
-    products_search,
-    search_words,
-    with_stock_levels,
-)
 from .schema import create_table_request, table_ensure
-from .stock import (
+from .stock import receiving
+from .stock.buckets import stock_set_buckets
+from .stock.stock import (
     MAX_LEDGER_DAYS,
     check_day_range,
     product_set_reorder_point,
@@ -111,12 +114,13 @@ from .validate import (
 )
 
 __all__ = [
+    "budget", "client", "codec", "keys", "receiving",  # modules the apps configure, read keys or parse files with
     "ADDRESS_FIELDS", "MAX_LINES", "MAX_QUANTITY", "MAX_NOTE", "MAX_REFERENCE", "MAX_REORDER", "MAX_LEDGER_DAYS",
     "MANUAL_REASONS", "REASON_LABELS", "REASONS",
     "RECEIVED", "OrderStatusRefused", "StockMoved",
     "check_day_range", "order_cancel", "order_ship", "orders_open", "product_set_reorder_point",
     "products_to_reorder", "stock_count", "stock_history_all", "stock_ledger", "stock_moves_since",
-    "check_sort", "counts_recount",
+    "check_sort", "counts_recount", "MAX_QUERY", "MIN_TERM",
     "products_search", "search_words", "with_stock_levels",
     "Brand", "PurchaseLine", "Category", "Order", "OrderLine", "Page", "Product", "StockAdjustment", "StockChange",
     "CatalogError", "CatalogUnavailable", "InsufficientStock", "InvalidCursor", "InvalidId", "InvalidInput",

@@ -7,7 +7,8 @@ from typing import Generic, TypeVar
 
 from catalog import availability
 
-from . import keys, text
+from . import keys
+from .catalog import text
 
 CENT = Decimal("0.01")
 

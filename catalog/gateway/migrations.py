@@ -28,7 +28,7 @@ from botocore.exceptions import ClientError
 from django.conf import settings
 
 from . import keys
-from .alerts import COUNTS_STEP
+from .alerts.alerts import COUNTS_STEP
 from .backfill_scan import (
     REWRITE_ATTEMPTS,
     Rewrite,
@@ -39,15 +39,15 @@ from .backfill_scan import (
     rewrite_of,
     scan_all,
 )
-from .backoff import backoff_pause, conflict_pause
-from .batches import batch_get, batch_write
-from .boundary import error_code, translate_errors
-from .client import client
-from .codec import deserialize, serialize
+from .dynamo.backoff import backoff_pause, conflict_pause
+from .dynamo.batches import batch_get, batch_write
+from .dynamo.boundary import error_code, translate_errors
+from .dynamo.client import client
+from .dynamo.codec import deserialize, serialize
+from .dynamo.transact import delete, put, transact_write, update
 from .entities import PLACED, Product, StockAdjustment
 from .errors import CatalogError, CatalogUnavailable
-from .stock import opening_adjustment, stock_adjustments_all
-from .transact import delete, put, transact_write, update
+from .stock.stock import opening_adjustment, stock_adjustments_all
 from .validate import new_token
 
 TABLE_WAIT_SECONDS = 3600  # an index on a large table takes a while to build (AWS: minutes to hours)
@@ -384,7 +384,7 @@ def _order_numbers(run, capacity):
     for (orders.order_number_for, as a checkout would) that no other order holds, claimed by its
     ORDERNO# item in one transaction with the order's `orderNumber`; and the customer's name and
     email from the customer item, so staff pages name them without asking the accounts database."""
-    from .orders import ORDER_NUMBER_TRIES, order_number_for
+    from .orders.orders import ORDER_NUMBER_TRIES, order_number_for
 
     def apply(item):
         if item.get("orderNumber"):
@@ -584,7 +584,7 @@ def _alert_counts_on_products(run, capacity):
 
 
 def _recount_brands_and_categories():
-    from .counts import counts_recount
+    from .catalog.counts import counts_recount
 
     drifts, requests = counts_recount(repair=True)
     return f"{len(drifts)} count(s) set, {requests} requests"

@@ -2,9 +2,9 @@
 from botocore.exceptions import ClientError
 
 from . import keys
-from .boundary import error_code, translate_errors
-from .client import client, read
-from .codec import serialize
+from .dynamo.boundary import error_code, translate_errors
+from .dynamo.client import client, read
+from .dynamo.codec import serialize
 
 # What a product list shows, projected into every list index (INCLUDE): GSI1 and GSI2 (the seed's
 # order) and the six sort indexes (keys.SORT_INDEXES: name and price order under a brand, a

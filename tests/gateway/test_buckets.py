@@ -7,11 +7,15 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine, backoff, buckets, importer, keys, orders, products, receiving
-from catalog.gateway.codec import serialize
+from catalog.gateway import PurchaseLine, keys
+from catalog.gateway.catalog import importer, products
+from catalog.gateway.dynamo import backoff
+from catalog.gateway.dynamo.codec import serialize
+from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import OrderRejected, StockBusy
-from catalog.gateway.reconcile import reconcile_product
-from catalog.gateway.testing import count_requests
+from catalog.gateway.orders import orders
+from catalog.gateway.stock import buckets, receiving
+from catalog.gateway.stock.reconcile import reconcile_product
 from tests.helpers import items_in_partition, seed, small_catalog
 
 HOT = "7"  # Acme Car Charger, 29.90, the default reorder point

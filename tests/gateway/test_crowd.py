@@ -7,9 +7,12 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine, alerts, backoff, orders, transact
-from catalog.gateway.budget import request_budget
+from catalog.gateway import PurchaseLine
+from catalog.gateway.alerts import alerts
+from catalog.gateway.dynamo import backoff, transact
+from catalog.gateway.dynamo.budget import request_budget
 from catalog.gateway.errors import OrderRejected, StockBusy
+from catalog.gateway.orders import orders
 from tests.helpers import seed, small_catalog
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from catalog import gateway
 from catalog.gateway import LineProblem, PurchaseLine
+from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import OrderRejected
-from catalog.gateway.holds import holds_release, holds_release_ended, holds_take
-from catalog.gateway.testing import count_requests
+from catalog.gateway.stock.holds import holds_release, holds_release_ended, holds_take
 from tests.helpers import age_hold, age_hold_cap, units_counted
 
 PRICES = {"1": "39990.00", "4": "899.00", "5": "1399.99", "7": "29.90", "8": "9999.00"}

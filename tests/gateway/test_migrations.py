@@ -13,14 +13,22 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from catalog.checks import refuse_outdated_table, table_problems
-from catalog.gateway import backfill_scan, codec, keys, migrations, pages, schema
+from catalog.gateway import backfill_scan, codec, keys, migrations, schema
 from catalog.gateway import client as dynamo
+from catalog.gateway.catalog.products import (
+    brands_all,
+    product_get,
+    products_by_brand,
+    products_by_category,
+    products_search,
+)
+from catalog.gateway.dynamo import pages
+from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.entities import PurchaseLine, StockAdjustment
 from catalog.gateway.errors import NotFound
 from catalog.gateway.migrations import STEPS, AddIndex, DeleteIndex, Run, migrate, migrations_pending
-from catalog.gateway.orders import order_cancel, order_place, order_ship, orders_open
-from catalog.gateway.products import brands_all, product_get, products_by_brand, products_by_category, products_search
-from catalog.gateway.stock import (
+from catalog.gateway.orders.orders import order_cancel, order_place, order_ship, orders_open
+from catalog.gateway.stock.stock import (
     product_set_reorder_point,
     products_to_reorder,
     stock_decrease,
@@ -28,7 +36,6 @@ from catalog.gateway.stock import (
     stock_increase,
     stock_ledger,
 )
-from catalog.gateway.testing import count_requests
 from tests.helpers import as_before_issue_33, seed, small_catalog
 
 pytestmark = pytest.mark.django_db
@@ -631,8 +638,8 @@ def test_waiting_alert_counts_of_before_move_onto_their_products_once(local_ddb)
     """0075 on a shop of issue 36's first release, where a product's waiting alerts were counted on an item of
     their own: each count is added onto the product item (where the code counts alerts asked since the deploy)
     and the old item goes; run again, nothing changes."""
-    from catalog.gateway import alerts
-    from catalog.gateway.alerts import alert_ask
+    from catalog.gateway.alerts import alerts
+    from catalog.gateway.alerts.alerts import alert_ask
     from tests.helpers import alert_count
 
     seed()

@@ -6,10 +6,11 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import LineProblem, PurchaseLine, keys, orders
-from catalog.gateway.alerts import alerts_due
+from catalog.gateway import LineProblem, PurchaseLine, keys
+from catalog.gateway.alerts.alerts import alerts_due
+from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import InvalidInput, NotFound, OrderRejected
-from catalog.gateway.testing import count_requests
+from catalog.gateway.orders import orders
 from tests.helpers import items_in_partition, seed, small_catalog
 
 

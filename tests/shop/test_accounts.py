@@ -14,8 +14,8 @@ from django.core.mail.backends.base import BaseEmailBackend
 from django.core.management import call_command
 
 from catalog import gateway
-from catalog.gateway import orders
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.testing import count_requests
+from catalog.gateway.orders import orders
 from tests.helpers import items_in_partition, mailed_code
 
 from .test_views import ADDRESS, add, checkout_form, stock

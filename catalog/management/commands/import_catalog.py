@@ -3,7 +3,8 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from catalog.gateway import brands_all, importer
+from catalog.gateway import brands_all
+from catalog.gateway.catalog import importer
 from catalog.gateway.errors import CatalogUnavailable
 
 

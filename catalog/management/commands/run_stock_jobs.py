@@ -5,7 +5,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog.gateway.errors import CatalogError
-from catalog.gateway.holds import holds_release_ended
+from catalog.gateway.stock.holds import holds_release_ended
 from shop.stock_alerts import send_due_alerts
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
 from django.conf import settings
 
-from .errors import CatalogUnavailable
+from ..errors import CatalogUnavailable
 
 # Below this much time left an attempt is not worth sending.
 MIN_ATTEMPT_SECONDS = 0.05

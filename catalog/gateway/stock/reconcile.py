@@ -19,8 +19,8 @@ between the two reads is not reported.
 """
 from dataclasses import dataclass
 
+from ..catalog.products import brands_all, product_get, products_by_brand
 from .holds import units_held
-from .products import brands_all, product_get, products_by_brand
 from .stock import stock_history
 
 

@@ -19,8 +19,8 @@ before the count existed has no `counted` mark and is left out of it (renewing i
 """
 from django.conf import settings
 
-from . import keys
-from .transact import check, update
+from .. import keys
+from ..dynamo.transact import check, update
 
 COOLING_CONDITION = "attribute_not_exists(coolUntil) OR coolUntil <= :now OR capAt > :now"
 

@@ -31,14 +31,17 @@ from django.utils.timesince import timesince
 from catalog import availability
 from storefront.numbers import euro
 
-from . import hold_limits, keys
-from .alerts import alert_due_action, transact_write_marking_due
-from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
-from .boundary import error_code, translate_errors
-from .buckets import gathered_products, settle_for_sale
-from .client import client, read, table_name
-from .codec import deserialize, serialize
-from .entities import (
+from .. import keys
+from ..alerts.alerts import alert_due_action, transact_write_marking_due
+from ..catalog.products import products_get_many
+from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
+from ..dynamo.boundary import error_code, translate_errors
+from ..dynamo.client import client, read, table_name
+from ..dynamo.codec import deserialize, serialize
+from ..dynamo.merged import Stream, merged_all, merged_page
+from ..dynamo.pages import KeyRange, query_items
+from ..dynamo.transact import put, transact_write, update
+from ..entities import (
     CANCELLED,
     PLACED,
     SHIPPED,
@@ -50,7 +53,7 @@ from .entities import (
     StockAdjustment,
     sale_record,
 )
-from .errors import (
+from ..errors import (
     IdempotencyConflict,
     InvalidInput,
     NotFound,
@@ -58,13 +61,11 @@ from .errors import (
     OrderStatusRefused,
     StockBusy,
 )
-from .holds import HoldTake, PutBack, holds_enabled, holds_of, order_line_take
-from .merged import Stream, merged_all, merged_page
-from .pages import KeyRange, query_items
-from .products import products_get_many
-from .stock import buyer_streams, stock_level_update
-from .transact import put, transact_write, update
-from .validate import check_id, check_quantity, client_request_token, page_size, utc_now
+from ..stock import hold_limits
+from ..stock.buckets import gathered_products, settle_for_sale
+from ..stock.holds import HoldTake, PutBack, holds_enabled, holds_of, order_line_take
+from ..stock.stock import buyer_streams, stock_level_update
+from ..validate import check_id, check_quantity, client_request_token, page_size, utc_now
 
 # 2 actions a line (stock, order line) + 3, or 3 with a timed hold of another quantity (its delete): within
 # DynamoDB's 100 actions a transaction (transact.TRANSACTION_ACTIONS). A cancellation takes 3 a line + 1; its

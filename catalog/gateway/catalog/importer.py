@@ -17,20 +17,21 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from . import keys, text
-from .alerts import alert_due_action, marks_due, transact_write_marking_due
-from .backoff import pause
-from .batches import batch_get, batch_write
-from .boundary import translate_errors
-from .buckets import stock_gather
-from .client import client, table_name
-from .codec import serialize
-from .entities import Brand, Category, Product
-from .errors import CatalogUnavailable
-from .stock import opening_adjustment
-from .threads import in_parallel
-from .transact import put, update
-from .validate import MAX_REORDER, new_token, valid_id
+from .. import keys
+from ..alerts.alerts import alert_due_action, marks_due, transact_write_marking_due
+from ..dynamo.backoff import pause
+from ..dynamo.batches import batch_get, batch_write
+from ..dynamo.boundary import translate_errors
+from ..dynamo.client import client, table_name
+from ..dynamo.codec import serialize
+from ..dynamo.threads import in_parallel
+from ..dynamo.transact import put, update
+from ..entities import Brand, Category, Product
+from ..errors import CatalogUnavailable
+from ..stock.buckets import stock_gather
+from ..stock.stock import opening_adjustment
+from ..validate import MAX_REORDER, new_token, valid_id
+from . import text
 
 DEMO_CATALOG = Path(__file__).resolve().parent.parent / "demo" / "demo_catalog.json"
 

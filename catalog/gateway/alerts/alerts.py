@@ -26,16 +26,16 @@ from datetime import datetime
 
 from botocore.exceptions import ClientError
 
-from . import keys
-from .backoff import backoff_pause, conflict_pause, contended_attempts
-from .batches import batch_get
-from .boundary import error_code, translate_errors
-from .client import client, table_name
-from .codec import deserialize, serialize
-from .errors import CatalogUnavailable, InvalidInput, NotFound, StockBusy
-from .products import product_get
-from .transact import TRANSACTION_ACTIONS, put, transact_write, update
-from .validate import check_id, client_request_token, new_token, utc_now
+from .. import keys
+from ..catalog.products import product_get
+from ..dynamo.backoff import backoff_pause, conflict_pause, contended_attempts
+from ..dynamo.batches import batch_get
+from ..dynamo.boundary import error_code, translate_errors
+from ..dynamo.client import client, table_name
+from ..dynamo.codec import deserialize, serialize
+from ..dynamo.transact import TRANSACTION_ACTIONS, put, transact_write, update
+from ..errors import CatalogUnavailable, InvalidInput, NotFound, StockBusy
+from ..validate import check_id, client_request_token, new_token, utc_now
 
 log = logging.getLogger(__name__)
 PENDING, WAITING, CLAIMED, SENT, FAILED = "pending", "waiting", "claimed", "sent", "failed"

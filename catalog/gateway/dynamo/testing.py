@@ -1,8 +1,8 @@
 """For tests and benchmarks, not the apps: counting the DynamoDB requests made, and deleting a table."""
 import threading
 
+from ..schema import table_delete
 from .client import client
-from .schema import table_delete
 
 __all__ = ["RequestCounter", "count_requests", "table_delete"]
 

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 
 from botocore.exceptions import ClientError
 
-from . import cursor, keys
+from .. import keys
+from ..entities import Page
+from ..errors import InvalidCursor
+from . import cursor
 from .boundary import error_code, translate_errors
 from .client import read, table_name
 from .codec import deserialize, serialize
-from .entities import Page
-from .errors import InvalidCursor
 
 OLD_INDEX_SECONDS = 60
 # {v2 index name: monotonic time until which its old index is read instead}: one flag per list index

@@ -17,15 +17,16 @@ is the price index read backwards). `products_search(query=)` reads the search t
 """
 import dataclasses
 
-from . import keys, text
-from .batches import BATCH_GET_SIZE, batch_get
-from .boundary import translate_errors
-from .client import read, table_name
-from .codec import deserialize, serialize
-from .entities import Brand, Category, Page, Product
-from .errors import InvalidInput, NotFound
-from .pages import KeyRange, query_all, query_page, read_query
-from .validate import check_id, page_size
+from .. import keys
+from ..dynamo.batches import BATCH_GET_SIZE, batch_get
+from ..dynamo.boundary import translate_errors
+from ..dynamo.client import read, table_name
+from ..dynamo.codec import deserialize, serialize
+from ..dynamo.pages import KeyRange, query_all, query_page, read_query
+from ..entities import Brand, Category, Page, Product
+from ..errors import InvalidInput, NotFound
+from ..validate import check_id, page_size
+from . import text
 
 # The orders a list can be read in: None is the seed's (a brand's products by category, a
 # category's by brand; a search's by name).

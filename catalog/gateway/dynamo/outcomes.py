@@ -3,9 +3,9 @@ import contextlib
 
 from botocore.exceptions import ClientError, EndpointConnectionError
 
+from ..errors import CatalogUnavailable, OutcomeUnknown
 from . import budget
 from .boundary import translate_errors
-from .errors import CatalogUnavailable, OutcomeUnknown
 
 # Failures after which a write may or may not have been applied: DynamoDB had the request (or may
 # have had it) but its answer was lost. A 4xx refusal (throttling, ...) is an answer: not applied.

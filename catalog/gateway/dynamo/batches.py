@@ -1,10 +1,10 @@
 """BatchGetItem and BatchWriteItem: many keys or items in as few requests as DynamoDB allows,
 sending again what it leaves unprocessed."""
+from ..errors import CatalogUnavailable
 from .backoff import pause
 from .boundary import translate_errors
 from .client import client, table_name
 from .codec import deserialize, serialize
-from .errors import CatalogUnavailable
 from .threads import in_parallel, thread_safe
 
 BATCH_GET_SIZE = 100

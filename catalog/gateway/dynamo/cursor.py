@@ -5,7 +5,7 @@ and a tampered one is rejected before anything is sent to DynamoDB.
 """
 from django.core import signing
 
-from .errors import InvalidCursor
+from ..errors import InvalidCursor
 
 SALT = "catalog.cursor"
 

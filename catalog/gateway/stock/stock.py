@@ -13,13 +13,18 @@ from botocore.exceptions import ClientError
 from catalog import availability
 from catalog.availability import stock_band
 
-from . import keys
-from .alerts import alert_due_action, marks_due
-from .backoff import contended_attempts
-from .boundary import error_code, translate_errors
-from .client import client, table_name
-from .codec import deserialize, serialize
-from .entities import (
+from .. import keys
+from ..alerts.alerts import alert_due_action, marks_due
+from ..catalog.products import product_get
+from ..dynamo.backoff import contended_attempts
+from ..dynamo.boundary import error_code, translate_errors
+from ..dynamo.client import client, table_name
+from ..dynamo.codec import deserialize, serialize
+from ..dynamo.merged import Stream, merged_page
+from ..dynamo.pages import KeyRange, query_page
+from ..dynamo.threads import SHARD_READERS, in_parallel
+from ..dynamo.transact import put, transact_write, update
+from ..entities import (
     COUNTED,
     DAMAGED,
     MANUAL_REASONS,
@@ -34,13 +39,8 @@ from .entities import (
     is_sale_record,
     reorder_index_keys,
 )
-from .errors import IdempotencyConflict, InsufficientStock, InvalidInput, StockBusy, StockMoved
-from .merged import Stream, merged_page
-from .pages import KeyRange, query_page
-from .products import product_get
-from .threads import SHARD_READERS, in_parallel
-from .transact import put, transact_write, update
-from .validate import (
+from ..errors import IdempotencyConflict, InsufficientStock, InvalidInput, StockBusy, StockMoved
+from ..validate import (
     MAX_NOTE,
     MAX_REFERENCE,
     MAX_REORDER,

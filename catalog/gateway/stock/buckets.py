@@ -31,16 +31,17 @@ import random
 
 from botocore.exceptions import ClientError
 
-from . import keys, stock
-from .backoff import conflict_pause, contended_attempts
-from .boundary import error_code, translate_errors
-from .client import client, read, table_name
-from .codec import deserialize, serialize
-from .entities import Product
-from .errors import InvalidInput, NotFound, StockBusy
-from .products import bucket_levels, levels_read, product_get
-from .transact import transact_write, update
-from .validate import check_id, new_token
+from .. import keys
+from ..catalog.products import bucket_levels, levels_read, product_get
+from ..dynamo.backoff import conflict_pause, contended_attempts
+from ..dynamo.boundary import error_code, translate_errors
+from ..dynamo.client import client, read, table_name
+from ..dynamo.codec import deserialize, serialize
+from ..dynamo.transact import transact_write, update
+from ..entities import Product
+from ..errors import InvalidInput, NotFound, StockBusy
+from ..validate import check_id, new_token
+from . import stock
 
 SPREAD, GATHERING = "spread", "gathering"
 # Bucket writes a transaction beside the product item's (DynamoDB allows 100 actions).

@@ -23,22 +23,23 @@ from decimal import Decimal
 
 from django.conf import settings
 
-from . import hold_limits, keys
-from .alerts import alert_due_action, transact_write_marking_due
-from .backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
-from .batches import batch_get
-from .boundary import translate_errors
+from .. import keys
+from ..alerts.alerts import alert_due_action, transact_write_marking_due
+from ..catalog.products import products_get_many
+from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
+from ..dynamo.batches import batch_get
+from ..dynamo.boundary import translate_errors
+from ..dynamo.client import client, table_name
+from ..dynamo.codec import deserialize, serialize
+from ..dynamo.pages import KeyRange, query_items
+from ..dynamo.threads import SHARD_READERS, in_parallel
+from ..dynamo.transact import check, delete, put, transact_write, update
+from ..entities import Product
+from ..errors import OrderRejected, StockBusy
+from ..validate import check_id, client_request_token, utc_now
+from . import hold_limits
 from .buckets import GATHERING, SPREAD, sale_take, settle_for_sale
-from .client import client, table_name
-from .codec import deserialize, serialize
-from .entities import Product
-from .errors import OrderRejected, StockBusy
-from .pages import KeyRange, query_items
-from .products import products_get_many
 from .stock import stock_level_update
-from .threads import SHARD_READERS, in_parallel
-from .transact import check, delete, put, transact_write, update
-from .validate import check_id, client_request_token, utc_now
 
 ENDED, CANCELLED = "ended", "cancelled"
 # How long the record of a released hold is kept (what staff see): then DynamoDB's TTL deletes it. The
@@ -205,7 +206,7 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=
     shopper's own hold, price changed, above STOCK_HOLD_MAX_UNITS, more than STOCK_HOLD_MAX_UNITS_PER_SHOPPER
     over every product, a product in its cool-down (hold_limits), a hold that ended at its cap: that one is
     released here, so the next try queues for its units like anyone) and holds nothing then."""
-    from .orders import LineProblem, check_lines, line_problems  # orders.py builds on this module
+    from ..orders.orders import LineProblem, check_lines, line_problems  # orders.py builds on this module
 
     check_id("Customer", customer_id)
     check_lines(lines)
@@ -262,7 +263,7 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=
 def _spent(holds, products, *, now, wanted, max_seconds):
     """The problems of holds that ended at their cap (no renewal can help): each is released now (the units
     back on sale, alerts due), so the shopper's next checkout takes a new hold only of what is still there."""
-    from .orders import LineProblem
+    from ..orders.orders import LineProblem
 
     problems = []
     for pid, hold in holds.items():
@@ -276,7 +277,7 @@ def _spent(holds, products, *, now, wanted, max_seconds):
 def _beyond_limits(lines: list, holds: dict, windows: dict, units: int, products: dict, *, now: int) -> list:
     """The problems of lines the shopper may not hold now: a product in its cool-down (not held now), and
     more units than STOCK_HOLD_MAX_UNITS_PER_SHOPPER over every product (on the first line that grows)."""
-    from .orders import LineProblem
+    from ..orders.orders import LineProblem
 
     def name(pid):
         return products[pid].name if pid in products else pid

@@ -5,7 +5,7 @@ import logging
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from .errors import CatalogUnavailable
+from ..errors import CatalogUnavailable
 
 log = logging.getLogger(__name__)
 

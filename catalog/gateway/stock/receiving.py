@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 
 from storefront.numbers import Unreadable, parse_whole
 
-from . import keys
-from .batches import batch_get
-from .entities import RECEIVED
-from .errors import IdempotencyConflict, InvalidInput
-from .products import products_get_many
+from .. import keys
+from ..catalog.products import products_get_many
+from ..dynamo.batches import batch_get
+from ..entities import RECEIVED
+from ..errors import IdempotencyConflict, InvalidInput
+from ..validate import MAX_QUANTITY, MAX_REFERENCE, valid_id
 from .stock import stock_increase
-from .validate import MAX_QUANTITY, MAX_REFERENCE, valid_id
 
 HEADER = ("product_id", "quantity", "reference")
 MAX_FILE_LINES = 20_000

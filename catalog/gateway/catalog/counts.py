@@ -8,11 +8,11 @@ compared with what the items say, and the difference added where it is wrong.
 """
 from dataclasses import dataclass
 
-from . import keys
-from .boundary import translate_errors
-from .client import client, table_name
-from .codec import deserialize, serialize
-from .pages import KeyRange, query_all, read_query
+from .. import keys
+from ..dynamo.boundary import translate_errors
+from ..dynamo.client import client, table_name
+from ..dynamo.codec import deserialize, serialize
+from ..dynamo.pages import KeyRange, query_all, read_query
 
 
 @dataclass(frozen=True)
