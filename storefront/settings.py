@@ -12,7 +12,7 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import dotenv_values
 
-from storefront.numbers import Unreadable, parse_decimal, parse_whole
+from common.numbers import Unreadable, parse_decimal, parse_whole
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 

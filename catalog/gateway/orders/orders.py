@@ -29,7 +29,7 @@ from django.conf import settings
 from django.utils.timesince import timesince
 
 from catalog import availability
-from storefront.numbers import euro
+from common.numbers import euro
 
 from .. import keys
 from ..alerts.alerts import alert_due_action, transact_write_marking_due

@@ -12,7 +12,7 @@ import hashlib
 import io
 from dataclasses import dataclass, field
 
-from storefront.numbers import Unreadable, parse_whole
+from common.numbers import Unreadable, parse_whole
 
 from .. import keys
 from ..catalog.products import products_get_many
