@@ -18,6 +18,25 @@ Modules, one job each:
   and search terms);
 - `testing`: for tests and benchmarks only (request counting, table deletion).
 """
+from .alerts.alerts import (
+    FAILED,
+    MAX_EMAIL,
+    AlertRefused,
+    alert_ask,
+    alert_cancel,
+    alert_confirm,
+    alert_counts,
+    alert_get,
+    alert_give_up,
+    alert_lease,
+    alert_mark_sent,
+    alerts_claim,
+    alerts_due,
+    alerts_of_owner,
+    alerts_outbox,
+    note_table_state,
+)
+from .catalog import importer
 from .catalog.counts import counts_recount
 from .catalog.products import (
     brands_all,
@@ -31,9 +50,12 @@ from .catalog.products import (
     search_words,
     with_stock_levels,
 )
-from .catalog.text import MAX_QUERY, MIN_TERM
+from .catalog.text import MAX_QUERY, MIN_TERM, fold, has_control_characters
 from .dynamo import budget, client, codec
 from .dynamo.budget import BudgetExceeded, request_budget
+from .dynamo.client import table_name
+from .dynamo.pages import Page
+from .dynamo.telemetry import tallying
 from .entities import (
     MANUAL_REASONS,
     REASON_LABELS,
@@ -43,7 +65,6 @@ from .entities import (
     Category,
     Order,
     OrderLine,
-    Page,
     Product,
     PurchaseLine,
     Sale,
@@ -67,12 +88,10 @@ from .errors import (
     StockMoved,
 )
 from .keys import MAX_STOCK_BUCKETS
+from .lines import MAX_LINES, LineProblem, line_problems
 from .orders.orders import (
     ADDRESS_FIELDS,
-    MAX_LINES,
-    LineProblem,
     customer_put,
-    line_problems,
     new_order_id,
     order_cancel,
     order_confirmation_claim,
@@ -88,8 +107,17 @@ from .orders.orders import (
     product_buyers_all,
 )
 from .schema import create_table_request, table_ensure
-from .stock import receiving
+from .stock import receiving, reconcile
 from .stock.buckets import stock_set_buckets
+from .stock.holds import (
+    holds_all,
+    holds_enabled,
+    holds_release,
+    holds_release_ended,
+    holds_released,
+    holds_take,
+    units_held,
+)
 from .stock.stock import (
     MAX_LEDGER_DAYS,
     check_day_range,
@@ -114,7 +142,14 @@ from .validate import (
 )
 
 __all__ = [
-    "budget", "client", "codec", "keys", "receiving",  # modules the apps configure, read keys or parse files with
+    "budget", "client", "codec", "keys",  # modules the apps configure or read keys with
+    "importer", "receiving", "reconcile",  # the catalog import, receiving files and reconciling (commands, staff)
+    "table_name", "tallying", "fold", "has_control_characters",
+    "holds_all", "holds_enabled", "holds_release", "holds_release_ended", "holds_released", "holds_take",
+    "units_held",
+    "FAILED", "MAX_EMAIL", "AlertRefused", "alert_ask", "alert_cancel", "alert_confirm", "alert_counts", "alert_get",
+    "alert_give_up", "alert_lease", "alert_mark_sent", "alerts_claim", "alerts_due", "alerts_of_owner",
+    "alerts_outbox", "note_table_state",
     "ADDRESS_FIELDS", "MAX_LINES", "MAX_QUANTITY", "MAX_NOTE", "MAX_REFERENCE", "MAX_REORDER", "MAX_LEDGER_DAYS",
     "MANUAL_REASONS", "REASON_LABELS", "REASONS",
     "RECEIVED", "OrderStatusRefused", "StockMoved",

@@ -3,7 +3,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from typing import Generic, TypeVar
 
 from catalog import availability
 
@@ -36,8 +35,6 @@ LEVEL_NOT_RECORDED = "not recorded (sale during a rush)"
 
 # Order statuses.
 PLACED, SHIPPED = "placed", "shipped"
-
-T = TypeVar("T")
 
 
 def _price(value):
@@ -370,18 +367,6 @@ class StockChange:
     adjustment: StockAdjustment
     replayed: bool = False
 
-
-@dataclass(frozen=True)
-class Page(Generic[T]):
-    items: Sequence[T]
-    next_cursor: str | None = None
-    total: int | None = None  # how many the whole list has, where the read told it (a search)
-
-    def __iter__(self):
-        return iter(self.items)
-
-    def __len__(self):
-        return len(self.items)
 
 
 @dataclass(frozen=True)

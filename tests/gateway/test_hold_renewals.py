@@ -14,6 +14,7 @@ from catalog.gateway.alerts import alerts
 from catalog.gateway.alerts.alerts import alerts_due
 from catalog.gateway.errors import OrderRejected
 from catalog.gateway.stock.holds import holds_of, holds_released, holds_take
+from shop.messages import line_problem_text
 from shop.stock_alerts import send_due_alerts
 from tests.helpers import age_hold, age_hold_cap
 
@@ -75,8 +76,8 @@ def test_a_hold_ended_at_its_cap_is_released_and_the_shopper_queues_again(holds_
     with pytest.raises(OrderRejected) as refused:
         holds_take(customer_id="ann", lines=[roadster()])
     assert [p.kind for p in refused.value.problems] == [LineProblem.ENDED]
-    assert "Your hold on Acme Roadster ended" in str(refused.value.problems[0])
-    assert "20\xa0minutes" in str(refused.value.problems[0])
+    assert "Your hold on Acme Roadster ended" in line_problem_text(refused.value.problems[0])
+    assert "20\xa0minutes" in line_problem_text(refused.value.problems[0])
     assert level("8") == 1 and holds_of(customer_id="ann", product_ids=["8"]) == {}  # back on sale
     assert [(r.customer_id, r.why) for r in holds_released(product_id="8")] == [("ann", "ended")]
     assert any(d.product_id == "8" for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s))

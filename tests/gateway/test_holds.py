@@ -20,6 +20,7 @@ from catalog.gateway.stock.holds import (
     holds_take,
 )
 from catalog.gateway.stock.reconcile import reconcile_product
+from shop.messages import line_problem_text
 from tests.helpers import age_hold, seed, small_catalog, units_counted
 
 pytestmark = pytest.mark.dynamodb_local
@@ -239,7 +240,7 @@ def test_one_shopper_cannot_hold_more_than_the_limit(holds_on):
     with pytest.raises(OrderRejected) as refused:
         holds_take(customer_id="ann", lines=[line(6)])
     assert [p.kind for p in refused.value.problems] == [LineProblem.LIMIT]
-    assert "at most 5 of Acme Car Charger" in str(refused.value.problems[0])
+    assert "at most 5 of Acme Car Charger" in line_problem_text(refused.value.problems[0])
     assert level() == 40
 
 

@@ -32,6 +32,7 @@ from ..stock.buckets import stock_gather
 from ..stock.stock import opening_adjustment
 from ..validate import MAX_REORDER, new_token, valid_id
 from . import text
+from .products import brands_all, categories_all
 
 DEMO_CATALOG = Path(__file__).resolve().parent.parent / "demo" / "demo_catalog.json"
 
@@ -634,8 +635,6 @@ def write(brands, categories, products, *, reset_stock=False, progress=None, sta
 
 def import_catalog(data, *, reset_stock=False, progress=None, stage=None):
     """Validate `data` (a parsed catalog file) against itself and the table, then write it."""
-    from .products import brands_all, categories_all
-
     known_brands = known_categories = frozenset()
     if referenced_ids(data, "brands", "brandId"):
         known_brands = {b.brand_id for b in brands_all()}

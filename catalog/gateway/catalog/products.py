@@ -22,8 +22,8 @@ from ..dynamo.batches import BATCH_GET_SIZE, batch_get
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import read, table_name
 from ..dynamo.codec import deserialize, serialize
-from ..dynamo.pages import KeyRange, query_all, query_page, read_query
-from ..entities import Brand, Category, Page, Product
+from ..dynamo.pages import KeyRange, Page, query_all, query_page, read_query
+from ..entities import Brand, Category, Product
 from ..errors import InvalidInput, NotFound
 from ..validate import check_id, page_size
 from . import text

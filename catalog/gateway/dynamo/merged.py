@@ -14,11 +14,10 @@ so a page may be short; its cursor carries on.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..entities import Page
 from ..errors import InvalidCursor
 from . import cursor
 from .codec import deserialize, serialize
-from .pages import KeyRange, read_query
+from .pages import KeyRange, Page, read_query
 from .threads import SHARD_READERS, in_parallel
 
 HIGHEST = "~"  # above every character of an order ID or a time stamp

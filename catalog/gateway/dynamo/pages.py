@@ -13,17 +13,34 @@ more" works across the switch.
 """
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from botocore.exceptions import ClientError
 
 from .. import keys
-from ..entities import Page
 from ..errors import InvalidCursor
 from . import cursor
 from .boundary import error_code, translate_errors
 from .client import read, table_name
 from .codec import deserialize, serialize
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Page(Generic[T]):
+    items: Sequence[T]
+    next_cursor: str | None = None
+    total: int | None = None  # how many the whole list has, where the read told it (a search)
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def __len__(self):
+        return len(self.items)
+
 
 OLD_INDEX_SECONDS = 60
 # {v2 index name: monotonic time until which its old index is read instead}: one flag per list index

@@ -18,18 +18,13 @@ An order has two names: its ID (sorts by time, unguessable, what URLs and keys u
 number is a hash of the ID and an attempt count, so a retried checkout asks for the same number;
 a number another order holds already (the claim's condition fails) is tried again with the next.
 """
-import dataclasses
 import hashlib
 import secrets
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from botocore.exceptions import ClientError
 from django.conf import settings
-from django.utils.timesince import timesince
-
-from catalog import availability
-from common.numbers import euro
 
 from .. import keys
 from ..alerts.alerts import alert_due_action, transact_write_marking_due
@@ -39,7 +34,7 @@ from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, read, table_name
 from ..dynamo.codec import deserialize, serialize
 from ..dynamo.merged import Stream, merged_all, merged_page
-from ..dynamo.pages import KeyRange, query_items
+from ..dynamo.pages import KeyRange, Page, query_items
 from ..dynamo.transact import put, transact_write, update
 from ..entities import (
     CANCELLED,
@@ -47,7 +42,6 @@ from ..entities import (
     SHIPPED,
     Order,
     OrderLine,
-    Page,
     Product,
     Sale,
     StockAdjustment,
@@ -61,18 +55,14 @@ from ..errors import (
     OrderStatusRefused,
     StockBusy,
 )
+from ..lines import MAX_LINES, beyond_hold, check_lines, line_problems, with_held
 from ..stock import hold_limits
 from ..stock.buckets import gathered_products, settle_for_sale
-from ..stock.holds import HoldTake, PutBack, holds_enabled, holds_of, order_line_take
-from ..stock.stock import buyer_streams, stock_level_update
-from ..validate import check_id, check_quantity, client_request_token, page_size, utc_now
+from ..stock.holds import holds_enabled, holds_of
+from ..stock.stock import buyer_streams
+from ..stock.takes import HOLD_GONE, order_line_take, stock_level_update
+from ..validate import check_id, client_request_token, page_size, utc_now
 
-# 2 actions a line (stock, order line) + 3, or 3 with a timed hold of another quantity (its delete): within
-# DynamoDB's 100 actions a transaction (transact.TRANSACTION_ACTIONS). A cancellation takes 3 a line + 1; its
-# back-in-stock marks (1 a line), and those of the units a smaller hold gives back when an order is placed
-# (1 such line), go in the same transaction while they fit, after it when they do not
-# (alerts.transact_write_marking_due).
-MAX_LINES = 25
 ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
 ADDRESS_MAX_LENGTH = 200
 
@@ -107,82 +97,6 @@ def order_number_clean(text):
     return number
 
 
-def check_lines(lines):
-    if not lines:
-        raise InvalidInput("The cart is empty.")
-    if len(lines) > MAX_LINES:
-        raise InvalidInput(f"An order can have at most {MAX_LINES} different products.")
-    seen = set()
-    for line in lines:
-        check_id("Product", line.product_id)
-        check_quantity(line.quantity)
-        if line.product_id in seen:
-            raise InvalidInput(f"Product {line.product_id} is in the order twice.")
-        seen.add(line.product_id)
-
-
-class LineProblem:
-    """What stands in the way of buying one line as it is (a value, not an exception): the product is
-    gone, short of stock or its price changed. OrderRejected carries a list of them."""
-
-    GONE = "gone"
-    SHORT = "short"
-    PRICE = "price"
-    LIMIT = "limit"  # more than STOCK_HOLD_MAX_UNITS to hold (holds.holds_take; `available` is the limit)
-    ENDED = "ended"  # a hold that ended at STOCK_HOLD_MAX_SECONDS, released (holds.holds_take; `available`: those)
-    COOLING = "cooling"  # not to be held again by the shopper before `until` (epoch s; hold_limits)
-    TOTAL = "total"  # beyond STOCK_HOLD_MAX_UNITS_PER_SHOPPER units held over every product (`available`: those)
-
-    def __init__(self, product_id, kind, *, name="", available=None, price=None, until=None):
-        self.product_id = product_id
-        self.kind = kind
-        self.name = name or product_id
-        self.available = available
-        self.price = price
-        self.until = until
-
-    def __str__(self):
-        if self.kind == self.GONE:
-            return f"{self.name} is no longer sold."
-        if self.kind == self.SHORT:
-            return f"{availability.shortage(self.name, self.available)}."
-        if self.kind == self.LIMIT:
-            return (f"While you pay, we hold at most {self.available} of {self.name} for one shopper; "
-                    "please lower the quantity in your cart.")
-        if self.kind == self.TOTAL:
-            return (f"While you pay, we hold at most {self.available} units for one shopper over all products; "
-                    f"please lower the quantities in your cart or buy some of them first ({self.name} is not held).")
-        if self.kind == self.COOLING:
-            return f"{self.name} cannot be held for you again yet; you can still buy it without a hold."
-        if self.kind == self.ENDED:
-            start = datetime.fromtimestamp(0, UTC)
-            longest = timesince(start, start + timedelta(seconds=self.available))
-            return (f"Your hold on {self.name} ended: we hold units for one shopper at most {longest}, however "
-                    "often the checkout is opened. They are back on sale: you can still buy them without a hold while "
-                    "they are there, and hold them again after a pause.")
-        return f"The price of {self.name} changed to {euro(self.price)}."
-
-    def __repr__(self):
-        return f"LineProblem({self.product_id!r}, {self.kind!r}, available={self.available!r}, price={self.price!r})"
-
-
-def line_problems(lines, products):
-    """Why lines cannot be bought as they are (a LineProblem each: gone, price changed, short),
-    given the products as they are now ({product_id: Product}). The order's transaction holds
-    DynamoDB to the same three conditions."""
-    problems = []
-    for line in lines:
-        product = products.get(line.product_id)
-        if product is None:
-            problems.append(LineProblem(line.product_id, LineProblem.GONE))
-        elif product.price != line.price:
-            problems.append(LineProblem(line.product_id, LineProblem.PRICE, name=product.name, price=product.price))
-        elif product.stock_level < line.quantity:
-            problems.append(
-                LineProblem(line.product_id, LineProblem.SHORT, name=product.name, available=product.stock_level)
-            )
-    return problems
-
 
 def order_place(*, customer_id, customer_name, order_id, token, lines, customer_email=None, address=None):
     """Place an order in one transaction, or raise OrderRejected and write nothing.
@@ -205,7 +119,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
         if holds is None:  # timed holds (issue 36): the units the shopper holds are theirs, no stock check
             holds = holds_of(customer_id=customer_id, product_ids=ids) if holds_enabled() else {}
         # What each line takes beyond the shopper's hold: only those products' buckets are read.
-        beyond = [_beyond(line, holds) for line in lines]
+        beyond = [beyond_hold(line, holds) for line in lines]
         taking = [line for line in beyond if line.quantity > 0]
         if products is None:
             # Read as a hot product's crowd can afford (half the units, any replica): every take is
@@ -218,7 +132,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
                                          levels_of={line.product_id for line in taking})
         # A product spread over stock buckets: a bucket that can serve the line, or gathered (exact).
         products = settle_for_sale(products, taking, consistent=consistent)
-        problems = line_problems(lines, _with_held(products, holds))
+        problems = line_problems(lines, with_held(products, holds))
         if problems and not consistent:
             products, consistent = None, True  # confirm on the latest write before saying no
             continue
@@ -264,19 +178,8 @@ REPLAY = object()  # the order was placed before: answer it
 NUMBER_TAKEN = object()  # another order holds the number asked for
 CONFLICT = object()  # a TransactionConflict: nothing decided, try the same again
 THROTTLED = object()  # DynamoDB throttled an item: nothing decided, try again after a pause
-HOLD_GONE = object()  # a line's hold is no longer the one read: read again
+# HOLD_GONE (takes): a line's hold is no longer the one read: read again
 
-
-def _beyond(line, holds):
-    """The line's units beyond what the shopper holds of it."""
-    hold = holds.get(line.product_id)
-    return dataclasses.replace(line, quantity=line.quantity - hold.quantity) if hold else line
-
-
-def _with_held(products, holds):
-    """The products as the shopper may buy them: what others can buy plus the units they hold."""
-    return {pid: dataclasses.replace(p, stock_level=(p.stock_level or 0) + holds[pid].quantity) if pid in holds else p
-            for pid, p in products.items()}
 
 
 def _same_order(order, *, token, lines):
@@ -307,11 +210,60 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     above take_floor, so buyers of one product do not invalidate each other; near the edge it takes
     the exact path (stock_level_update), which keeps the band and the Reorder index exact. The sale's
     record of a relative take has no resulting level. A line the shopper holds (`holds`, issue 36)
-    deletes its hold (holds.order_line_take) and takes only the units beyond it: its units left the
+    deletes its hold (takes.order_line_take) and takes only the units beyond it: its units left the
     stock when they were held; its record says `fromHold`. Returns HOLD_GONE when a hold is no longer
     the one read."""
     holds = holds or {}
-    order = Order(
+    order = _new_order(customer_id=customer_id, customer_name=customer_name, customer_email=customer_email,
+                       order_id=order_id, token=token, lines=lines, products=products, at=at, number=number,
+                       address=address)
+    takes, hold_actions = [], []
+    for line in lines:
+        # Relative from a bucket or the product item while plenty is left, exact near the edge.
+        take, hold_action = order_line_take(
+            product=products[line.product_id], line=line, hold=holds.get(line.product_id))
+        takes.append(take)
+        if hold_action is not None:
+            hold_actions.append(hold_action)
+    actions = [take.action for take in takes]
+    order_index = len(actions)
+    actions.append(put(order.to_item(), if_absent=True))
+    stamp = at.isoformat(timespec="microseconds")
+    levels_after = {line.product_id: take.resulting_level for line, take in zip(lines, takes, strict=True)}
+    actions.extend(_sale_records(order, stamp=stamp, levels_after=levels_after, holds=holds))
+    number_index = len(actions)
+    actions.append(put(order.number_claim_item(), if_absent=True))
+    actions.append(_customer_update(customer_id=customer_id, name=customer_name, email=customer_email, at=at))
+    first_hold_action = len(actions)
+    actions.extend(hold_actions)
+    counted = sum(holds[line.product_id].counted_units for line in lines if line.product_id in holds)
+    if counted:  # the units the order takes from its holds leave the shopper's count of units held
+        actions.append(hold_limits.units_change(customer_id, -counted))
+    levels = tuple((take.path, products[line.product_id].reorder_point)
+                   for take, line in zip(takes, lines, strict=True))
+    # Units a hold bigger than its line gives back are due to back-in-stock alerts, as a released hold's.
+    refusal = transact_write_marking_due(
+        actions, [take.due for take in takes if take.due is not None],
+        request_token=client_request_token(token, order_id, stamp, levels, number),
+        due_token=client_request_token("order-due", customer_id, order_id))
+    if refusal is None:
+        return order
+    if refusal.replay or refusal.failed(order_index):
+        return REPLAY
+    if refusal.failed(number_index):
+        return NUMBER_TAKEN
+    if refusal.throttled and not refusal.any_failed:
+        return THROTTLED
+    if not refusal.any_failed:
+        return CONFLICT  # another transaction was in the way: nothing to read
+    if any(refusal.failed(i) for i in range(first_hold_action, len(actions))):
+        return HOLD_GONE
+    return _after_refusal(refusal, lines, takes, products)
+
+
+def _new_order(*, customer_id, customer_name, customer_email, order_id, token, lines, products, at, number,
+               address):
+    return Order(
         order_id=order_id, customer_id=customer_id, placed_at=at, token=token,
         total=sum((line.price * line.quantity for line in lines), Decimal("0.00")),
         lines=tuple(
@@ -324,60 +276,30 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         customer_name=customer_name,
         customer_email=customer_email or "",
     )
-    actions, paths, takes, levels_after, hold_actions = [], [], [], {}, []
-    for line in lines:
-        # Relative from a bucket or the product item while plenty is left, exact near the edge.
-        take, hold_action = order_line_take(
-            product=products[line.product_id], line=line, hold=holds.get(line.product_id))
-        if hold_action is not None:
-            hold_actions.append(hold_action)
-        takes.append(take)
-        paths.append(take.path)
-        actions.append(take.action)
-        levels_after[line.product_id] = take.resulting_level  # None for a relative take
-    order_index = len(actions)
-    actions.append(put(order.to_item(), if_absent=True))
-    # Each order line is its sale's record (entities.sale_record): no sale item under P#<pid>.
-    stamp = at.isoformat(timespec="microseconds")
-    actions.extend(put(sale_record(
-        item, at=stamp, customer_id=customer_id, customer_name=customer_name, customer_email=customer_email,
-        order_number=number, resulting_level=levels_after[item["productId"]],
-    ) | ({"fromHold": True} if item["productId"] in holds else {})) for item in order.line_items())
-    number_index = len(actions)
-    actions.append(put(order.number_claim_item(), if_absent=True))
-    actions.append(_customer_update(customer_id=customer_id, name=customer_name, email=customer_email, at=at))
-    first_hold_action = len(actions)
-    actions.extend(hold_actions)
-    counted = sum(holds[line.product_id].counted_units for line in lines if line.product_id in holds)
-    if counted:  # the units the order takes from its holds leave the shopper's count of units held
-        actions.append(hold_limits.units_change(customer_id, -counted))
-    levels = tuple((path, products[line.product_id].reorder_point) for path, line in zip(paths, lines, strict=True))
-    # Units a hold bigger than its line gives back are due to back-in-stock alerts, as a released hold's.
-    due = [take.due for take in takes if isinstance(take, PutBack)]
-    refusal = transact_write_marking_due(
-        actions, due, request_token=client_request_token(token, order_id, stamp, levels, number),
-        due_token=client_request_token("order-due", customer_id, order_id))
-    if refusal is None:
-        return order
-    if refusal.replay or refusal.failed(order_index):
-        return REPLAY
-    if refusal.failed(number_index):
-        return NUMBER_TAKEN
-    if refusal.throttled and not refusal.any_failed:
-        return THROTTLED
-    if not refusal.any_failed:
-        return CONFLICT  # another transaction was in the way: nothing to read
-    hold_failed = any(refusal.failed(i) for i in range(first_hold_action, len(actions)))
-    if hold_failed or any(refusal.failed(i) for i, line in enumerate(lines) if isinstance(takes[i], HoldTake)):
-        return HOLD_GONE
+
+
+def _sale_records(order, *, stamp, levels_after, holds):
+    """The Put of each order line as its sale's record (entities.sale_record): no sale item under P#<pid>."""
+    return [put(sale_record(
+        item, at=stamp, customer_id=order.customer_id, customer_name=order.customer_name,
+        customer_email=order.customer_email or None, order_number=order.number,
+        resulting_level=levels_after[item["productId"]],
+    ) | ({"fromHold": True} if item["productId"] in holds else {})) for item in order.line_items()]
+
+
+def _after_refusal(refusal, lines, takes, products):
+    """HOLD_GONE if a refused take was of a hold; else the products as DynamoDB's refusal shows them."""
     fresh = dict(products)
-    for i, line in enumerate(lines):
-        if refusal.failed(i):
-            product = takes[i].after_refusal(refusal.items[i])
-            if product is None:
-                fresh.pop(line.product_id, None)  # the product is gone
-            else:
-                fresh[line.product_id] = product
+    for i, (line, take) in enumerate(zip(lines, takes, strict=True)):
+        if not refusal.failed(i):
+            continue
+        product = take.after_refusal(refusal.items[i])
+        if product is HOLD_GONE:
+            return HOLD_GONE
+        if product is None:
+            fresh.pop(line.product_id, None)  # the product is gone
+        else:
+            fresh[line.product_id] = product
     return fresh
 
 

@@ -14,7 +14,7 @@ states (`stockSpread` on its product item):
 - gathered (no `stockSpread`): every unit on the product item, whose `stockLevel` is then the
   exact total. Every exact write (a sale near the edge, "sold out", a staff change or stocktake, a
   cancellation, a new reorder point, price or K by import) works on it as on a K = 1 product
-  (stock.stock_level_update is conditional on the product being gathered).
+  (takes.stock_level_update is conditional on the product being gathered).
 - gathering ("gathering"): units move from the buckets back to the product item, one bucket a
   transaction (the total never changes); sales may still take from buckets; nothing adds to one.
 
@@ -26,13 +26,11 @@ consistently); a gathered product with enough units is spread again at its next 
 of low buckets from the others and from receipts (which land on the product item, exactly).
 """
 import dataclasses
-import math
-import random
 
 from botocore.exceptions import ClientError
 
 from .. import keys
-from ..catalog.products import bucket_levels, levels_read, product_get
+from ..catalog.products import bucket_levels, product_get
 from ..dynamo.backoff import conflict_pause, contended_attempts
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, read, table_name
@@ -41,9 +39,9 @@ from ..dynamo.transact import transact_write, update
 from ..entities import Product
 from ..errors import InvalidInput, NotFound, StockBusy
 from ..validate import check_id, new_token
-from . import stock
+from .takes import GATHERING, SPREAD, reorder_condition, share
+from .takes import servable as _servable
 
-SPREAD, GATHERING = "spread", "gathering"
 # Bucket writes a transaction beside the product item's (DynamoDB allows 100 actions).
 CHUNK = 99
 # A move of one bucket's units to the product item is tried this often against sales before the
@@ -58,19 +56,10 @@ def check_buckets(value):
     return value
 
 
-def share(product):
-    """The units each bucket keeps from a relative take: its share of the take floor."""
-    return math.ceil(stock.take_floor(product.reorder_point) / product.stock_buckets)
-
 
 def bucketed(product):
     return product.stock_buckets > 1 or product.spread is not None
 
-
-def _servable(product, quantity):
-    """The buckets (as read) that can give `quantity` and keep their share."""
-    floor = share(product)
-    return [k for k, level in enumerate(product.bucket_levels or ()) if level >= quantity + floor]
 
 
 def _spreadable(product, quantity):
@@ -83,78 +72,6 @@ def _spreadable(product, quantity):
 
 
 # --- a sale's stock action (orders._transact_order) ------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class SaleTake:
-    """The stock action of one order line: `action` (an Update), `path` (what the request token
-    names: "take", ("bucket", k) or the exact level read), `resulting_level` (None when the sale
-    does not read it) and the bucket it takes from (None: the product item)."""
-
-    product: Product
-    action: dict
-    path: object
-    resulting_level: int | None
-    bucket: int | None = None
-
-    def after_refusal(self, old):
-        """The product as DynamoDB's refusal shows it (`old`: the item as it was, or None): None when
-        the product is gone. A bucket refused gives its level now (0 if its copy of the price or
-        reorder point is not the product's: not usable)."""
-        if self.bucket is None:
-            return None if old is None else Product.from_item(old)
-        level = 0
-        if old is not None and _same_terms(old, self.product):
-            level = int(old.get("stockLevel", 0))
-        levels = list(self.product.bucket_levels)
-        levels[self.bucket] = level
-        return levels_read(self.product, tuple(levels))
-
-
-def _same_terms(bucket_item, product):
-    rp = bucket_item.get("reorderPoint")
-    return bucket_item.get("price") == product.price and (None if rp is None else int(rp)) == product.reorder_point
-
-
-def sale_take(*, product, quantity, price):
-    """The Update that takes one order line's units: from a random bucket that can give them
-    (spread: relatively, keeping the bucket's share), else on the product item as for K = 1 (relative
-    while plenty is left, exact near the edge: stock.can_take_relatively)."""
-    if product.spread and product.bucket_levels is not None:
-        able = _servable(product, quantity)
-        if able:
-            bucket = random.choice(able)
-            return SaleTake(
-                product, _bucket_take(product, bucket, quantity, price), ("bucket", bucket), None, bucket,
-            )
-    current, reorder_point = product.stock_level, product.reorder_point
-    if product.spread:  # no bucket can serve (order_place settles first): refused, read again
-        current = product.reserve or 0
-    elif stock.can_take_relatively(current, quantity, reorder_point):
-        # Plenty left: take the units relatively; the level after is not known here.
-        action = stock.stock_level_take(
-            product_id=product.product_id, quantity=quantity, reorder_point=reorder_point, price=price,
-        )
-        return SaleTake(product, action, "take", None)
-    # Near the reorder point, the low-stock band or zero: the exact compare-and-set.
-    action = stock.stock_level_update(
-        product_id=product.product_id, current=current, new=current - quantity, reorder_point=reorder_point,
-        extra_condition=" AND price = :price", extra_values={":price": price},
-    )
-    return SaleTake(product, action, current, current - quantity)
-
-
-def _bucket_take(product, bucket, quantity, price):
-    values = {":q": quantity, ":min": quantity + share(product), ":price": price}
-    if product.reorder_point is not None:
-        values[":rp"] = product.reorder_point
-    return update(
-        keys.bucket_key(product.product_id, bucket),
-        "SET stockLevel = stockLevel - :q",
-        values,
-        condition="attribute_exists(PK) AND stockLevel >= :min AND price = :price AND "
-        + stock.reorder_condition(product.reorder_point),
-        return_old=True,
-    )
 
 
 def settle_for_sale(products, lines, *, consistent=True):
@@ -189,7 +106,7 @@ def _settle(product, quantity, *, confirmed=True):
             product = spread if spread is not None else _read(product.product_id)
             continue
         return product
-    raise StockBusy(f"Stock of product {product.product_id} is changing too often right now; try again.")
+    raise StockBusy(product_id=product.product_id)
 
 
 # --- moves between the product item and its buckets (the total never changes) ---------------
@@ -251,7 +168,7 @@ def stock_gather(*, product_id):
             continue
         for bucket, level in full:
             _move_to_item(product_id, bucket, level)
-    raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
+    raise StockBusy(product_id=product_id)
 
 
 def _move_to_item(product_id, bucket, level):
@@ -296,7 +213,7 @@ def _spread(product):
         values = {":level": rest, ":left": left, ":s": SPREAD}
         if start == 0:
             condition = ("stockLevel = :level AND attribute_not_exists(stockSpread) AND stockBuckets = :k AND "
-                         "price = :price AND " + stock.reorder_condition(product.reorder_point))
+                         "price = :price AND " + reorder_condition(product.reorder_point))
             values.update({":k": count, **terms})
         else:
             condition = "stockLevel = :level AND stockSpread = :s"
@@ -343,7 +260,7 @@ def stock_set_buckets(*, product_id, buckets):
                 raise
             continue  # spread meanwhile by a sale: gather again
         return dataclasses.replace(product, stock_buckets=buckets)
-    raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
+    raise StockBusy(product_id=product_id)
 
 
 def gathered_products(products):

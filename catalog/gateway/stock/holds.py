@@ -1,7 +1,7 @@
 """Timed holds (issue 36): the units a shopper is paying for, set aside while they pay.
 
 Opening the checkout takes the cart's units from the stock with the same conditional writes as a
-sale (buckets.sale_take: relative while plenty is left, exact near the edge, from a bucket on a
+sale (takes.sale_take: relative while plenty is left, exact near the edge, from a bucket on a
 spread product) and writes the shopper's hold item beside them, in one transaction; so the level
 every page shows is what others can still buy, and a crowd cannot hold more than there is. Opening
 it again renews the shopper's own hold (only the difference is taken or put back; the shopper's own
@@ -33,13 +33,13 @@ from ..dynamo.client import client, table_name
 from ..dynamo.codec import deserialize, serialize
 from ..dynamo.pages import KeyRange, query_items
 from ..dynamo.threads import SHARD_READERS, in_parallel
-from ..dynamo.transact import check, delete, put, transact_write, update
-from ..entities import Product
+from ..dynamo.transact import check, delete, put, transact_write
 from ..errors import OrderRejected, StockBusy
+from ..lines import LineProblem, check_lines, line_problems
 from ..validate import check_id, client_request_token, utc_now
 from . import hold_limits
-from .buckets import GATHERING, SPREAD, sale_take, settle_for_sale
-from .stock import stock_level_update
+from .buckets import settle_for_sale
+from .takes import PutBack, hold_condition, sale_take, units_back
 
 ENDED, CANCELLED = "ended", "cancelled"
 # How long the record of a released hold is kept (what staff see): then DynamoDB's TTL deletes it. The
@@ -156,45 +156,8 @@ def _holds_and_caps(customer_id, product_ids, *, consistent=True, caps=False):
     return holds, windows, units
 
 
-def _hold_condition(hold, *, ended_by=None):
-    """The condition that `hold` is still the one read (not renewed, sold or released meanwhile)."""
-    values = {":hq": hold.quantity, ":hu": hold.until}
-    condition = "quantity = :hq AND holdUntil = :hu"
-    if ended_by is not None:
-        condition += " AND holdUntil <= :now"
-        values[":now"] = ended_by
-    return condition, values
-
 
 # --- taking (opening the checkout) ----------------------------------------------------------
-
-def units_back(product, units):
-    """(action, resulting level, path) that gives `units` of a hold back to `product` (as read): exactly on a
-    gathered product item (a compare-and-set of the level read); on a spread product relatively onto its
-    item's own units, its reserve, while it is still spread or gathering (no gather in the shopper's request:
-    its other buyers keep selling from the buckets; the total stays the item's plus its buckets'). The
-    hold's own conditional write in the same transaction keeps the units from coming back twice."""
-    if product.spread:
-        action = update(keys.product_key(product.product_id), "ADD stockLevel :n",
-                        {":n": units, ":s": SPREAD, ":g": GATHERING}, condition="stockSpread IN (:s, :g)")
-        return action, None, ("back", "reserve")
-    action = stock_level_update(product_id=product.product_id, current=product.stock_level,
-                                new=product.stock_level + units, reorder_point=product.reorder_point)
-    return action, product.stock_level + units, ("back", product.stock_level)
-
-
-class PutBack:
-    """The stock action of a line the shopper now holds fewer units of (the cart went down elsewhere):
-    the difference goes back (units_back); `due`, the action that marks them due to the product's
-    back-in-stock alerts, as a released hold's units."""
-
-    def __init__(self, product, units):
-        self.product = product
-        self.action, self.resulting_level, self.path = units_back(product, units)
-        self.due = alert_due_action(product.product_id, units)
-
-    def after_refusal(self, old):
-        return None if old is None else Product.from_item(old)
 
 
 def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=None):
@@ -206,8 +169,6 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=
     shopper's own hold, price changed, above STOCK_HOLD_MAX_UNITS, more than STOCK_HOLD_MAX_UNITS_PER_SHOPPER
     over every product, a product in its cool-down (hold_limits), a hold that ended at its cap: that one is
     released here, so the next try queues for its units like anyone) and holds nothing then."""
-    from ..orders.orders import LineProblem, check_lines, line_problems  # orders.py builds on this module
-
     check_id("Customer", customer_id)
     check_lines(lines)
     seconds = settings.STOCK_HOLD_SECONDS if seconds is None else seconds
@@ -263,8 +224,6 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=
 def _spent(holds, products, *, now, wanted, max_seconds):
     """The problems of holds that ended at their cap (no renewal can help): each is released now (the units
     back on sale, alerts due), so the shopper's next checkout takes a new hold only of what is still there."""
-    from ..orders.orders import LineProblem
-
     problems = []
     for pid, hold in holds.items():
         if hold.renewed_until(wanted, max_seconds) <= now:
@@ -277,8 +236,6 @@ def _spent(holds, products, *, now, wanted, max_seconds):
 def _beyond_limits(lines: list, holds: dict, windows: dict, units: int, products: dict, *, now: int) -> list:
     """The problems of lines the shopper may not hold now: a product in its cool-down (not held now), and
     more units than STOCK_HOLD_MAX_UNITS_PER_SHOPPER over every product (on the first line that grows)."""
-    from ..orders.orders import LineProblem
-
     def name(pid):
         return products[pid].name if pid in products else pid
 
@@ -338,13 +295,13 @@ def _transact_holds(*, customer_id, lines, more, products, holds, windows, until
             if line.product_id in windows:  # none read: none can start cooling before this write (hold_limits)
                 actions.append(hold_limits.not_cooling(line.product_id, customer_id, int(time.time())))
         else:
-            actions.append(_put_if(hold.to_item(), *_hold_condition(before)))
+            actions.append(_put_if(hold.to_item(), *hold_condition(before)))
     growth = _units_growth(lines, holds)
     if growth:  # a refused count (another tab held more meanwhile) is read again, as a changed hold
         actions.append(hold_limits.units_change(customer_id, growth,
                                                 most=hold_limits.max_units() if growth > 0 else None))
     paths = tuple((pid, take.path) for pid, take in takes.values())
-    due = [take.due for _pid, take in takes.values() if isinstance(take, PutBack)]  # units back: alerts due
+    due = [take.due for _pid, take in takes.values() if take.due is not None]  # units back: alerts due
     refusal = transact_write_marking_due(
         actions, due, request_token=client_request_token("hold", customer_id, stamp, until, paths),
         due_token=client_request_token("hold-due", customer_id, stamp))
@@ -369,43 +326,6 @@ def _transact_holds(*, customer_id, lines, more, products, holds, windows, until
 
 # --- turning a hold into a sale (orders._transact_order) -------------------------------------
 
-@dataclasses.dataclass(frozen=True)
-class HoldTake:
-    """An order line's stock action when the shopper holds its units: the hold is deleted (only if it
-    is still the one read), no stock is taken, so no stock check can fail. The interface of
-    buckets.SaleTake (action, path, resulting_level)."""
-
-    hold: Hold
-    action: dict
-    path: tuple
-    resulting_level: None = None
-
-
-def hold_consume(hold):
-    return HoldTake(hold, hold_delete(hold), ("hold", hold.until))
-
-
-def hold_delete(hold):
-    """The Delete action of a hold, only if it is still the one read."""
-    condition, values = _hold_condition(hold)
-    return delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values)
-
-
-def order_line_take(*, product, line, hold):
-    """An order line's stock action and the extra action its hold needs (None): without a hold, the
-    sale's take; with a hold of the line's quantity, the hold deleted and nothing taken (hold_consume);
-    with a hold of another quantity (the cart changed after the checkout was opened), the difference
-    taken (or given back) and the hold deleted beside it, so the shopper's own hold never stands in
-    their way."""
-    if hold is None:
-        return sale_take(product=product, quantity=line.quantity, price=line.price), None
-    extra = line.quantity - hold.quantity
-    if extra == 0:
-        return hold_consume(hold), None
-    if extra > 0:
-        return sale_take(product=product, quantity=extra, price=line.price), hold_delete(hold)
-    return PutBack(product, -extra), hold_delete(hold)
-
 
 # --- releasing ------------------------------------------------------------------------------
 
@@ -415,7 +335,7 @@ def hold_release(*, hold, why, ended_by=None):
     one read (and, with `ended_by`, ended by then), which also marks the product due for back-in-stock
     alerts. The units go back as units_back says (no gather, no bucket read). True if released; False if
     the hold was renewed, sold or released meanwhile."""
-    condition, values = _hold_condition(hold, ended_by=ended_by)
+    condition, values = hold_condition(hold, ended_by=ended_by)
     for _attempt in contended_attempts():
         product = products_get_many(product_ids=[hold.product_id], consistent=True, levels_of=()).get(hold.product_id)
         # None: no longer sold: its units went with it; the hold still goes
@@ -444,7 +364,7 @@ def hold_release(*, hold, why, ended_by=None):
             return False
         if not refusal.any_failed:
             conflict_pause()
-    raise StockBusy(f"Stock of product {hold.product_id} is changing too often right now; try again.")
+    raise StockBusy(product_id=hold.product_id)
 
 
 def hold_unchanged(hold):

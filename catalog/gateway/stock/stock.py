@@ -10,9 +10,6 @@ from datetime import date, timedelta
 
 from botocore.exceptions import ClientError
 
-from catalog import availability
-from catalog.availability import stock_band
-
 from .. import keys
 from ..alerts.alerts import alert_due_action, marks_due
 from ..catalog.products import product_get
@@ -23,7 +20,7 @@ from ..dynamo.codec import deserialize, serialize
 from ..dynamo.merged import Stream, merged_page
 from ..dynamo.pages import KeyRange, query_page
 from ..dynamo.threads import SHARD_READERS, in_parallel
-from ..dynamo.transact import put, transact_write, update
+from ..dynamo.transact import put, transact_write
 from ..entities import (
     COUNTED,
     DAMAGED,
@@ -53,6 +50,9 @@ from ..validate import (
     page_size,
     utc_now,
 )
+from .buckets import stock_gather
+from .holds import hold_unchanged, holds_all, holds_enabled
+from .takes import GATHERED, reorder_condition, stock_level_update
 
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
 TOKEN_TTL_SECONDS = 7 * 24 * 3600
@@ -157,7 +157,7 @@ def _change_stock(*, product_id, delta, token, reason, who, reference, note, exp
         else:
             current, reorder_point, known = outcome.stock_level, outcome.reorder_point, True
             waiting = outcome.alerts_waiting
-    raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
+    raise StockBusy(product_id=product_id)
 
 
 def stock_count(*, product_id, counted, expected_level, token, who="", reference="", note="",
@@ -211,7 +211,7 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
             raise StockMoved(product_id, outcome.stock_level, held=held_now)
         # Only the reorder point was guessed wrong (or a hold changed, or alerts wait).
         reorder_point, waiting = outcome.reorder_point, outcome.alerts_waiting
-    raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
+    raise StockBusy(product_id=product_id)
 
 
 def _held_on_the_shelf(product_id, counted):
@@ -219,8 +219,6 @@ def _held_on_the_shelf(product_id, counted):
     when holds are off), on the shelf, so in a count, but out of the level; a ConditionCheck for each hold
     read, that it still holds its units at the write; and the InvalidInput to raise, if any: fewer counted
     than are held, or more shoppers holding it than a transaction can check (a count in a drop)."""
-    from .holds import hold_unchanged, holds_all, holds_enabled  # holds.py builds on this module
-
     if not holds_enabled():
         return 0, [], None
     holds = holds_all(product_id=product_id)
@@ -239,8 +237,6 @@ def _gathered(product):
     (buckets.stock_gather, which reads it again): an exact write needs the total in one place."""
     if product is None or not product.spread:
         return product
-    from .buckets import stock_gather  # buckets.py builds on this module
-
     return stock_gather(product_id=product.product_id)
 
 
@@ -315,85 +311,6 @@ def _request(*, delta, reason, who, reference, note):
     return {"delta": delta, "reason": reason, "who": who, "reference": reference, "note": note}
 
 
-def stock_level_update(*, product_id, current, new, reorder_point, extra_condition="", extra_values=None):
-    """The Update action that moves a product's stock from `current` to `new`, only if it still
-    is `current` and its stored reorder point is still `reorder_point` (None: none stored, the
-    default applies), and `extra_condition` holds. In the same Update the product joins or
-    leaves the sparse Reorder index, so the reorder list is exact after every stock write, and its
-    stock band (`stockBand`, what the list indexes show) follows the new level. On refusal DynamoDB
-    returns the product as it is."""
-    return update(
-        keys.product_key(product_id),
-        *_level_and_reorder_expression(product_id, new, reorder_point),
-        {":new": new, ":current": current, **_reorder_values(product_id, new, reorder_point), **(extra_values or {})},
-        condition="attribute_exists(PK) AND stockLevel = :current AND " + reorder_condition(reorder_point)
-        + _GATHERED + extra_condition,
-        return_old=True,
-    )
-
-
-def take_floor(reorder_point):
-    """The lowest level a relative take (stock_level_take) may leave: above the reorder point
-    (`reorder_point` as stored; None: LOW_STOCK_THRESHOLD), so the product cannot join the Reorder
-    index, and in the top stock band, so it stays "In stock" (the band a list shows)."""
-    return max(availability.in_stock_band(), availability.reorder_point(reorder_point) + 1)
-
-
-def can_take_relatively(level, quantity, reorder_point):
-    """Whether taking `quantity` from `level` (as read) leaves the product at or above take_floor:
-    then a sale may use stock_level_take; otherwise (near the edge) the exact stock_level_update."""
-    return level is not None and level - quantity >= take_floor(reorder_point)
-
-
-def stock_level_take(*, product_id, quantity, reorder_point, price):
-    """The Update action of a sale while there is plenty: takes `quantity` relatively
-    (`stockLevel = stockLevel - :q`), on a condition that another sale leaves true unless it takes
-    the product down to the edge: the level is at least `quantity` + take_floor, the price is still
-    `price` and the stored reorder point still `reorder_point`. So concurrent buyers do not undo
-    each other's work (no exact level to compare), and neither the availability band nor the
-    Reorder index membership can change on this path: it writes `stockLevel` alone. The level
-    after is not known to the writer. On refusal DynamoDB returns the product as it is."""
-    values = {":q": quantity, ":min": quantity + take_floor(reorder_point), ":price": price}
-    if reorder_point is not None:
-        values[":rp"] = reorder_point
-    return update(
-        keys.product_key(product_id),
-        "SET stockLevel = stockLevel - :q",
-        values,
-        condition="attribute_exists(PK) AND stockLevel >= :min AND price = :price AND "
-        + reorder_condition(reorder_point) + _GATHERED,
-        return_old=True,
-    )
-
-
-# An exact write (or a relative one on the product item) needs the product's stock gathered on its
-# item: a product whose stock is spread over buckets (buckets.py) has its total elsewhere.
-_GATHERED = " AND attribute_not_exists(stockSpread)"
-
-
-def reorder_condition(reorder_point):
-    return "attribute_not_exists(reorderPoint)" if reorder_point is None else "reorderPoint = :rp"
-
-
-def _reorder_values(product_id, level, reorder_point):
-    values = {":band": stock_band(level)}
-    if reorder_point is not None:
-        values[":rp"] = reorder_point
-    index_keys = reorder_index_keys(product_id, level, reorder_point)
-    if index_keys:
-        values.update({":rpk": index_keys[keys.REORDER_ATTRIBUTES[0]], ":rsk": index_keys[keys.REORDER_ATTRIBUTES[1]]})
-    return values
-
-
-def _level_and_reorder_expression(product_id, level, reorder_point):
-    """(UpdateExpression,) SETting stockLevel = :new, its band (stockBand = :band, which the list
-    indexes project: DynamoDB writes their entries only when the band changes) and the Reorder keys,
-    or REMOVing them."""
-    pk, sk = keys.REORDER_ATTRIBUTES
-    if reorder_index_keys(product_id, level, reorder_point):
-        return (f"SET stockLevel = :new, stockBand = :band, {pk} = :rpk, {sk} = :rsk",)
-    return (f"SET stockLevel = :new, stockBand = :band REMOVE {pk}, {sk}",)
-
 
 def _replay_of_used_token(*, product_id, token, request):
     """The first answer of a write made with this idempotency key, or None if it is unused."""
@@ -457,7 +374,7 @@ def product_set_reorder_point(*, product_id, reorder_point):
                 product = _gathered(Product.from_item(deserialize(old)))
             continue
         return Product.from_item(deserialize(response["Attributes"]))
-    raise StockBusy(f"Stock of product {product_id} is changing too often right now; try again.")
+    raise StockBusy(product_id=product_id)
 
 
 def _reorder_point_update(product, reorder_point):
@@ -484,7 +401,7 @@ def _reorder_point_update(product, reorder_point):
         "Key": serialize(keys.product_key(product.product_id)),
         "UpdateExpression": expression,
         "ConditionExpression": "attribute_exists(PK) AND stockLevel = :level AND "
-        + reorder_condition(product.reorder_point) + _GATHERED,
+        + reorder_condition(product.reorder_point) + GATHERED,
         "ExpressionAttributeValues": serialize(values),
     }
 
