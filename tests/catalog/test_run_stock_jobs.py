@@ -4,7 +4,7 @@ from django.core.management import CommandError, call_command
 
 from catalog.gateway.errors import CatalogUnavailable
 from catalog.gateway.stock.holds import ReleaseSummary
-from catalog.management.commands import run_stock_jobs
+from shop.management.commands import run_stock_jobs
 from shop.stock_alerts import PassSummary
 
 

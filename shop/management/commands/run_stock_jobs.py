@@ -4,8 +4,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.gateway.errors import CatalogError
-from catalog.gateway.stock.holds import holds_release_ended
+from catalog.gateway import CatalogError, holds_release_ended
 from shop.stock_alerts import send_due_alerts
 
 
