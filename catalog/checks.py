@@ -28,8 +28,7 @@ def table_problems():
     take away what this code needs; warnings when DynamoDB cannot be asked (the server still
     starts, and answers 503 until it can), the table has a newer release's additions, or it lacks
     only `online` steps (applied by migrate_table after this code is deployed: it serves meanwhile)."""
-    from catalog.gateway import CatalogUnavailable, request_budget
-    from catalog.gateway.alerts.alerts import note_table_state
+    from catalog.gateway import CatalogUnavailable, note_table_state, request_budget
     from catalog.gateway.migrations import table_exists, table_state
 
     table = settings.DYNAMODB_TABLE

@@ -16,7 +16,7 @@ from storefront.http import (
 )
 
 from . import cards, gateway, hot_products, images, names, product_page
-from .gateway.stock.holds import holds_enabled
+from .gateway import holds_enabled
 
 
 @require_safe

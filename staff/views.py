@@ -24,10 +24,12 @@ from catalog.gateway import (
     OrderStatusRefused,
     OutcomeUnknown,
     StockMoved,
+    alert_counts,
+    holds_all,
+    holds_enabled,
+    holds_released,
     receiving,
 )
-from catalog.gateway.alerts.alerts import alert_counts
-from catalog.gateway.stock.holds import holds_all, holds_enabled, holds_released
 from shop import accounts
 from shop.mfa import needs_second_factor
 from storefront.errors import RETRY_AFTER

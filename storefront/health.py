@@ -24,9 +24,7 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from catalog.gateway import CatalogUnavailable, budget
-from catalog.gateway.alerts.alerts import note_table_state
-from catalog.gateway.dynamo.client import table_name
+from catalog.gateway import CatalogUnavailable, budget, note_table_state, table_name
 from catalog.gateway.migrations import table_state
 from catalog.gateway.schema import table_ping
 from storefront.metrics import allowed
