@@ -26,7 +26,8 @@ from catalog import availability, gateway, hot_products
 from catalog.gateway import keys
 from catalog.gateway.catalog import importer
 from catalog.gateway.dynamo.transact import put, transact_write, update
-from catalog.gateway.entities import OrderLine, sale_record
+from catalog.gateway.orders.entities import OrderLine
+from catalog.gateway.stock.entities import sale_record
 from catalog.gateway.validate import utc_now
 
 from .capacity_meter import CapacityMeter

@@ -50,11 +50,12 @@ from bench.meter import percentile  # noqa: E402
 from catalog import gateway  # noqa: E402
 from catalog.gateway import LineProblem  # noqa: E402
 from catalog.gateway.catalog import importer  # noqa: E402
+from catalog.gateway.catalog.entities import Product  # noqa: E402
 from catalog.gateway.dynamo.client import client as gateway_client  # noqa: E402
 from catalog.gateway.dynamo.testing import count_requests  # noqa: E402
-from catalog.gateway.entities import SOLD, Product  # noqa: E402
 from catalog.gateway.errors import InsufficientStock, OrderRejected, StockBusy  # noqa: E402
 from catalog.gateway.orders import orders  # noqa: E402
+from catalog.gateway.stock.entities import SOLD  # noqa: E402
 from catalog.gateway.stock.stock import take_floor  # noqa: E402
 
 PRICE = Decimal("1.00")

@@ -6,8 +6,8 @@ import uuid
 from decimal import Decimal
 
 from catalog.gateway.catalog import importer
+from catalog.gateway.catalog.entities import Product
 from catalog.gateway.dynamo.testing import count_requests
-from catalog.gateway.entities import Product
 from catalog.gateway.stock import receiving
 
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY

@@ -13,7 +13,7 @@ from pathlib import Path
 from catalog.gateway import client as dynamo
 from catalog.gateway import codec, keys
 from catalog.gateway.catalog import importer
-from catalog.gateway.entities import StockAdjustment, is_sale_record
+from catalog.gateway.stock.entities import StockAdjustment, is_sale_record
 
 REPO = Path(__file__).resolve().parent.parent
 

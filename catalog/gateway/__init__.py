@@ -1,22 +1,20 @@
 """The DynamoDB gateway: the only code that talks to the single table or builds its keys.
 
 Its public face is this module: what the apps use, one function per access pattern, typed results
-(frozen dataclasses), and the exceptions of `errors`, into which every botocore error is turned.
+(frozen dataclasses), and the exceptions of `errors`, into which every botocore error is turned. Views,
+commands and middleware import from here only (.importlinter); tests may reach further in.
 
-Modules, one job each:
-- reaching DynamoDB: `client` (the boto3 client, built from settings; `read`), `boundary` (botocore's
-  errors become the project's), `outcomes` (a write whose answer was lost), `budget` (a web
-  request's DynamoDB time budget), `backoff` (pauses before trying again), `batches` (BatchGetItem,
-  BatchWriteItem), `threads` (requests sent at once), `codec` (items to and from the wire format),
-  `wire` (the JSON parse of read answers), `telemetry` (metrics and log figures of every request);
-- the table: `schema` (its definition), `keys` (every key format), `cursor` (signed page cursors),
-  `migrations` and `backfill_scan` (upgrading a table in place), `validate` (IDs, quantities, texts),
-  `entities` (the typed results);
-- access patterns: `products`, `pages`, `stock`, `orders`, `transact` (multi-item writes),
-  `receiving` (stock from a delivery file), `importer` (the catalog import), `counts` (recounting
-  brand and category counts), `reconcile` (stock levels against the ledger), `text` (name order
-  and search terms);
-- `testing`: for tests and benchmarks only (request counting, table deletion).
+Layout, lowest first (each imports only those below it):
+- `keys` (every key format), `errors`, `validate` (IDs, quantities, texts), `lines` (purchase-line
+  checks and LineProblem);
+- `dynamo/`: reaching DynamoDB (client, boundary, outcomes, budget, backoff, batches, threads, codec,
+  wire, telemetry, transact, pages, merged, cursor; `testing` for tests and benchmarks);
+- `catalog/`: products, brands, categories (entities, products, text, counts);
+- `alerts/`: back-in-stock alerts;
+- `stock/`: levels and the ledger (stock, entities), taking units (takes: the Take Protocol), buckets,
+  holds and their limits, receiving, reconcile;
+- `orders/` (orders, entities) and `catalog/importer` (the catalog import);
+- the table: schema, migrations, backfill_scan.
 """
 from .alerts.alerts import (
     FAILED,
@@ -38,6 +36,7 @@ from .alerts.alerts import (
 )
 from .catalog import importer
 from .catalog.counts import counts_recount
+from .catalog.entities import Brand, Category, Product
 from .catalog.products import (
     brands_all,
     categories_all,
@@ -56,21 +55,6 @@ from .dynamo.budget import BudgetExceeded, request_budget
 from .dynamo.client import table_name
 from .dynamo.pages import Page
 from .dynamo.telemetry import tallying
-from .entities import (
-    MANUAL_REASONS,
-    REASON_LABELS,
-    REASONS,
-    RECEIVED,
-    Brand,
-    Category,
-    Order,
-    OrderLine,
-    Product,
-    PurchaseLine,
-    Sale,
-    StockAdjustment,
-    StockChange,
-)
 from .errors import (
     CatalogError,
     CatalogUnavailable,
@@ -89,6 +73,7 @@ from .errors import (
 )
 from .keys import MAX_STOCK_BUCKETS
 from .lines import MAX_LINES, LineProblem, line_problems
+from .orders.entities import Order, OrderLine, PurchaseLine
 from .orders.orders import (
     ADDRESS_FIELDS,
     customer_put,
@@ -109,6 +94,7 @@ from .orders.orders import (
 from .schema import create_table_request, table_ensure
 from .stock import receiving, reconcile
 from .stock.buckets import stock_set_buckets
+from .stock.entities import MANUAL_REASONS, REASON_LABELS, REASONS, RECEIVED, Sale, StockAdjustment, StockChange
 from .stock.holds import (
     holds_all,
     holds_enabled,

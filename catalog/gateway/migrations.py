@@ -39,14 +39,16 @@ from .backfill_scan import (
     rewrite_of,
     scan_all,
 )
+from .catalog.entities import Product
 from .dynamo.backoff import backoff_pause, conflict_pause
 from .dynamo.batches import batch_get, batch_write
 from .dynamo.boundary import error_code, translate_errors
 from .dynamo.client import client
 from .dynamo.codec import deserialize, serialize
 from .dynamo.transact import delete, put, transact_write, update
-from .entities import PLACED, Product, StockAdjustment
 from .errors import CatalogError, CatalogUnavailable
+from .orders.entities import PLACED
+from .stock.entities import StockAdjustment
 from .stock.stock import opening_adjustment, stock_adjustments_all
 from .validate import new_token
 

@@ -10,10 +10,10 @@ import pytest
 from catalog import gateway
 from catalog.gateway import client as dynamo
 from catalog.gateway.dynamo import transact
-from catalog.gateway.entities import StockAdjustment
 from catalog.gateway.errors import InsufficientStock
 from catalog.gateway.schema import table_ensure
 from catalog.gateway.stock import stock
+from catalog.gateway.stock.entities import StockAdjustment
 from tests.helpers import items_in_partition, seed
 from tools import dynamodb_local
 

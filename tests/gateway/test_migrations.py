@@ -24,10 +24,11 @@ from catalog.gateway.catalog.products import (
 )
 from catalog.gateway.dynamo import pages
 from catalog.gateway.dynamo.testing import count_requests
-from catalog.gateway.entities import PurchaseLine, StockAdjustment
 from catalog.gateway.errors import NotFound
 from catalog.gateway.migrations import STEPS, AddIndex, DeleteIndex, Run, migrate, migrations_pending
+from catalog.gateway.orders.entities import PurchaseLine
 from catalog.gateway.orders.orders import order_cancel, order_place, order_ship, orders_open
+from catalog.gateway.stock.entities import StockAdjustment
 from catalog.gateway.stock.stock import (
     product_set_reorder_point,
     products_to_reorder,

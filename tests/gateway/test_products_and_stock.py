@@ -7,9 +7,9 @@ from botocore.stub import Stubber
 from catalog import gateway
 from catalog.gateway import client as dynamo
 from catalog.gateway import keys
+from catalog.gateway.catalog.entities import Brand, Category, Product
 from catalog.gateway.dynamo import backoff, batches
 from catalog.gateway.dynamo.testing import count_requests
-from catalog.gateway.entities import Brand, Category, Product
 from catalog.gateway.errors import (
     CatalogUnavailable,
     InsufficientStock,

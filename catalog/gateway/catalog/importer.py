@@ -26,12 +26,12 @@ from ..dynamo.client import client, table_name
 from ..dynamo.codec import serialize
 from ..dynamo.threads import in_parallel
 from ..dynamo.transact import put, update
-from ..entities import Brand, Category, Product
 from ..errors import CatalogUnavailable
 from ..stock.buckets import stock_gather
 from ..stock.stock import opening_adjustment
 from ..validate import MAX_REORDER, new_token, valid_id
 from . import text
+from .entities import Brand, Category, Product
 from .products import brands_all, categories_all
 
 DEMO_CATALOG = Path(__file__).resolve().parent.parent / "demo" / "demo_catalog.json"

@@ -23,10 +23,10 @@ from ..dynamo.boundary import translate_errors
 from ..dynamo.client import read, table_name
 from ..dynamo.codec import deserialize, serialize
 from ..dynamo.pages import KeyRange, Page, query_all, query_page, read_query
-from ..entities import Brand, Category, Product
 from ..errors import InvalidInput, NotFound
 from ..validate import check_id, page_size
 from . import text
+from .entities import Brand, Category, Product
 
 # The orders a list can be read in: None is the seed's (a brand's products by category, a
 # category's by brand; a search's by name).

@@ -28,6 +28,7 @@ from django.conf import settings
 
 from .. import keys
 from ..alerts.alerts import alert_due_action, transact_write_marking_due
+from ..catalog.entities import Product
 from ..catalog.products import products_get_many
 from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
 from ..dynamo.boundary import error_code, translate_errors
@@ -36,17 +37,6 @@ from ..dynamo.codec import deserialize, serialize
 from ..dynamo.merged import Stream, merged_all, merged_page
 from ..dynamo.pages import KeyRange, Page, query_items
 from ..dynamo.transact import put, transact_write, update
-from ..entities import (
-    CANCELLED,
-    PLACED,
-    SHIPPED,
-    Order,
-    OrderLine,
-    Product,
-    Sale,
-    StockAdjustment,
-    sale_record,
-)
 from ..errors import (
     IdempotencyConflict,
     InvalidInput,
@@ -58,10 +48,12 @@ from ..errors import (
 from ..lines import MAX_LINES, beyond_hold, check_lines, line_problems, with_held
 from ..stock import hold_limits
 from ..stock.buckets import gathered_products, settle_for_sale
+from ..stock.entities import CANCELLED, Sale, StockAdjustment, sale_record
 from ..stock.holds import holds_enabled, holds_of
 from ..stock.stock import buyer_streams
 from ..stock.takes import HOLD_GONE, order_line_take, stock_level_update
 from ..validate import check_id, client_request_token, page_size, utc_now
+from .entities import PLACED, SHIPPED, Order, OrderLine
 
 ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
 ADDRESS_MAX_LENGTH = 200
@@ -121,17 +113,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
         # What each line takes beyond the shopper's hold: only those products' buckets are read.
         beyond = [beyond_hold(line, holds) for line in lines]
         taking = [line for line in beyond if line.quantity > 0]
-        if products is None:
-            # Read as a hot product's crowd can afford (half the units, any replica): every take is
-            # conditional, so a stale level is refused and read again; a refusal of the order is
-            # only ever said from a consistent read (below). A line the shopper holds writes only its
-            # hold, so its price and its product's existence are checked on this read alone: a price
-            # changed less than the replica's lag ago (about a second) may still be ordered at the price
-            # the shopper saw (a consistent read here would take a hot product below its target: README, Scale).
-            products = products_get_many(product_ids=ids, consistent=consistent,
-                                         levels_of={line.product_id for line in taking})
-        # A product spread over stock buckets: a bucket that can serve the line, or gathered (exact).
-        products = settle_for_sale(products, taking, consistent=consistent)
+        products = _products_for_sale(products, ids, taking, consistent=consistent)
         problems = line_problems(lines, with_held(products, holds))
         if problems and not consistent:
             products, consistent = None, True  # confirm on the latest write before saying no
@@ -152,26 +134,47 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
             return _same_order(order_get(customer_id=customer_id, order_id=order_id), token=token, lines=lines)
         if outcome is NUMBER_TAKEN:
             number_attempt += 1  # another order has that number: the next one (nothing was written)
-            continue
-        if outcome is CONFLICT:
-            # Another transaction had one of the items at that moment: nothing was decided, so the
-            # same request again at once (a relative take does not depend on the level read; an
-            # exact one that is stale is refused next time with the level now).
-            conflict_pause()
-            continue
-        if outcome is THROTTLED:
-            backoff_pause(attempt + 1)  # DynamoDB had no capacity: give it a growing pause
-            continue
-        if outcome is HOLD_GONE:
+        elif outcome is HOLD_GONE:
             products, holds = None, None  # a hold was released (it ended) or renewed meanwhile: read again
-            continue
-        if not consistent:  # a condition refused what a replica showed: from now on, the latest write
-            products, consistent = None, True
-            continue
-        # A condition was refused: `outcome` holds the products as DynamoDB returned them; decide
-        # again from those (the exact path near the edge, or sold out / only N left).
-        products = outcome
+        else:
+            products, consistent = _after_try(outcome, attempt, products, consistent)
     raise StockBusy("So many people are buying these right now that your order did not go through; please try again.")
+
+
+def _products_for_sale(products, ids, taking, *, consistent):
+    """The products of an order (`products`: as read before, None: read them), ready for its takes.
+
+    Read as a hot product's crowd can afford (half the units, any replica): every take is
+    conditional, so a stale level is refused and read again; a refusal of the order is
+    only ever said from a consistent read (order_place). A line the shopper holds writes only its
+    hold, so its price and its product's existence are checked on this read alone: a price
+    changed less than the replica's lag ago (about a second) may still be ordered at the price
+    the shopper saw (a consistent read here would take a hot product below its target: README, Scale).
+    Only the buckets of `taking` (the lines beyond the shopper's holds) are read."""
+    if products is None:
+        products = products_get_many(product_ids=ids, consistent=consistent,
+                                     levels_of={line.product_id for line in taking})
+    # A product spread over stock buckets: a bucket that can serve the line, or gathered (exact).
+    return settle_for_sale(products, taking, consistent=consistent)
+
+
+def _after_try(outcome, attempt, products, consistent):
+    """(products, consistent) to try the order again with after `outcome` of its transaction (CONFLICT,
+    THROTTLED or the products a refused condition returned), having paused as the outcome asks."""
+    if outcome is CONFLICT:
+        # Another transaction had one of the items at that moment: nothing was decided, so the
+        # same request again at once (a relative take does not depend on the level read; an
+        # exact one that is stale is refused next time with the level now).
+        conflict_pause()
+        return products, consistent
+    if outcome is THROTTLED:
+        backoff_pause(attempt + 1)  # DynamoDB had no capacity: give it a growing pause
+        return products, consistent
+    if not consistent:  # a condition refused what a replica showed: from now on, the latest write
+        return None, True
+    # A condition was refused: `outcome` holds the products as DynamoDB returned them; decide
+    # again from those (the exact path near the edge, or sold out / only N left).
+    return outcome, consistent
 
 
 REPLAY = object()  # the order was placed before: answer it
@@ -252,13 +255,8 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
         return REPLAY
     if refusal.failed(number_index):
         return NUMBER_TAKEN
-    if refusal.throttled and not refusal.any_failed:
-        return THROTTLED
-    if not refusal.any_failed:
-        return CONFLICT  # another transaction was in the way: nothing to read
-    if any(refusal.failed(i) for i in range(first_hold_action, len(actions))):
-        return HOLD_GONE
-    return _after_refusal(refusal, lines, takes, products)
+    return _after_refusal(refusal, lines, takes, products,
+                          hold_actions=range(first_hold_action, len(actions)))
 
 
 def _new_order(*, customer_id, customer_name, customer_email, order_id, token, lines, products, at, number,
@@ -287,8 +285,15 @@ def _sale_records(order, *, stamp, levels_after, holds):
     ) | ({"fromHold": True} if item["productId"] in holds else {})) for item in order.line_items()]
 
 
-def _after_refusal(refusal, lines, takes, products):
-    """HOLD_GONE if a refused take was of a hold; else the products as DynamoDB's refusal shows them."""
+def _after_refusal(refusal, lines, takes, products, *, hold_actions):
+    """THROTTLED or CONFLICT when nothing was refused; HOLD_GONE if a refused action was of a hold (at
+    `hold_actions`, or a take of a held line); else the products as DynamoDB's refusal shows them."""
+    if refusal.throttled and not refusal.any_failed:
+        return THROTTLED
+    if not refusal.any_failed:
+        return CONFLICT  # another transaction was in the way: nothing to read
+    if any(refusal.failed(i) for i in hold_actions):
+        return HOLD_GONE
     fresh = dict(products)
     for i, (line, take) in enumerate(zip(lines, takes, strict=True)):
         if not refusal.failed(i):

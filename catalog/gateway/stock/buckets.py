@@ -30,13 +30,13 @@ import dataclasses
 from botocore.exceptions import ClientError
 
 from .. import keys
+from ..catalog.entities import Product
 from ..catalog.products import bucket_levels, product_get
 from ..dynamo.backoff import conflict_pause, contended_attempts
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, read, table_name
 from ..dynamo.codec import deserialize, serialize
 from ..dynamo.transact import transact_write, update
-from ..entities import Product
 from ..errors import InvalidInput, NotFound, StockBusy
 from ..validate import check_id, new_token
 from .takes import GATHERING, SPREAD, reorder_condition, share

@@ -17,9 +17,9 @@ from common.numbers import Unreadable, parse_whole
 from .. import keys
 from ..catalog.products import products_get_many
 from ..dynamo.batches import batch_get
-from ..entities import RECEIVED
 from ..errors import IdempotencyConflict, InvalidInput
 from ..validate import MAX_QUANTITY, MAX_REFERENCE, valid_id
+from .entities import RECEIVED
 from .stock import stock_increase
 
 HEADER = ("product_id", "quantity", "reference")

@@ -12,6 +12,7 @@ from botocore.exceptions import ClientError
 
 from .. import keys
 from ..alerts.alerts import alert_due_action, marks_due
+from ..catalog.entities import Product, reorder_index_keys
 from ..catalog.products import product_get
 from ..dynamo.backoff import contended_attempts
 from ..dynamo.boundary import error_code, translate_errors
@@ -21,21 +22,6 @@ from ..dynamo.merged import Stream, merged_page
 from ..dynamo.pages import KeyRange, query_page
 from ..dynamo.threads import SHARD_READERS, in_parallel
 from ..dynamo.transact import put, transact_write
-from ..entities import (
-    COUNTED,
-    DAMAGED,
-    MANUAL_REASONS,
-    OPENING,
-    REASONS,
-    RECEIVED,
-    SOLD,
-    IdempotencyMark,
-    Product,
-    StockAdjustment,
-    StockChange,
-    is_sale_record,
-    reorder_index_keys,
-)
 from ..errors import IdempotencyConflict, InsufficientStock, InvalidInput, StockBusy, StockMoved
 from ..validate import (
     MAX_NOTE,
@@ -51,6 +37,19 @@ from ..validate import (
     utc_now,
 )
 from .buckets import stock_gather
+from .entities import (
+    COUNTED,
+    DAMAGED,
+    MANUAL_REASONS,
+    OPENING,
+    REASONS,
+    RECEIVED,
+    SOLD,
+    IdempotencyMark,
+    StockAdjustment,
+    StockChange,
+    is_sale_record,
+)
 from .holds import hold_unchanged, holds_all, holds_enabled
 from .takes import GATHERED, reorder_condition, stock_level_update
 
