@@ -73,23 +73,18 @@ from .errors import (
 )
 from .keys import MAX_STOCK_BUCKETS
 from .lines import MAX_LINES, LineProblem, line_problems
+from .orders.customers import ADDRESS_FIELDS, customer_put
 from .orders.entities import Order, OrderLine, PurchaseLine
+from .orders.fulfilment import order_cancel, order_ship, orders_open, product_buyers, product_buyers_all
 from .orders.orders import (
-    ADDRESS_FIELDS,
-    customer_put,
     new_order_id,
-    order_cancel,
     order_confirmation_claim,
     order_get,
     order_get_by_id,
     order_get_by_number,
     order_number_clean,
     order_place,
-    order_ship,
     orders_by_customer,
-    orders_open,
-    product_buyers,
-    product_buyers_all,
 )
 from .schema import create_table_request, table_ensure
 from .stock import receiving, reconcile

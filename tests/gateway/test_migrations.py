@@ -27,7 +27,8 @@ from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import NotFound
 from catalog.gateway.migrations import STEPS, AddIndex, DeleteIndex, Run, migrate, migrations_pending
 from catalog.gateway.orders.entities import PurchaseLine
-from catalog.gateway.orders.orders import order_cancel, order_place, order_ship, orders_open
+from catalog.gateway.orders.fulfilment import order_cancel, order_ship, orders_open
+from catalog.gateway.orders.orders import order_place
 from catalog.gateway.stock.entities import StockAdjustment
 from catalog.gateway.stock.stock import (
     product_set_reorder_point,

@@ -14,7 +14,8 @@ from catalog.gateway import codec, keys, migrations
 from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.migrations import Run
 from catalog.gateway.orders.entities import PurchaseLine
-from catalog.gateway.orders.orders import order_cancel, order_place, orders_open, product_buyers, product_buyers_all
+from catalog.gateway.orders.fulfilment import order_cancel, orders_open, product_buyers, product_buyers_all
+from catalog.gateway.orders.orders import order_place
 from catalog.gateway.stock.entities import StockAdjustment
 from catalog.gateway.stock.reconcile import reconcile_product
 from catalog.gateway.stock.stock import stock_history, stock_history_all, stock_increase, stock_ledger

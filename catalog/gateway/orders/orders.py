@@ -27,36 +27,30 @@ from botocore.exceptions import ClientError
 from django.conf import settings
 
 from .. import keys
-from ..alerts.alerts import alert_due_action, transact_write_marking_due
-from ..catalog.entities import Product
+from ..alerts.alerts import transact_write_marking_due
 from ..catalog.products import products_get_many
-from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
+from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, read, table_name
 from ..dynamo.codec import deserialize, serialize
-from ..dynamo.merged import Stream, merged_all, merged_page
 from ..dynamo.pages import KeyRange, Page, query_items
-from ..dynamo.transact import put, transact_write, update
+from ..dynamo.transact import put
 from ..errors import (
     IdempotencyConflict,
     InvalidInput,
     NotFound,
     OrderRejected,
-    OrderStatusRefused,
     StockBusy,
 )
 from ..lines import MAX_LINES, beyond_hold, check_lines, line_problems, with_held
 from ..stock import hold_limits
-from ..stock.buckets import gathered_products, settle_for_sale
-from ..stock.entities import CANCELLED, Sale, StockAdjustment, sale_record
+from ..stock.buckets import settle_for_sale
+from ..stock.entities import sale_record
 from ..stock.holds import holds_enabled, holds_of
-from ..stock.stock import buyer_streams
-from ..stock.takes import HOLD_GONE, order_line_take, stock_level_update
-from ..validate import check_id, client_request_token, page_size, utc_now
-from .entities import PLACED, SHIPPED, Order, OrderLine
-
-ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
-ADDRESS_MAX_LENGTH = 200
+from ..stock.takes import HOLD_GONE, order_line_take
+from ..validate import check_id, client_request_token, utc_now
+from .customers import check_address, customer_update
+from .entities import Order, OrderLine
 
 
 def new_order_id():
@@ -99,7 +93,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     `address` (name, street, postcode, city, country) is copied onto the order; the customer item
     gets `customer_name` and `customer_email`, so it heals if an earlier customer_put was lost."""
     check_id("Customer", customer_id)
-    address = _check_address(address)
+    address = check_address(address)
     check_id("Order", order_id)
     check_id("Idempotency key", token)
     check_lines(lines)
@@ -236,7 +230,7 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     actions.extend(_sale_records(order, stamp=stamp, levels_after=levels_after, holds=holds))
     number_index = len(actions)
     actions.append(put(order.number_claim_item(), if_absent=True))
-    actions.append(_customer_update(customer_id=customer_id, name=customer_name, email=customer_email, at=at))
+    actions.append(customer_update(customer_id=customer_id, name=customer_name, email=customer_email, at=at))
     first_hold_action = len(actions)
     actions.extend(hold_actions)
     counted = sum(holds[line.product_id].counted_units for line in lines if line.product_id in holds)
@@ -307,45 +301,6 @@ def _after_refusal(refusal, lines, takes, products, *, hold_actions):
             fresh[line.product_id] = product
     return fresh
 
-
-def _customer_update(*, customer_id, name, email, at):
-    """The customer item: its name and email (so it heals if an earlier customer_put was lost), the
-    time of the last order and the order count."""
-    return update(
-        keys.customer_key(customer_id),
-        "SET #type = :type, customerId = :cid, #name = :name, lastOrderAt = :at"
-        + (", email = :email" if email else "") + " ADD orderCount :one",
-        {":type": "CUSTOMER", ":cid": customer_id, ":name": name, ":at": at.isoformat(timespec="microseconds"),
-         ":one": 1} | ({":email": email} if email else {}),
-        names={"#type": "type", "#name": "name"},
-    )
-
-
-def _check_address(address):
-    if address is None:
-        return None
-    missing = [f for f in ADDRESS_FIELDS if not isinstance(address.get(f), str) or not address[f].strip()]
-    if missing:
-        raise InvalidInput(f"The delivery address lacks: {', '.join(missing)}.")
-    if any(len(address[f]) > ADDRESS_MAX_LENGTH for f in ADDRESS_FIELDS):
-        raise InvalidInput(f"A delivery address field is longer than {ADDRESS_MAX_LENGTH} characters.")
-    return {f: address[f] for f in ADDRESS_FIELDS}
-
-
-def customer_put(*, customer_id, name, email):
-    """The customer item (CUSTOMER#<uuid>/METADATA) gets the account's name and email: one UpdateItem,
-    which keeps what orders wrote there (order count, last order time)."""
-    check_id("Customer", customer_id)
-    with translate_errors():
-        client().update_item(
-            TableName=table_name(),
-            Key=serialize(keys.customer_key(customer_id)),
-            UpdateExpression="SET #type = :type, customerId = :cid, #name = :name, email = :email",
-            ExpressionAttributeNames={"#type": "type", "#name": "name"},
-            ExpressionAttributeValues=serialize(
-                {":type": "CUSTOMER", ":cid": customer_id, ":name": name, ":email": email}
-            ),
-        )
 
 
 def order_confirmation_claim(*, customer_id, order_id):
@@ -453,122 +408,7 @@ def orders_by_customer(*, customer_id, after=None, limit=None):
 
 # --- fulfilment (staff) ---------------------------------------------------------------------
 
-def orders_open(*, after=None, limit=None):
-    """Open (placed) orders, oldest first, from the sparse OpenOrders index (an order leaves it when
-    shipped or cancelled): its OPEN_ORDER_SHARDS partitions and the one of before (empty once migration
-    0037 ran) merged by order ID (merged.py): one Query a partition not yet done, a page. Each order
-    carries its customer ID, whose partition holds the order (order_get)."""
-    streams = [Stream(KeyRange(index=keys.OPEN_ORDERS, partition=pk)) for pk in keys.open_orders_partitions()]
-    return merged_page(streams, size=page_size(limit), after=after, build=Order.from_item)
-
 
 # --- who bought what (staff) -----------------------------------------------------------------
 
-def product_buyers(*, product_id, after=None, limit=None):
-    """Who bought a product: its order lines (Sale: order number, customer, quantity, time), newest
-    first, from its BUYER_SHARDS partitions of the Buyers index merged: one Query a shard not yet
-    done, a page; never a Scan."""
-    check_id("Product", product_id)
-    return merged_page(buyer_streams(product_id), size=page_size(limit), after=after, build=Sale.from_item)
 
-
-def product_buyers_all(*, product_id):
-    """Every order line of a product, newest first (a generator: the recall CSV streams it)."""
-    check_id("Product", product_id)
-    return merged_all(buyer_streams(product_id), build=Sale.from_item)
-
-
-def _status_update(customer_id, order_id, status, at):
-    """The Update that moves an order from placed (or no status: an order of before statuses)
-    to `status` and takes it out of the OpenOrders index."""
-    pk, sk = keys.OPEN_ORDER_ATTRIBUTES
-    return update(
-        keys.order_key(customer_id, order_id),
-        f"SET #status = :status, #when = :at REMOVE {pk}, {sk}",
-        {":status": status, ":placed": PLACED, ":at": at.isoformat(timespec="microseconds")},
-        names={"#status": "status", "#when": f"{status}At"},
-        condition="attribute_exists(PK) AND (#status = :placed OR attribute_not_exists(#status))",
-        return_old=True,
-    )
-
-
-def _refused(order_id, old_item, wanted):
-    if old_item is None:
-        raise NotFound("Order", order_id)
-    raise OrderStatusRefused(order_id, old_item.get("status", PLACED), wanted)
-
-
-def order_ship(*, customer_id, order_id):
-    """Mark an open order shipped: one conditional write (status placed). A cancelled or shipped
-    order is refused (OrderStatusRefused) and nothing changes."""
-    check_id("Customer", customer_id)
-    check_id("Order", order_id)
-    refusal = transact_write(
-        [_status_update(customer_id, order_id, SHIPPED, utc_now())],
-        request_token=client_request_token("ship", customer_id, order_id),
-    )
-    if refusal is None or refusal.replay:
-        return order_get(customer_id=customer_id, order_id=order_id)
-    if refusal.failed(0):
-        _refused(order_id, refusal.items[0], "shipped")
-    raise StockBusy(f"Order {order_id} is being changed right now; try again.")
-
-
-def order_cancel(*, customer_id, order_id, who=""):
-    """Cancel an open order: one transaction puts every line's quantity back in stock (each
-    conditional on the level read, with a `cancelled` stock change referencing the order), marks
-    each line cancelled (`cancelledAt`, for the list of buyers) with the status change (conditional
-    on status placed). Cancelling twice, or a shipped order, is
-    refused (OrderStatusRefused) and changes nothing; a race with a stock write is retried."""
-    order = order_get(customer_id=customer_id, order_id=order_id)
-    if not order.is_open:
-        raise OrderStatusRefused(order_id, order.status, "cancelled")
-    products = None
-    for _attempt in contended_attempts():
-        if products is None:
-            products = gathered_products(
-                products_get_many(product_ids=[line.product_id for line in order.lines], consistent=True)
-            )
-        at = utc_now()
-        actions = [_status_update(customer_id, order_id, CANCELLED, at)]
-        for line in order.lines:
-            product = products.get(line.product_id)
-            if product is None:
-                continue  # a product no longer sold: nothing to put back
-            actions.append(stock_level_update(
-                product_id=line.product_id, current=product.stock_level, new=product.stock_level + line.quantity,
-                reorder_point=product.reorder_point,
-            ))
-            actions.append(put(StockAdjustment(
-                product_id=line.product_id, adjustment_id=f"{order_id}-cancel", at=at, delta=line.quantity,
-                resulting_level=product.stock_level + line.quantity, reason=CANCELLED, reference=order_id,
-                who=who, order_id=order_id, customer_id=customer_id, order_number=order.number,
-            ).to_item(), if_absent=True))
-        stock_actions = len(actions)
-        # Each line (the sale's record, in the Buyers index) says the order was cancelled: the list of
-        # buyers shows it (a recall skips it); its units back are the `cancelled` change above.
-        actions.extend(update(keys.order_line_key(customer_id, order_id, line.product_id), "SET cancelledAt = :at",
-                              {":at": at.isoformat(timespec="microseconds")}, condition="attribute_exists(PK)")
-                       for line in order.lines)
-        # Back-in-stock alerts (issue 36): the units put back are due to the product's alerts (after the lines),
-        # in the same transaction while it has room (an order of MAX_LINES lines: not all of them).
-        due = [alert_due_action(line.product_id, line.quantity) for line in order.lines if line.product_id in products]
-        state = tuple((p.product_id, p.stock_level, p.reorder_point) for p in products.values())
-        refusal = transact_write_marking_due(
-            actions, due, request_token=client_request_token("cancel", customer_id, order_id, at.isoformat(), state),
-            due_token=client_request_token("cancel-due", customer_id, order_id),
-        )
-        if refusal is None or refusal.replay:
-            return order_get(customer_id=customer_id, order_id=order_id)
-        if refusal.failed(0):
-            _refused(order_id, refusal.items[0], "cancelled")
-        if not refusal.any_failed:
-            products = None  # a conflict with another transaction: read again
-            continue
-        fresh = dict(products)
-        for i in range(1, stock_actions, 2):
-            if refusal.failed(i) and refusal.items[i] is not None:
-                product = Product.from_item(refusal.items[i])
-                fresh[product.product_id] = product
-        products = gathered_products(fresh)
-    raise StockBusy(f"Order {order_id} could not be cancelled now (its products' stock is busy); try again.")
