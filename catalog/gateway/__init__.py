@@ -90,15 +90,8 @@ from .schema import create_table_request, table_ensure
 from .stock import receiving, reconcile
 from .stock.buckets import stock_set_buckets
 from .stock.entities import MANUAL_REASONS, REASON_LABELS, REASONS, RECEIVED, Sale, StockAdjustment, StockChange
-from .stock.holds import (
-    holds_all,
-    holds_enabled,
-    holds_release,
-    holds_release_ended,
-    holds_released,
-    holds_take,
-    units_held,
-)
+from .stock.holds import holds_enabled, holds_release, holds_take
+from .stock.releases import holds_all, holds_release_ended, holds_released, units_held
 from .stock.stock import (
     MAX_LEDGER_DAYS,
     check_day_range,

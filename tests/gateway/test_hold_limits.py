@@ -11,7 +11,8 @@ from catalog import gateway
 from catalog.gateway import LineProblem, PurchaseLine
 from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import OrderRejected
-from catalog.gateway.stock.holds import holds_release, holds_release_ended, holds_take
+from catalog.gateway.stock.holds import holds_release, holds_take
+from catalog.gateway.stock.releases import holds_release_ended
 from shop.messages import line_problem_text
 from tests.helpers import age_hold, age_hold_cap, units_counted
 

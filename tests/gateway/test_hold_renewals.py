@@ -13,7 +13,8 @@ from catalog.gateway import LineProblem, PurchaseLine, keys
 from catalog.gateway.alerts import alerts
 from catalog.gateway.alerts.alerts import alerts_due
 from catalog.gateway.errors import OrderRejected
-from catalog.gateway.stock.holds import holds_of, holds_released, holds_take
+from catalog.gateway.stock.holds import holds_of, holds_take
+from catalog.gateway.stock.releases import holds_released
 from shop.messages import line_problem_text
 from shop.stock_alerts import send_due_alerts
 from tests.helpers import age_hold, age_hold_cap
@@ -134,7 +135,8 @@ def test_an_order_of_fewer_than_held_marks_the_rest_due(holds_on):
 
 
 def test_cancelling_and_opening_the_checkout_again_keeps_the_first_holds_cap(holds_on):
-    from catalog.gateway.stock.holds import holds_all, holds_release, units_held
+    from catalog.gateway.stock.holds import holds_release
+    from catalog.gateway.stock.releases import holds_all, units_held
 
     holds_take(customer_id="ann", lines=[line(2)])
     first = age_hold("ann", "7", 1000)  # opened 1,000 s ago: 200 s to its cap

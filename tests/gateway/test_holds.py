@@ -11,15 +11,9 @@ from catalog.gateway import LineProblem, PurchaseLine, keys
 from catalog.gateway.alerts.alerts import alerts_due
 from catalog.gateway.errors import OrderRejected
 from catalog.gateway.orders import orders
-from catalog.gateway.stock.holds import (
-    holds_all,
-    holds_of,
-    holds_release,
-    holds_release_ended,
-    holds_released,
-    holds_take,
-)
+from catalog.gateway.stock.holds import holds_of, holds_release, holds_take
 from catalog.gateway.stock.reconcile import reconcile_product
+from catalog.gateway.stock.releases import holds_all, holds_release_ended, holds_released
 from shop.messages import line_problem_text
 from tests.helpers import age_hold, seed, small_catalog, units_counted
 
@@ -195,11 +189,11 @@ def test_a_hold_sold_between_a_stocktakes_read_and_its_write_refuses_it(holds_on
     """The count's write is conditional on each hold it read being unchanged: a hold that becomes a sale in
     between (no level moves) makes it read again, and then it is refused as a count against other holds."""
     from catalog.gateway.errors import StockMoved
-    from catalog.gateway.stock import holds as holds_module
+    from catalog.gateway.stock import stock as stock_module  # where the count reads the holds
 
     catalog_with(5)
     holds_take(customer_id="ann", lines=[line(2)])
-    real, sold = holds_module.holds_all, []
+    real, sold = stock_module.holds_all, []
 
     def read_then_sell(**kwargs):
         found = real(**kwargs)
@@ -207,7 +201,7 @@ def test_a_hold_sold_between_a_stocktakes_read_and_its_write_refuses_it(holds_on
             sold.append(place("ann", [line(2)]))  # ann pays just after the count read her hold
         return found
 
-    monkeypatch.setattr(holds_module, "holds_all", read_then_sell)
+    monkeypatch.setattr(stock_module, "holds_all", read_then_sell)
     with pytest.raises(StockMoved) as moved:
         gateway.stock_count(product_id="7", counted=5, expected_level=3, expected_held=2, token=gateway.new_token())
     assert (moved.value.level, moved.value.held) == (3, 0) and level() == 3

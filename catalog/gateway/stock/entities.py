@@ -1,11 +1,15 @@
 """Typed results of stock: why stock changed, stock adjustments and changes, and sales (an order line as
 its sale's record)."""
+import dataclasses
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
+
+from django.conf import settings
 
 from .. import keys
 from ..catalog.entities import int_value, price_value
+from . import hold_limits
 
 # Why stock changed: the codes as stored. Staff record the manual ones (with the direction each
 # allows: +1 in, -1 out, 0 either); `sold` and `cancelled` only come from orders; `opening` only
@@ -232,3 +236,92 @@ class Sale:
     @property
     def reference(self):
         return self.order_number or self.order_id
+
+
+ENDED = "ended"
+CANCELLED = "cancelled"
+# How long the record of a released hold is kept (what staff see): then DynamoDB's TTL deletes it. The
+# record is no stock change (the ledger never needs it); the hold item itself has no TTL.
+RELEASED_KEPT_SECONDS = 90 * 24 * 3600
+
+
+@dataclasses.dataclass(frozen=True)
+class Hold:
+    """A shopper's hold of `quantity` units of a product at `price`, until `until` (epoch s)."""
+
+    product_id: str
+    customer_id: str
+    quantity: int
+    price: Decimal
+    until: int
+    held_at: str
+    counted: bool = False  # in the shopper's count of units held (hold_limits)
+
+    @classmethod
+    def from_item(cls, item):
+        return cls(
+            product_id=item["productId"], customer_id=item["customerId"], quantity=int(item["quantity"]),
+            price=Decimal(str(item["price"])), until=int(item["holdUntil"]), held_at=item.get("heldAt", ""),
+            counted=bool(item.get("counted")),
+        )
+
+    @property
+    def counted_units(self) -> int:
+        return self.quantity if self.counted else 0
+
+    def to_item(self):
+        # Not `expiresAt`: DynamoDB's TTL would delete the hold and its units would never come back.
+        return {
+            **keys.hold_key(self.product_id, self.customer_id),
+            **keys.hold_expiry_keys(self.product_id, self.customer_id, self.until),
+            "type": "HOLD", "productId": self.product_id, "customerId": self.customer_id,
+            "quantity": self.quantity, "price": self.price, "holdUntil": self.until, "heldAt": self.held_at,
+        } | ({"counted": True} if self.counted else {})
+
+    def cap_item(self):
+        """What this hold leaves when it is released: when it was first taken (a new hold of the product for
+        the shopper ends by the same cap), its cap and the end of the cool-down after it (no new hold of it
+        for the shopper until then: hold_limits); DynamoDB's TTL deletes it after the cool-down."""
+        return {**keys.hold_cap_key(self.product_id, self.customer_id), "type": "HOLD_CAP",
+                "productId": self.product_id, "customerId": self.customer_id, "heldAt": self.held_at,
+                **hold_limits.cap_fields(self.latest_end())}
+
+    @property
+    def until_time(self):
+        return datetime.fromtimestamp(self.until, UTC)
+
+    def latest_end(self, max_seconds=None):
+        """The latest this hold may last (epoch s): STOCK_HOLD_MAX_SECONDS after it was first taken, however
+        often it is renewed (a hold of before heldAt was kept ends when it ends)."""
+        if not self.held_at:
+            return self.until
+        max_seconds = settings.STOCK_HOLD_MAX_SECONDS if max_seconds is None else max_seconds
+        return int(datetime.fromisoformat(self.held_at).timestamp()) + max_seconds
+
+    def final(self, max_seconds=None):
+        """True if renewing cannot push this hold's end any further: the shopper pays by `until` or queues again."""
+        return self.until >= self.latest_end(max_seconds)
+
+    def renewed_until(self, wanted, max_seconds=None):
+        """The end of this hold renewed now for `wanted` (epoch s): never past latest_end, never earlier than it
+        was. At or before now: the hold is spent (ended at its cap) and cannot be renewed."""
+        return max(self.until, min(wanted, self.latest_end(max_seconds)))
+
+
+@dataclasses.dataclass(frozen=True)
+class ReleasedHold:
+    """The record of a hold that ended or was cancelled: its units went back to the stock."""
+
+    product_id: str
+    customer_id: str
+    quantity: int
+    held_at: str
+    released_at: datetime
+    why: str
+
+    @classmethod
+    def from_item(cls, item):
+        return cls(
+            product_id=item["productId"], customer_id=item["customerId"], quantity=int(item["quantity"]),
+            held_at=item.get("heldAt", ""), released_at=datetime.fromisoformat(item["releasedAt"]), why=item["why"],
+        )

@@ -18,115 +18,24 @@ of the product's partition, so a level is the sum of its changes minus the units
 """
 import dataclasses
 import time
-from datetime import UTC, datetime
-from decimal import Decimal
 
 from django.conf import settings
 
 from .. import keys
-from ..alerts.alerts import alert_due_action, transact_write_marking_due
+from ..alerts.alerts import transact_write_marking_due
 from ..catalog.products import products_get_many
-from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause, contended_attempts
+from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause
 from ..dynamo.batches import batch_get
-from ..dynamo.boundary import translate_errors
-from ..dynamo.client import client, table_name
-from ..dynamo.codec import deserialize, serialize
-from ..dynamo.pages import KeyRange, query_items
-from ..dynamo.threads import SHARD_READERS, in_parallel
-from ..dynamo.transact import check, delete, put, transact_write
+from ..dynamo.codec import serialize
+from ..dynamo.transact import put
 from ..errors import OrderRejected, StockBusy
 from ..lines import LineProblem, check_lines, line_problems
 from ..validate import check_id, client_request_token, utc_now
 from . import hold_limits
 from .buckets import settle_for_sale
-from .takes import PutBack, hold_condition, sale_take, units_back
-
-ENDED, CANCELLED = "ended", "cancelled"
-# How long the record of a released hold is kept (what staff see): then DynamoDB's TTL deletes it. The
-# record is no stock change (the ledger never needs it); the hold item itself has no TTL.
-RELEASED_KEPT_SECONDS = 90 * 24 * 3600
-
-
-@dataclasses.dataclass(frozen=True)
-class Hold:
-    """A shopper's hold of `quantity` units of a product at `price`, until `until` (epoch s)."""
-
-    product_id: str
-    customer_id: str
-    quantity: int
-    price: Decimal
-    until: int
-    held_at: str
-    counted: bool = False  # in the shopper's count of units held (hold_limits)
-
-    @classmethod
-    def from_item(cls, item):
-        return cls(
-            product_id=item["productId"], customer_id=item["customerId"], quantity=int(item["quantity"]),
-            price=Decimal(str(item["price"])), until=int(item["holdUntil"]), held_at=item.get("heldAt", ""),
-            counted=bool(item.get("counted")),
-        )
-
-    @property
-    def counted_units(self) -> int:
-        return self.quantity if self.counted else 0
-
-    def to_item(self):
-        # Not `expiresAt`: DynamoDB's TTL would delete the hold and its units would never come back.
-        return {
-            **keys.hold_key(self.product_id, self.customer_id),
-            **keys.hold_expiry_keys(self.product_id, self.customer_id, self.until),
-            "type": "HOLD", "productId": self.product_id, "customerId": self.customer_id,
-            "quantity": self.quantity, "price": self.price, "holdUntil": self.until, "heldAt": self.held_at,
-        } | ({"counted": True} if self.counted else {})
-
-    def cap_item(self):
-        """What this hold leaves when it is released: when it was first taken (a new hold of the product for
-        the shopper ends by the same cap), its cap and the end of the cool-down after it (no new hold of it
-        for the shopper until then: hold_limits); DynamoDB's TTL deletes it after the cool-down."""
-        return {**keys.hold_cap_key(self.product_id, self.customer_id), "type": "HOLD_CAP",
-                "productId": self.product_id, "customerId": self.customer_id, "heldAt": self.held_at,
-                **hold_limits.cap_fields(self.latest_end())}
-
-    @property
-    def until_time(self):
-        return datetime.fromtimestamp(self.until, UTC)
-
-    def latest_end(self, max_seconds=None):
-        """The latest this hold may last (epoch s): STOCK_HOLD_MAX_SECONDS after it was first taken, however
-        often it is renewed (a hold of before heldAt was kept ends when it ends)."""
-        if not self.held_at:
-            return self.until
-        max_seconds = settings.STOCK_HOLD_MAX_SECONDS if max_seconds is None else max_seconds
-        return int(datetime.fromisoformat(self.held_at).timestamp()) + max_seconds
-
-    def final(self, max_seconds=None):
-        """True if renewing cannot push this hold's end any further: the shopper pays by `until` or queues again."""
-        return self.until >= self.latest_end(max_seconds)
-
-    def renewed_until(self, wanted, max_seconds=None):
-        """The end of this hold renewed now for `wanted` (epoch s): never past latest_end, never earlier than it
-        was. At or before now: the hold is spent (ended at its cap) and cannot be renewed."""
-        return max(self.until, min(wanted, self.latest_end(max_seconds)))
-
-
-@dataclasses.dataclass(frozen=True)
-class ReleasedHold:
-    """The record of a hold that ended or was cancelled: its units went back to the stock."""
-
-    product_id: str
-    customer_id: str
-    quantity: int
-    held_at: str
-    released_at: datetime
-    why: str
-
-    @classmethod
-    def from_item(cls, item):
-        return cls(
-            product_id=item["productId"], customer_id=item["customerId"], quantity=int(item["quantity"]),
-            held_at=item.get("heldAt", ""), released_at=datetime.fromisoformat(item["releasedAt"]), why=item["why"],
-        )
+from .entities import CANCELLED, ENDED, Hold
+from .releases import hold_release
+from .takes import PutBack, hold_condition, sale_take
 
 
 def holds_enabled():
@@ -329,55 +238,8 @@ def _transact_holds(*, customer_id, lines, more, products, holds, windows, until
 
 # --- releasing ------------------------------------------------------------------------------
 
-def hold_release(*, hold, why, ended_by=None):
-    """Put a hold's units back, delete it and record it (and when it was first taken, while its cap is ahead:
-    Hold.cap_item): one transaction, only if the hold is still the
-    one read (and, with `ended_by`, ended by then), which also marks the product due for back-in-stock
-    alerts. The units go back as units_back says (no gather, no bucket read). True if released; False if
-    the hold was renewed, sold or released meanwhile."""
-    condition, values = hold_condition(hold, ended_by=ended_by)
-    for _attempt in contended_attempts():
-        product = products_get_many(product_ids=[hold.product_id], consistent=True, levels_of=()).get(hold.product_id)
-        # None: no longer sold: its units went with it; the hold still goes
-        at = utc_now().isoformat(timespec="microseconds")
-        log = {
-            **keys.hold_log_key(hold.product_id, hold.customer_id, at), "type": "HOLD_RELEASED",
-            "productId": hold.product_id, "customerId": hold.customer_id, "quantity": hold.quantity,
-            "heldAt": hold.held_at, "holdUntil": hold.until, "releasedAt": at, "why": why,
-            "expiresAt": int(time.time()) + RELEASED_KEPT_SECONDS,  # DynamoDB's TTL forgets the record later
-        }
-        actions = [delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values),
-                   put(log, if_absent=True)]
-        if hold.cap_item()["expiresAt"] > time.time():  # its window and cool-down (hold_limits)
-            actions.append(put(hold.cap_item()))
-        if hold.counted:
-            actions.append(hold_limits.units_change(hold.customer_id, -hold.quantity))
-        if product is not None:
-            actions += [units_back(product, hold.quantity)[0],
-                        alert_due_action(hold.product_id, hold.quantity)]  # units back: as for a receipt
-        state = None if product is None else (product.spread, product.stock_level, product.reorder_point)
-        refusal = transact_write(actions, request_token=client_request_token(
-            "release", hold.product_id, hold.customer_id, hold.until, at, state))
-        if refusal is None or refusal.replay:
-            return True
-        if refusal.failed(0):
-            return False
-        if not refusal.any_failed:
-            conflict_pause()
-    raise StockBusy(product_id=hold.product_id)
 
-
-def hold_unchanged(hold):
-    """A ConditionCheck that `hold` still holds the units read (not sold or released meanwhile; a renewal of
-    the same units is no change)."""
-    return check(keys.hold_key(hold.product_id, hold.customer_id),
-                 condition="attribute_exists(PK) AND quantity = :hq", values={":hq": hold.quantity})
-
-
-def _put_if(item, condition, values):
-    action = put(item)
-    action["Put"].update(ConditionExpression=condition, ExpressionAttributeValues=serialize(values))
-    return action
+# --- what staff see and reconcile counts ------------------------------------------------------
 
 
 def holds_release(*, customer_id, product_ids, why=CANCELLED):
@@ -390,92 +252,7 @@ def holds_release(*, customer_id, product_ids, why=CANCELLED):
     return units
 
 
-@dataclasses.dataclass(frozen=True)
-class ReleaseSummary:
-    holds: int
-    units: int
-
-    def __str__(self):
-        return f"holds released: {self.holds} ({self.units} unit{'' if self.units == 1 else 's'})"
-
-
-def holds_ended(*, now=None):
-    """Every hold that ended by `now` (epoch s): one Query (a page) of each HoldExpiry shard up to now."""
-    now = int(time.time()) if now is None else now
-    pk, sk = keys.HOLD_EXPIRY_ATTRIBUTES
-    found = []
-
-    def send(shard):
-        params = {
-            "TableName": table_name(), "IndexName": keys.HOLD_EXPIRY,
-            "KeyConditionExpression": f"{pk} = :pk AND {sk} < :end",
-            "ExpressionAttributeValues": serialize({":pk": keys.holds_pk(shard), ":end": keys.hold_expiry_before(now)}),
-        }
-        while True:
-            with translate_errors():
-                response = client().query(**params)
-            found.extend(Hold.from_item(deserialize(item)) for item in response["Items"])
-            if "LastEvaluatedKey" not in response:
-                return
-            params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
-
-    in_parallel(range(keys.HOLD_SHARDS), send, workers=SHARD_READERS)
-    return found
-
-
-def holds_release_ended(*, now=None):
-    """The release job (run_stock_jobs): every hold that ended by `now` goes back to the stock. The
-    index is read eventually consistently: a hold renewed or sold meanwhile is left alone (its
-    release's condition fails). Safe to run twice at once, or again after a crash."""
-    now = int(time.time()) if now is None else now
-    released = [hold for hold in holds_ended(now=now) if hold_release(hold=hold, why=ENDED, ended_by=now)]
-    return ReleaseSummary(holds=len(released), units=sum(hold.quantity for hold in released))
-
-
-# --- what staff see and reconcile counts ------------------------------------------------------
-
-def _per_partition(product_id, read):
-    """`read(partition)` for each of a product's hold partitions (sent at once), in partition order."""
-    partitions = keys.hold_partitions(product_id)
-    results = {}
-
-    def send(i):
-        results[i] = read(partitions[i])
-
-    in_parallel(range(len(partitions)), send, workers=SHARD_READERS)
-    return [results[i] for i in range(len(partitions))]
-
-
-def holds_released(*, product_id, limit=20):
-    """A product's released holds, newest first: one Query of each hold partition, `limit` each, and the
-    newest `limit` of those (a bounded list)."""
-    check_id("Product", product_id)
-
-    def read(partition):
-        key_range = KeyRange(partition=partition, prefix=keys.HOLD_LOG_PREFIX, forward=False)
-        return query_items(key_range, limit=limit)[0]
-
-    items = [item for part in _per_partition(product_id, read) for item in part]
-    items.sort(key=lambda item: item["SK"], reverse=True)
-    return [ReleasedHold.from_item(item) for item in items[:limit]]
-
-
-def units_held(*, product_id, consistent=True):
-    """Units of a product held now: the sum of its hold items (every page of each hold partition)."""
-    return sum(hold.quantity for hold in holds_all(product_id=product_id, consistent=consistent))
-
-
-def holds_all(*, product_id, consistent=True):
-    """Every hold of a product now: every page of each of its hold partitions."""
-
-    def read(partition):
-        key_range = KeyRange(partition=partition, prefix=keys.HOLD_PREFIX, consistent=consistent)
-        found, after = [], None
-        while True:
-            items, last = query_items(key_range, limit=1000, after=after)
-            found += map(Hold.from_item, items)
-            if last is None:
-                return found
-            after = key_range.encode(last)
-
-    return [hold for part in _per_partition(product_id, read) for hold in part]
+def _put_if(item, condition, values):
+    action = put(item)
+    action["Put"].update(ConditionExpression=condition, ExpressionAttributeValues=serialize(values))
+    return action

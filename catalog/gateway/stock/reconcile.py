@@ -20,7 +20,7 @@ between the two reads is not reported.
 from dataclasses import dataclass
 
 from ..catalog.products import brands_all, product_get, products_by_brand
-from .holds import units_held
+from .releases import units_held
 from .stock import stock_history
 
 

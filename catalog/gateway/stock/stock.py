@@ -50,7 +50,8 @@ from .entities import (
     StockChange,
     is_sale_record,
 )
-from .holds import hold_unchanged, holds_all, holds_enabled
+from .holds import holds_enabled
+from .releases import hold_unchanged, holds_all
 from .takes import GATHERED, reorder_condition, stock_level_update
 
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
