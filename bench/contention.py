@@ -56,7 +56,7 @@ from catalog.gateway.dynamo.testing import count_requests  # noqa: E402
 from catalog.gateway.errors import InsufficientStock, OrderRejected, StockBusy  # noqa: E402
 from catalog.gateway.orders import orders  # noqa: E402
 from catalog.gateway.stock.entities import SOLD  # noqa: E402
-from catalog.gateway.stock.stock import take_floor  # noqa: E402
+from catalog.gateway.stock.takes import take_floor  # noqa: E402
 
 PRICE = Decimal("1.00")
 # The buyer counts of `make bench` (quick runs too) and their stock: full 200 units, quick 60.

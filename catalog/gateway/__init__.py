@@ -90,21 +90,18 @@ from .schema import create_table_request, table_ensure
 from .stock import receiving, reconcile
 from .stock.buckets import stock_set_buckets
 from .stock.entities import MANUAL_REASONS, REASON_LABELS, REASONS, RECEIVED, Sale, StockAdjustment, StockChange
-from .stock.holds import holds_enabled, holds_release, holds_take
-from .stock.releases import holds_all, holds_release_ended, holds_released, units_held
-from .stock.stock import (
+from .stock.history import (
     MAX_LEDGER_DAYS,
     check_day_range,
-    product_set_reorder_point,
-    products_to_reorder,
-    stock_count,
-    stock_decrease,
     stock_history,
     stock_history_all,
-    stock_increase,
     stock_ledger,
     stock_moves_since,
 )
+from .stock.holds import holds_enabled, holds_release, holds_take
+from .stock.releases import holds_all, holds_release_ended, holds_released, units_held
+from .stock.reorder import product_set_reorder_point, products_to_reorder
+from .stock.stock import stock_count, stock_decrease, stock_increase
 from .validate import (
     MAX_NOTE,
     MAX_QUANTITY,

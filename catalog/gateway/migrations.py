@@ -49,7 +49,8 @@ from .dynamo.transact import delete, put, transact_write, update
 from .errors import CatalogError, CatalogUnavailable
 from .orders.entities import PLACED
 from .stock.entities import StockAdjustment
-from .stock.stock import opening_adjustment, stock_adjustments_all
+from .stock.history import stock_adjustments_all
+from .stock.stock import opening_adjustment
 from .validate import new_token
 
 TABLE_WAIT_SECONDS = 3600  # an index on a large table takes a while to build (AWS: minutes to hours)

@@ -30,14 +30,9 @@ from catalog.gateway.orders.entities import PurchaseLine
 from catalog.gateway.orders.fulfilment import order_cancel, order_ship, orders_open
 from catalog.gateway.orders.orders import order_place
 from catalog.gateway.stock.entities import StockAdjustment
-from catalog.gateway.stock.stock import (
-    product_set_reorder_point,
-    products_to_reorder,
-    stock_decrease,
-    stock_history_all,
-    stock_increase,
-    stock_ledger,
-)
+from catalog.gateway.stock.history import stock_history_all, stock_ledger
+from catalog.gateway.stock.reorder import product_set_reorder_point, products_to_reorder
+from catalog.gateway.stock.stock import stock_decrease, stock_increase
 from tests.helpers import as_before_issue_33, seed, small_catalog
 
 pytestmark = pytest.mark.django_db

@@ -17,7 +17,7 @@ from ..errors import (
 )
 from ..stock.buckets import gathered_products
 from ..stock.entities import CANCELLED, Sale, StockAdjustment
-from ..stock.stock import buyer_streams
+from ..stock.history import buyer_streams
 from ..stock.takes import stock_level_update
 from ..validate import check_id, client_request_token, page_size, utc_now
 from .entities import PLACED, SHIPPED, Order

@@ -267,3 +267,11 @@ def gathered_products(products):
     """{product_id: Product} with each product whose stock is spread gathered first (stock_gather):
     for exact writes of several products in one transaction (a cancellation puts units back)."""
     return {pid: stock_gather(product_id=pid) if p.spread else p for pid, p in products.items()}
+
+
+def gathered(product):
+    """`product` (None: nothing to do), gathered on its item if its stock is spread over buckets
+    (stock_gather, which reads it again): an exact write needs the total in one place."""
+    if product is None or not product.spread:
+        return product
+    return stock_gather(product_id=product.product_id)

@@ -20,8 +20,8 @@ between the two reads is not reported.
 from dataclasses import dataclass
 
 from ..catalog.products import brands_all, product_get, products_by_brand
+from .history import stock_history
 from .releases import units_held
-from .stock import stock_history
 
 
 @dataclass(frozen=True)

@@ -4,39 +4,30 @@ A write reads the level (or takes the caller's hint), then one transaction sets 
 if the level is still the one read, records the adjustment in the product's partition and marks
 the idempotency key as used. A lost race is tried again from the level DynamoDB returns.
 """
-import heapq
 import time
-from datetime import date, timedelta
-
-from botocore.exceptions import ClientError
 
 from .. import keys
 from ..alerts.alerts import alert_due_action, marks_due
-from ..catalog.entities import Product, reorder_index_keys
+from ..catalog.entities import Product
 from ..catalog.products import product_get
 from ..dynamo.backoff import contended_attempts
-from ..dynamo.boundary import error_code, translate_errors
+from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import deserialize, serialize
-from ..dynamo.merged import Stream, merged_page
-from ..dynamo.pages import KeyRange, query_page
-from ..dynamo.threads import SHARD_READERS, in_parallel
 from ..dynamo.transact import put, transact_write
 from ..errors import IdempotencyConflict, InsufficientStock, InvalidInput, StockBusy, StockMoved
 from ..validate import (
     MAX_NOTE,
     MAX_REFERENCE,
-    MAX_REORDER,
     MAX_WHO,
     check_id,
     check_quantity,
     check_text,
     client_request_token,
     new_token,
-    page_size,
     utc_now,
 )
-from .buckets import stock_gather
+from .buckets import gathered
 from .entities import (
     COUNTED,
     DAMAGED,
@@ -44,22 +35,18 @@ from .entities import (
     OPENING,
     REASONS,
     RECEIVED,
-    SOLD,
     IdempotencyMark,
     StockAdjustment,
     StockChange,
-    is_sale_record,
 )
 from .holds import holds_enabled
 from .releases import hold_unchanged, holds_all
-from .takes import GATHERED, reorder_condition, stock_level_update
+from .takes import stock_level_update
 
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
 TOKEN_TTL_SECONDS = 7 * 24 * 3600
 # A stocktake's transaction: the change's 4 actions and a ConditionCheck a hold read (DynamoDB: 100).
 MAX_HOLDS_CHECKED = 96
-# The ledger download covers at most this many days: days x LEDGER_SHARDS Queries at least (31 x 64).
-MAX_LEDGER_DAYS = 31
 # What a caller that does not know a product's reorder point passes (the write then assumes the
 # default; a wrong guess costs one more attempt, never a wrong index).
 UNKNOWN = object()
@@ -132,7 +119,7 @@ def _change_stock(*, product_id, delta, token, reason, who, reference, note, exp
     waiting = 0  # back-in-stock alerts waiting, as last read (none until a read says otherwise)
     for _attempt in contended_attempts():
         if current is None or (current + delta < 0 and not known):  # never refuse on a hint
-            product = _gathered(product_get(product_id=product_id, consistent=True))
+            product = gathered(product_get(product_id=product_id, consistent=True))
             current, reorder_point, known = product.stock_level, product.reorder_point, True
             waiting = product.alerts_waiting
         if current + delta < 0:
@@ -152,7 +139,7 @@ def _change_stock(*, product_id, delta, token, reason, who, reference, note, exp
         # Someone else changed the stock first (or the hint was stale): try again from the
         # product as DynamoDB returned it with the refusal.
         if outcome is None or outcome.spread:  # unknown, or spread over buckets: gather, read again
-            _gathered(outcome)
+            gathered(outcome)
             current, known = None, False
         else:
             current, reorder_point, known = outcome.stock_level, outcome.reorder_point, True
@@ -193,7 +180,7 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
                 return replay
             if problem is not None:
                 raise problem
-            level = _gathered(product_get(product_id=product_id, consistent=True)).stock_level
+            level = gathered(product_get(product_id=product_id, consistent=True)).stock_level
             raise StockMoved(product_id, level, held=held)
         outcome = _apply_stock_change(
             product_id=product_id, current=expected_level, reorder_point=reorder_point,
@@ -205,7 +192,7 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
         if isinstance(outcome, StockChange):
             return outcome
         if outcome is None or outcome.spread:
-            outcome = _gathered(product_get(product_id=product_id, consistent=True))
+            outcome = gathered(product_get(product_id=product_id, consistent=True))
         if outcome.stock_level != expected_level:
             held_now = _held_on_the_shelf(product_id, counted)[0] if expected_held is not None else None
             raise StockMoved(product_id, outcome.stock_level, held=held_now)
@@ -231,13 +218,6 @@ def _held_on_the_shelf(product_id, counted):
                                       "counted: count again (held units are on the shelf too). Nothing was changed.")
     return held, [hold_unchanged(hold) for hold in holds], None
 
-
-def _gathered(product):
-    """`product` (None: nothing to do), gathered on its item if its stock is spread over buckets
-    (buckets.stock_gather, which reads it again): an exact write needs the total in one place."""
-    if product is None or not product.spread:
-        return product
-    return stock_gather(product_id=product.product_id)
 
 
 def _apply_stock_change(*, product_id, current, reorder_point, delta, token, reason, who, reference, note, at,
@@ -346,222 +326,7 @@ def describe_adjustment(adjustment):
 
 # --- reorder point --------------------------------------------------------------------------
 
-def product_set_reorder_point(*, product_id, reorder_point):
-    """Set a product's reorder point (None: back to LOW_STOCK_THRESHOLD). One conditional
-    UpdateItem, on the level and reorder point read, that also puts the product in or out of the
-    Reorder index; a stock write in between is retried from the product DynamoDB returns."""
-    check_id("Product", product_id)
-    if reorder_point is not None and (
-        isinstance(reorder_point, bool) or not isinstance(reorder_point, int) or not 0 <= reorder_point <= MAX_REORDER
-    ):
-        raise InvalidInput(f"The reorder point must be a whole number from 0 to {MAX_REORDER:,}.")
-    product = _gathered(product_get(product_id=product_id, consistent=True))
-    for _attempt in contended_attempts():
-        params = _reorder_point_update(product, reorder_point)
-        try:
-            with translate_errors():
-                response = client().update_item(
-                    TableName=table_name(), ReturnValuesOnConditionCheckFailure="ALL_OLD", ReturnValues="ALL_NEW",
-                    **params,
-                )
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":
-                raise
-            old = exc.response.get("Item")
-            if old is None:
-                product = product_get(product_id=product_id, consistent=True)  # NotFound if gone
-            else:
-                product = _gathered(Product.from_item(deserialize(old)))
-            continue
-        return Product.from_item(deserialize(response["Attributes"]))
-    raise StockBusy(product_id=product_id)
-
-
-def _reorder_point_update(product, reorder_point):
-    """UpdateItem parameters: set the reorder point and the Reorder index keys that follow from
-    it, if the product's level and reorder point are still those of `product`."""
-    pk, sk = keys.REORDER_ATTRIBUTES
-    index_keys = reorder_index_keys(product.product_id, product.stock_level, reorder_point)
-    sets, removes, values = [], [], {":level": product.stock_level}
-    if reorder_point is None:
-        removes.append("reorderPoint")
-    else:
-        sets.append("reorderPoint = :newrp")
-        values[":newrp"] = reorder_point
-    if index_keys:
-        sets += [f"{pk} = :rpk", f"{sk} = :rsk"]
-        values.update({":rpk": index_keys[pk], ":rsk": index_keys[sk]})
-    else:
-        removes += [pk, sk]
-    if product.reorder_point is not None:
-        values[":rp"] = product.reorder_point
-    expression = " ".join(part for part in (
-        "SET " + ", ".join(sets) if sets else "", "REMOVE " + ", ".join(removes) if removes else "") if part)
-    return {
-        "Key": serialize(keys.product_key(product.product_id)),
-        "UpdateExpression": expression,
-        "ConditionExpression": "attribute_exists(PK) AND stockLevel = :level AND "
-        + reorder_condition(product.reorder_point) + GATHERED,
-        "ExpressionAttributeValues": serialize(values),
-    }
-
-
-def products_to_reorder(*, brand_id=None, category_id=None, after=None, limit=None):
-    """Products at or below their reorder point, sold-out first (then by level, then ID): one
-    Query a page of the sparse Reorder index (one partition). A brand or category filter is a
-    FilterExpression on the same Query: a page reads at most `limit + 1` index items and shows
-    those that match, so a filtered page can be short (the cursor carries on)."""
-    if brand_id is not None:
-        check_id("Brand", brand_id)
-    if category_id is not None:
-        check_id("Category", category_id)
-    filters = {name: value for name, value in (("brandId", brand_id), ("categoryId", category_id)) if value}
-    key_range = KeyRange(index=keys.REORDER, partition=keys.REORDER_PK, filters=tuple(sorted(filters.items())))
-    return query_page(key_range, size=page_size(limit), after=after, build=Product.from_item)
-
 
 # --- history ----------------------------------------------------------------------------
 
-def buyer_streams(product_id, *, keep=None):
-    """The BUYER_SHARDS partitions of a product's order lines in the Buyers index, newest first
-    (`keep`: which of them a list shows)."""
-    return [
-        Stream(KeyRange(index=keys.BUYERS, partition=keys.buyers_pk(product_id, shard), forward=False),
-               **({"keep": keep} if keep else {}))
-        for shard in range(keys.BUYER_SHARDS)
-    ]
 
-
-def _history_streams(product_id, reason, consistent):
-    """A product's stock changes (of all reasons, or sales only), newest first: its own partition's
-    adjustments (or the ByReason index's sales of before issue 33) and the sales recorded on order
-    lines since (is_sale_record: a line of before is left out, its adjustment counts)."""
-    own = (KeyRange(index=keys.BY_REASON, partition=keys.by_reason_pk(product_id, SOLD), forward=False) if reason
-           else KeyRange(partition=keys.product_pk(product_id), prefix=keys.STOCK_PREFIX, forward=False,
-                         consistent=consistent))
-    return [Stream(own), *buyer_streams(product_id, keep=is_sale_record)]
-
-
-def stock_history(*, product_id, reason=None, after=None, limit=None, consistent=False):
-    """A product's stock changes, newest first. All of them: its own partition (one Query) merged
-    with its sales, which are order lines (BUYER_SHARDS Queries of the Buyers index; merged.py);
-    sales only (`reason` "sold"): the ByReason index's (sales of before issue 33) merged with the same;
-    another `reason`: one Query on the ByReason index. A page is one Query a range not yet done.
-    `consistent` includes the latest write of the product's own partition (as product_get's)."""
-    check_id("Product", product_id)
-    if reason is not None and reason not in REASONS:
-        raise InvalidInput(f"Reason must be one of: {', '.join(REASONS)}.")
-    size = page_size(limit)
-    if reason in (None, SOLD):
-        streams = _history_streams(product_id, reason, consistent)
-        return merged_page(streams, size=size, after=after, build=StockAdjustment.from_item)
-    key_range = KeyRange(index=keys.BY_REASON, partition=keys.by_reason_pk(product_id, reason), forward=False)
-    return query_page(key_range, size=size, after=after, build=StockAdjustment.from_item)
-
-
-def stock_moves_since(*, product_id, at, limit=50):
-    """A product's changes after the stamp `at`, newest first (at most `limit`): what a stocktake shows
-    when it lost a race. One Query of its partition (SK BETWEEN STOCK#<at>~ AND STOCK#~, consistent) and
-    one of each Buyers shard (BuyersSK > <at>~: its sales since), each at most `limit`; the newest
-    `limit` of those (at most 9 x `limit` in memory)."""
-    check_id("Product", product_id)
-    low, high = keys.stock_history_since(at)
-    ranges = [({":pk": keys.product_pk(product_id), ":low": low, ":high": high},
-               {"KeyConditionExpression": "PK = :pk AND SK BETWEEN :low AND :high", "ConsistentRead": True})]
-    sk_name = keys.BUYER_ATTRIBUTES[1]
-    for shard in range(keys.BUYER_SHARDS):
-        ranges.append(({":pk": keys.buyers_pk(product_id, shard), ":low": low.removeprefix(keys.STOCK_PREFIX)},
-                       {"KeyConditionExpression": f"{keys.BUYER_ATTRIBUTES[0]} = :pk AND {sk_name} > :low",
-                        "IndexName": keys.BUYERS}))
-    found = []
-
-    def send(job):
-        values, params = job
-        with translate_errors():
-            response = client().query(TableName=table_name(), ExpressionAttributeValues=serialize(values),
-                                      ScanIndexForward=False, Limit=limit, **params)
-        found.extend(deserialize(i) for i in response["Items"])
-
-    in_parallel(ranges, send, workers=SHARD_READERS)
-    changes = [StockAdjustment.from_item(i) for i in found if i.get("type") != "ORDER_LINE" or is_sale_record(i)]
-    return sorted(changes, key=lambda c: (c.stamp, c.adjustment_id), reverse=True)[:limit]
-
-
-def stock_adjustments_all(*, product_id):
-    """Every adjustment in a product's own partition (no sale recorded on an order line), newest first,
-    consistent: what a table of before issue 33 holds (migration 0017 reads it, before the Buyers index)."""
-    key_range = KeyRange(partition=keys.product_pk(product_id), prefix=keys.STOCK_PREFIX, forward=False,
-                         consistent=True)
-    after = None
-    while True:
-        page = query_page(key_range, size=1000, after=after, build=StockAdjustment.from_item)
-        yield from page.items
-        if not page.next_cursor:
-            return
-        after = page.next_cursor
-
-
-def stock_history_all(*, product_id, reason=None):
-    """Every adjustment of a product (of one reason), newest first, page by page (a generator:
-    the CSV download streams it)."""
-    after = None
-    while True:
-        page = stock_history(product_id=product_id, reason=reason, after=after, limit=1000, consistent=reason is None)
-        yield from page.items
-        if not page.next_cursor:
-            return
-        after = page.next_cursor
-
-
-def check_day_range(start, end):
-    if not isinstance(start, date) or not isinstance(end, date):
-        raise InvalidInput("Give a start and an end date.")
-    if end < start:
-        raise InvalidInput("The end date is before the start date.")
-    if (end - start).days + 1 > MAX_LEDGER_DAYS:
-        raise InvalidInput(f"At most {MAX_LEDGER_DAYS} days at a time.")
-    return start, end
-
-
-def stock_ledger(*, start, end):
-    """Every stock change of every product from day `start` to day `end` (UTC, inclusive), in
-    time order: a generator. Each day is LEDGER_SHARDS partitions of the Ledger index: the first
-    Query of each sent at once (SHARD_READERS at a time), then each read on with Queries of up to 1 MB
-    in time order and merged (heapq.merge: at most one page of each shard in memory). Cost: at least
-    days x LEDGER_SHARDS Queries, plus one per MB of changes. A day of before issue 33 has changes in
-    its first LEDGER_SHARDS_BEFORE shards only: the others are empty (0.5 read units a Query)."""
-    start, end = check_day_range(start, end)
-    for offset in range((end - start).days + 1):  # never a day past `end`: 9999-12-31 has none
-        day = (start + timedelta(days=offset)).isoformat()
-        first = {}
-
-        def send(shard, day=day, first=first):
-            first[shard] = _ledger_query(day, shard)
-
-        in_parallel(range(keys.LEDGER_SHARDS), send, workers=SHARD_READERS)
-        streams = [_ledger_shard(day, shard, first[shard]) for shard in range(keys.LEDGER_SHARDS)]
-        for _sk, item in heapq.merge(*streams, key=lambda pair: pair[0]):
-            yield StockAdjustment.from_item(item)
-
-
-def _ledger_query(day, shard, start_key=None):
-    params = {
-        "TableName": table_name(), "IndexName": keys.LEDGER,
-        "KeyConditionExpression": f"{keys.LEDGER}PK = :pk",
-        "ExpressionAttributeValues": serialize({":pk": keys.ledger_pk(day, shard)}),
-    }
-    if start_key:
-        params["ExclusiveStartKey"] = start_key
-    with translate_errors():
-        return client().query(**params)
-
-
-def _ledger_shard(day, shard, response):
-    """The items of one Ledger partition in time order, from its first answer `response` on."""
-    while True:
-        for raw in response["Items"]:
-            item = deserialize(raw)
-            yield item[f"{keys.LEDGER}SK"], item
-        if "LastEvaluatedKey" not in response:
-            return
-        response = _ledger_query(day, shard, response["LastEvaluatedKey"])
