@@ -14,7 +14,7 @@ from catalog.gateway.dynamo.codec import serialize
 from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import OrderRejected, StockBusy
 from catalog.gateway.orders import orders
-from catalog.gateway.stock import buckets, receiving
+from catalog.gateway.stock import buckets, receiving, takes
 from catalog.gateway.stock.reconcile import reconcile_product
 from shop.messages import line_problem_text
 from tests.helpers import items_in_partition, seed, small_catalog
@@ -251,7 +251,7 @@ def test_a_replica_behind_costs_one_refused_try_not_one_a_bucket(local_ddb, monk
     real = orders.products_get_many
     monkeypatch.setattr(orders, "products_get_many",
                         lambda **kw: real(**kw) if kw.get("consistent") else dict(stale))  # a replica behind
-    monkeypatch.setattr(buckets.random, "choice", lambda able: able[0])  # the stale buckets first
+    monkeypatch.setattr(takes.random, "choice", lambda able: able[0])  # the stale buckets first
     with count_requests() as counter:
         buy("late")
     assert counter.operations.count("TransactWriteItems") == 2

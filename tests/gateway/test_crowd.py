@@ -12,7 +12,7 @@ from catalog.gateway.alerts import alerts
 from catalog.gateway.dynamo import backoff, transact
 from catalog.gateway.dynamo.budget import request_budget
 from catalog.gateway.errors import OrderRejected, StockBusy
-from catalog.gateway.orders import orders
+from catalog.gateway.orders import fulfilment, orders
 from shop.messages import line_problem_text
 from tests.helpers import seed, small_catalog
 
@@ -145,7 +145,7 @@ def _conflicting(monkeypatch, times, code="TransactionConflict"):
             return transact.Refusal(codes=(code,) * len(actions), items=(None,) * len(actions), conflict=True)
         return real(actions, request_token=request_token)
 
-    monkeypatch.setattr(orders, "transact_write", transact_write)
+    monkeypatch.setattr(fulfilment, "transact_write", transact_write)  # a cancellation's
     monkeypatch.setattr(alerts, "transact_write", transact_write)  # an order's transaction goes through its due marks
     return left
 
