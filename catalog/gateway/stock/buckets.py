@@ -71,7 +71,7 @@ def _spreadable(product, quantity):
     )
 
 
-# --- a sale's stock action (orders._transact_order) ------------------------------------------
+# --- making products ready for a sale's take (takes.sale_take) ------------------------------
 
 
 def settle_for_sale(products, lines, *, consistent=True):

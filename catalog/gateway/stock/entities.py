@@ -38,7 +38,7 @@ REASON_LABELS = {
 }
 
 
-# What staff see instead of the level after a sale that took its units relatively (stock.py's
+# What staff see instead of the level after a sale that took its units relatively (takes.py's
 # stock_level_take: many buyers at once, none of them reads the level it leaves).
 LEVEL_NOT_RECORDED = "not recorded (sale during a rush)"
 

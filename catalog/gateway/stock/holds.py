@@ -8,7 +8,7 @@ it again renews the shopper's own hold (only the difference is taken or put back
 units count for them, so they are never blocked by their own hold), but never past STOCK_HOLD_MAX_SECONDS
 after it was first taken: then it ends, and the shopper queues again for the units like anyone. Placing
 the order deletes the hold in the order's transaction instead of taking stock (orders._transact_order:
-hold_consume); a cancelled or emptied cart, or the release job once the hold ended, puts the units back
+takes.hold_consume); a cancelled or emptied cart, or the release job once the hold ended, puts the units back
 exactly (and marks the product due for back-in-stock alerts, as a receipt does, as do units a shrinking
 hold gives back) and leaves a record.
 
@@ -233,10 +233,7 @@ def _transact_holds(*, customer_id, lines, more, products, holds, windows, until
     return fresh
 
 
-# --- turning a hold into a sale (orders._transact_order) -------------------------------------
-
-
-# --- releasing ------------------------------------------------------------------------------
+# --- releasing (the cart's own; the release job's are in releases.py) -------------------------
 
 
 # --- what staff see and reconcile counts ------------------------------------------------------
