@@ -83,6 +83,7 @@ from .orders.orders import (
     order_get_by_id,
     order_get_by_number,
     order_number_clean,
+    order_number_for,
     order_place,
     orders_by_customer,
 )
@@ -134,7 +135,7 @@ __all__ = [
     "BudgetExceeded", "IdempotencyConflict", "OutcomeUnknown", "request_budget",
     "brands_all", "categories_all", "check_id", "create_table_request",
     "customer_put", "line_problems", "new_order_id", "new_token", "order_confirmation_claim", "order_get",
-    "order_get_by_id", "order_get_by_number", "order_number_clean",
+    "order_get_by_id", "order_get_by_number", "order_number_clean", "order_number_for",
     "order_place", "orders_by_customer", "product_get", "valid_id",
     "products_by_brand", "products_by_category", "products_get_many", "stock_decrease",
     "stock_history", "stock_increase", "table_ensure",
