@@ -34,6 +34,7 @@ run: setup
 
 # Everything on SQLite (the default DATABASE_URL), then the database-using tests on PostgreSQL.
 test: system-deps setup dynamodb-local axe
+	$(VENV)/bin/lint-imports
 	DATABASE_URL= CACHE_URL= $(PY) -m pytest $(PYTEST_ARGS)
 	CACHE_URL= $(PY) tools/postgres_local.py run -- $(PY) -m pytest $(PYTEST_PG_ARGS)
 

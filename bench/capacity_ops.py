@@ -16,9 +16,11 @@ from django.core.cache import cache, caches
 from django.test import Client
 
 from catalog import availability, gateway, hot_products
-from catalog.gateway import importer, keys
-from catalog.gateway.entities import OrderLine, sale_record
-from catalog.gateway.transact import put, transact_write, update
+from catalog.gateway import keys
+from catalog.gateway.catalog import importer
+from catalog.gateway.dynamo.transact import put, transact_write, update
+from catalog.gateway.orders.entities import OrderLine
+from catalog.gateway.stock.entities import sale_record
 from catalog.gateway.validate import utc_now
 
 from .capacity_meter import CapacityMeter

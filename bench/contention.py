@@ -24,11 +24,12 @@ from bench.catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
 from bench.load import gunicorn_flags
 from catalog import gateway
 from catalog.gateway import LineProblem, importer, orders
-from catalog.gateway.client import client as gateway_client
-from catalog.gateway.entities import SOLD, Product
+from catalog.gateway.catalog.entities import Product
+from catalog.gateway.dynamo.client import client as gateway_client
+from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import InsufficientStock, OrderRejected, StockBusy
-from catalog.gateway.stock import take_floor
-from catalog.gateway.testing import count_requests
+from catalog.gateway.stock.entities import SOLD
+from catalog.gateway.stock.takes import take_floor
 
 PRICE = Decimal("1.00")
 BUYER_COUNTS = [1, 8, 32, 128]  # `make bench`'s, quick runs too

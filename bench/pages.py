@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from django.core.cache import cache
 from django.test import Client
 
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.testing import count_requests
 
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
 

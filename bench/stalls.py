@@ -29,7 +29,7 @@ def probe(out, product_id, *, interval=INTERVAL, stop=lambda: False, clock=time.
     """Read product `product_id` every `interval` seconds until `stop()`; write a line to `out`
     for each slow or failed read and each late wake-up. Counts in `counts` as it goes (so that a
     probe stopped by a signal still has them). Returns (reads, slow or failed reads, late wake-ups)."""
-    from catalog.gateway import products
+    from catalog.gateway.catalog import products
 
     counts = counts if counts is not None else {}
     counts.update(reads=0, slow=0, late=0)

@@ -13,7 +13,7 @@ or gathered) is not kept: its pages read it as before, one GetItem; staff pages 
 from django.core.cache import caches
 
 from . import gateway
-from .gateway.holds import units_held
+from .gateway import units_held
 
 CACHE = "hot_products"
 

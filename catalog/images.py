@@ -6,7 +6,7 @@ from functools import lru_cache
 from django.templatetags.static import static
 from django.urls import get_script_prefix, reverse
 
-from catalog.gateway.text import fold
+from catalog.gateway import fold
 
 COLOURS = [
     "#2f6f8f", "#8f2f4f", "#3f7f3f", "#7f5f1f", "#5f3f8f", "#1f6f6f",

@@ -16,7 +16,7 @@ from storefront.http import (
 )
 
 from . import cards, gateway, hot_products, images, names, product_page
-from .gateway.holds import holds_enabled
+from .gateway import holds_enabled
 
 
 @require_safe
@@ -215,7 +215,7 @@ def category_detail(request, category_id):
 def search(request):
     """Products by name: /search/?q=...; one Query for a one-word search. A query too short to
     search shows a hint and reads nothing."""
-    query = (request.GET.get("q") or "")[: gateway.text.MAX_QUERY].strip()
+    query = (request.GET.get("q") or "")[: gateway.MAX_QUERY].strip()
     sort = optional_param(request, "sort")
     after, _limit, _pages_shown, number = _pages(request)
     _words, term = gateway.search_words(query)
@@ -229,7 +229,7 @@ def search(request):
         "owner_kind": "search",
         "query": query,
         "hint": term is None,
-        "min_term": gateway.text.MIN_TERM,
+        "min_term": gateway.MIN_TERM,
         "filter_links": "",
         "labels": names.brand_names(),
         "count": page.total,

@@ -12,15 +12,16 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from catalog import gateway
-from catalog.gateway import InvalidInput, keys
-from catalog.gateway.alerts import (
+from catalog.gateway import (
     FAILED,
     MAX_EMAIL,
     AlertRefused,
+    InvalidInput,
     alert_ask,
     alert_cancel,
     alert_confirm,
     alert_get,
+    keys,
 )
 from shop.accounts import mailbox_key
 from storefront.errors import RETRY_AFTER

@@ -12,8 +12,7 @@ from django.core.validators import MaxLengthValidator
 from django.forms import BoundField
 from django_countries import countries
 
-from catalog.gateway import ADDRESS_FIELDS
-from catalog.gateway.text import has_control_characters
+from catalog.gateway import ADDRESS_FIELDS, has_control_characters
 from storefront.fields import IdField, WholeNumberField
 
 from .rules import MAX_LINE_QUANTITY

@@ -18,14 +18,14 @@ from django.core.mail import EmailMultiAlternatives, get_connection
 from django.template.loader import render_to_string
 from django.urls import reverse
 
-from catalog.gateway import keys
-from catalog.gateway.alerts import (
+from catalog.gateway import (
     alert_give_up,
     alert_lease,
     alert_mark_sent,
     alerts_claim,
     alerts_due,
     alerts_outbox,
+    keys,
 )
 
 log = logging.getLogger(__name__)

@@ -13,9 +13,18 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
 
 from catalog import gateway, hot_products
-from catalog.gateway import CatalogUnavailable, InvalidInput, OrderRejected, OutcomeUnknown, StockBusy, keys
-from catalog.gateway.alerts import alerts_of_owner
-from catalog.gateway.holds import holds_enabled, holds_release, holds_take
+from catalog.gateway import (
+    CatalogUnavailable,
+    InvalidInput,
+    OrderRejected,
+    OutcomeUnknown,
+    StockBusy,
+    alerts_of_owner,
+    holds_enabled,
+    holds_release,
+    holds_take,
+    keys,
+)
 from storefront.errors import RETRY_AFTER
 from storefront.http import partial_template
 
@@ -23,6 +32,7 @@ from . import accounts, rules
 from . import checkout as checkouts
 from .cart import Cart
 from .forms import AccountForm, CheckoutForm, ProductForm, QuantityForm
+from .messages import line_problem_text
 from .mfa import has_second_factor
 
 
@@ -232,7 +242,7 @@ def _held_or_told(request: HttpRequest, lines: list) -> bool:
 
 def _tell(request: HttpRequest, problems: list) -> None:
     for problem in problems:
-        messages.error(request, str(problem))
+        messages.error(request, line_problem_text(problem))
     messages.error(request, "Nothing is held for you. Please check your cart and try again.")
 
 
@@ -264,7 +274,7 @@ def _place_order(request, cart):
     except OrderRejected as exc:
         checkouts.counted(checkouts.rejected_outcome(exc.problems))
         for problem in exc.problems:
-            messages.error(request, str(problem))
+            messages.error(request, line_problem_text(problem))
         messages.error(request, "Nothing was ordered. Please check your cart and try again.")
         return redirect("cart")
     except StockBusy as exc:

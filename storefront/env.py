@@ -12,7 +12,7 @@ from pathlib import Path
 from django.core.exceptions import ImproperlyConfigured
 from dotenv import dotenv_values
 
-from storefront.numbers import Unreadable, parse_decimal, parse_whole
+from common.numbers import Unreadable, parse_decimal, parse_whole
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 RUN_ENV_FILE = os.environ.get("DJANGO_RUN_ENV_FILE", "var/run.env")

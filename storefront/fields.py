@@ -2,7 +2,7 @@
 from django import forms
 
 from catalog.gateway import InvalidId, check_id
-from storefront.numbers import Unreadable, parse_whole
+from common.numbers import Unreadable, parse_whole
 
 
 class IdField(forms.CharField):
@@ -26,7 +26,7 @@ class IdField(forms.CharField):
 
 
 class WholeNumberField(forms.IntegerField):
-    """A whole number typed in a form, read by the one parser (storefront.numbers): "²", "①",
+    """A whole number typed in a form, read by the one parser (common.numbers): "²", "①",
     "1e3", "١٢", " " or a hundred digits are the field's "invalid" error, never a 500."""
 
     def to_python(self, value):

@@ -24,8 +24,7 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from catalog.gateway import CatalogUnavailable, budget
-from catalog.gateway.client import table_name
+from catalog.gateway import CatalogUnavailable, budget, table_name
 from catalog.gateway.table import table_ping
 from catalog.gateway.table.migrations import STEPS, table_state
 from storefront.metrics import allowed

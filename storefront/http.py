@@ -8,7 +8,7 @@ from django.http import HttpResponseNotAllowed
 from django.middleware.csrf import rotate_token
 
 from catalog.gateway import InvalidInput
-from storefront.numbers import Unreadable, parse_whole
+from common.numbers import Unreadable, parse_whole
 
 log = logging.getLogger(__name__)
 

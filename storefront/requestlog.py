@@ -11,7 +11,7 @@ import uuid
 from django.conf import settings
 from django.db import DatabaseError
 
-from catalog.gateway.telemetry import tallying
+from catalog.gateway import tallying
 
 from . import logcontext
 

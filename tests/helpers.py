@@ -11,8 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from catalog.gateway import client as dynamo
-from catalog.gateway import codec, importer, keys
-from catalog.gateway.entities import StockAdjustment, is_sale_record
+from catalog.gateway import codec, keys
+from catalog.gateway.catalog import importer
+from catalog.gateway.stock.entities import StockAdjustment, is_sale_record
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -95,7 +96,7 @@ REPO = Path(__file__).resolve().parent.parent
 def age_hold(customer_id, product_id, seconds):
     """Time passes for a shopper's hold (timed holds): it was taken, and ends, `seconds` earlier than it
     did (its item rewritten, with its HoldExpiry keys)."""
-    from catalog.gateway.holds import holds_of
+    from catalog.gateway.stock.holds import holds_of
 
     hold = holds_of(customer_id=customer_id, product_ids=[product_id])[product_id]
     taken = datetime.fromisoformat(hold.held_at) - timedelta(seconds=seconds)

@@ -1,42 +1,59 @@
 """The DynamoDB gateway: the only code that talks to the single table or builds its keys.
 
 Its public face is this module: what the apps use, one function per access pattern, typed results
-(frozen dataclasses), and the exceptions of `errors`, into which every botocore error is turned.
+(frozen dataclasses), and the exceptions of `errors`, into which every botocore error is turned. Views,
+commands and middleware import from here only (.importlinter); tests may reach further in.
 
-Modules, one job each:
-- reaching DynamoDB: `client` (the boto3 client, built from settings; `read`), `boundary` (botocore's
-  errors become the project's), `outcomes` (a write whose answer was lost), `budget` (a web
-  request's DynamoDB time budget), `backoff` (pauses before trying again), `batches` (BatchGetItem,
-  BatchWriteItem), `threads` (requests sent at once), `codec` (items to and from the wire format),
-  `wire` (the JSON parse of read answers), `telemetry` (metrics and log figures of every request);
-- the table: `table` (its definition, its migrations and their backfills), `keys` (every key format),
-  `cursor` (signed page cursors), `validate` (IDs, quantities, texts),
-  `entities` (the typed results);
-- access patterns: `products`, `pages`, `stock`, `orders`, `transact` (multi-item writes),
-  `receiving` (stock from a delivery file), `importer` (the catalog import), `counts` (recounting
-  brand and category counts), `reconcile` (stock levels against the ledger), `text` (name order
-  and search terms);
-- `testing`: for tests and benchmarks only (request counting, table deletion).
+Layout, lowest first (each imports only those below it):
+- `keys` (every key format), `errors`, `validate` (IDs, quantities, texts), `lines` (purchase-line
+  checks and LineProblem);
+- `dynamo/`: reaching DynamoDB (client, boundary, outcomes, budget, backoff, batches, threads, codec,
+  wire, telemetry, transact, pages, merged, cursor; `testing` for tests and benchmarks);
+- `catalog/`: products, brands, categories (entities, products, text, counts);
+- `alerts/`: back-in-stock alerts;
+- `stock/`: levels and the ledger (stock, entities), taking units (takes: the Take Protocol), buckets,
+  holds and their limits, receiving, reconcile;
+- `orders/` (orders, entities) and `catalog/importer` (the catalog import);
+- `table/`: the table's definition (schema), its migrations (runner, steps) and their backfills.
 """
-from .buckets import stock_set_buckets
-from .budget import BudgetExceeded, request_budget
-from .counts import counts_recount
-from .entities import (
-    MANUAL_REASONS,
-    REASON_LABELS,
-    REASONS,
-    RECEIVED,
-    Brand,
-    Category,
-    Order,
-    OrderLine,
-    Page,
-    Product,
-    PurchaseLine,
-    Sale,
-    StockAdjustment,
-    StockChange,
+from .alerts.alerts import (
+    FAILED,
+    MAX_EMAIL,
+    AlertRefused,
+    alert_ask,
+    alert_cancel,
+    alert_confirm,
+    alert_counts,
+    alert_get,
+    alert_give_up,
+    alert_lease,
+    alert_mark_sent,
+    alerts_claim,
+    alerts_due,
+    alerts_of_owner,
+    alerts_outbox,
 )
+from .catalog import importer
+from .catalog.counts import counts_recount
+from .catalog.entities import Brand, Category, Product
+from .catalog.products import (
+    brands_all,
+    categories_all,
+    check_sort,
+    product_get,
+    products_by_brand,
+    products_by_category,
+    products_get_many,
+    products_search,
+    search_words,
+    with_stock_levels,
+)
+from .catalog.text import MAX_QUERY, MIN_TERM, fold, has_control_characters
+from .dynamo import budget, client, codec
+from .dynamo.budget import BudgetExceeded, request_budget
+from .dynamo.client import table_name
+from .dynamo.pages import Page
+from .dynamo.telemetry import tallying
 from .errors import (
     CatalogError,
     CatalogUnavailable,
@@ -54,51 +71,36 @@ from .errors import (
     StockMoved,
 )
 from .keys import MAX_STOCK_BUCKETS
-from .orders import (
-    ADDRESS_FIELDS,
-    MAX_LINES,
-    LineProblem,
-    customer_put,
-    line_problems,
+from .lines import MAX_LINES, LineProblem, line_problems
+from .orders.customers import ADDRESS_FIELDS, customer_put
+from .orders.entities import Order, OrderLine, PurchaseLine
+from .orders.fulfilment import order_cancel, order_ship, orders_open, product_buyers, product_buyers_all
+from .orders.orders import (
     new_order_id,
-    order_cancel,
     order_confirmation_claim,
     order_get,
     order_get_by_id,
     order_get_by_number,
     order_number_clean,
+    order_number_for,
     order_place,
-    order_ship,
     orders_by_customer,
-    orders_open,
-    product_buyers,
-    product_buyers_all,
 )
-from .products import (
-    brands_all,
-    categories_all,
-    check_sort,
-    product_get,
-    products_by_brand,
-    products_by_category,
-    products_get_many,
-    products_search,
-    search_words,
-    with_stock_levels,
-)
-from .stock import (
+from .stock import receiving, reconcile
+from .stock.buckets import stock_set_buckets
+from .stock.entities import MANUAL_REASONS, REASON_LABELS, REASONS, RECEIVED, Sale, StockAdjustment, StockChange
+from .stock.history import (
     MAX_LEDGER_DAYS,
     check_day_range,
-    product_set_reorder_point,
-    products_to_reorder,
-    stock_count,
-    stock_decrease,
     stock_history,
     stock_history_all,
-    stock_increase,
     stock_ledger,
     stock_moves_since,
 )
+from .stock.holds import holds_enabled, holds_release, holds_take
+from .stock.releases import holds_all, holds_release_ended, holds_released, units_held
+from .stock.reorder import product_set_reorder_point, products_to_reorder
+from .stock.stock import stock_count, stock_decrease, stock_increase
 from .table import create_table_request, table_ensure
 from .validate import (
     MAX_NOTE,
@@ -111,12 +113,20 @@ from .validate import (
 )
 
 __all__ = [
+    "budget", "client", "codec", "keys",  # modules the apps configure or read keys with
+    "importer", "receiving", "reconcile",  # the catalog import, receiving files and reconciling (commands, staff)
+    "table_name", "tallying", "fold", "has_control_characters",
+    "holds_all", "holds_enabled", "holds_release", "holds_release_ended", "holds_released", "holds_take",
+    "units_held",
+    "FAILED", "MAX_EMAIL", "AlertRefused", "alert_ask", "alert_cancel", "alert_confirm", "alert_counts", "alert_get",
+    "alert_give_up", "alert_lease", "alert_mark_sent", "alerts_claim", "alerts_due", "alerts_of_owner",
+    "alerts_outbox",
     "ADDRESS_FIELDS", "MAX_LINES", "MAX_QUANTITY", "MAX_NOTE", "MAX_REFERENCE", "MAX_REORDER", "MAX_LEDGER_DAYS",
     "MANUAL_REASONS", "REASON_LABELS", "REASONS",
     "RECEIVED", "OrderStatusRefused", "StockMoved",
     "check_day_range", "order_cancel", "order_ship", "orders_open", "product_set_reorder_point",
     "products_to_reorder", "stock_count", "stock_history_all", "stock_ledger", "stock_moves_since",
-    "check_sort", "counts_recount",
+    "check_sort", "counts_recount", "MAX_QUERY", "MIN_TERM",
     "products_search", "search_words", "with_stock_levels",
     "Brand", "PurchaseLine", "Category", "Order", "OrderLine", "Page", "Product", "StockAdjustment", "StockChange",
     "CatalogError", "CatalogUnavailable", "InsufficientStock", "InvalidCursor", "InvalidId", "InvalidInput",
@@ -124,7 +134,7 @@ __all__ = [
     "BudgetExceeded", "IdempotencyConflict", "OutcomeUnknown", "request_budget",
     "brands_all", "categories_all", "check_id", "create_table_request",
     "customer_put", "line_problems", "new_order_id", "new_token", "order_confirmation_claim", "order_get",
-    "order_get_by_id", "order_get_by_number", "order_number_clean",
+    "order_get_by_id", "order_get_by_number", "order_number_clean", "order_number_for",
     "order_place", "orders_by_customer", "product_get", "valid_id",
     "products_by_brand", "products_by_category", "products_get_many", "stock_decrease",
     "stock_history", "stock_increase", "table_ensure",

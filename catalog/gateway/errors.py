@@ -64,7 +64,14 @@ class IdempotencyConflict(CatalogError):
 
 
 class StockBusy(CatalogUnavailable):
-    """Too many concurrent changes to one product; the caller may try again."""
+    """Too many concurrent changes to one product; the caller may try again. Without a message, the
+    one said of a product whose stock changes too often (`product_id`)."""
+
+    CHANGING = "Stock of product {product_id} is changing too often right now; try again."
+
+    def __init__(self, message=None, *, product_id=None):
+        self.product_id = product_id
+        super().__init__(self.CHANGING.format(product_id=product_id) if message is None else message)
 
 
 class OrderRejected(CatalogError):
@@ -73,7 +80,7 @@ class OrderRejected(CatalogError):
 
     def __init__(self, problems):
         self.problems = problems
-        super().__init__("; ".join(str(p) for p in problems))
+        super().__init__("; ".join(f"{p.product_id}: {p.kind}" for p in problems))
 
 
 class StockMoved(CatalogError):

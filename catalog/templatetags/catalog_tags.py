@@ -7,7 +7,7 @@ from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.http import RFC3986_SUBDELIMS
 
 from catalog.images import image_url
-from storefront.numbers import euro
+from common.numbers import euro
 
 register = template.Library()
 

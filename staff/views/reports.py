@@ -4,7 +4,7 @@ from django.http import HttpResponseBadRequest
 from django.shortcuts import render
 
 from catalog import gateway, names
-from catalog.gateway.alerts import alert_counts
+from catalog.gateway import alert_counts
 from storefront.http import optional_param, partial_template, query_string
 
 from ..decorators import READ, staff_view

@@ -2,13 +2,23 @@
 page (level, adjustment, stocktake, reorder point, stock buckets, history). An adjustment records
 the staff user's username as "who". With HTMX a form answers with just the part that changes (a
 partial of the same template)."""
+
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from catalog import gateway, names
-from catalog.gateway import IdempotencyConflict, InsufficientStock, InvalidInput, NotFound, OutcomeUnknown, StockMoved
-from catalog.gateway.holds import holds_all, holds_enabled, holds_released
+from catalog.gateway import (
+    IdempotencyConflict,
+    InsufficientStock,
+    InvalidInput,
+    NotFound,
+    OutcomeUnknown,
+    StockMoved,
+    holds_all,
+    holds_enabled,
+    holds_released,
+)
 from storefront.errors import RETRY_AFTER
 from storefront.http import optional_param, partial_template, query_string, wants_partial
 

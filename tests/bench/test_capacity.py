@@ -10,7 +10,7 @@ from bench.capacity_ops import measure_all
 from catalog import gateway
 from catalog.gateway import client as dynamo
 from catalog.gateway import codec, keys
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.testing import count_requests
 
 from ..helpers import items_in_partition
 

@@ -39,7 +39,7 @@ def _probe(clock, monkeypatch, *, sleeps, reads):
             raise dynamo_errors.CatalogUnavailable("DynamoDB did not answer")
 
     from catalog.gateway import errors as dynamo_errors
-    from catalog.gateway import products
+    from catalog.gateway.catalog import products
 
     monkeypatch.setattr(products, "product_get", product_get)
     out = io.StringIO()

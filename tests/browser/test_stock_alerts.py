@@ -3,7 +3,7 @@ without it the form posts and the product page shows the answer."""
 import pytest
 from playwright.sync_api import expect
 
-from catalog.gateway import alerts
+from catalog.gateway.alerts import alerts
 from tests.helpers import screenshot, seed
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -3,7 +3,7 @@ does not mean (superscripts, circled, several of them) are a 400 that says what 
 read no products and change nothing; plain digits still work."""
 import pytest
 
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.testing import count_requests
 
 LISTS = ["/brands/3/", "/categories/1/", "/search/?q=model&"]
 ODD_DIGITS = ["²", "①", "¹²³"]

@@ -6,7 +6,7 @@ from django.core.cache import cache
 
 from catalog import names
 from catalog.gateway import Brand, Category
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.testing import count_requests
 
 HX = {"HX-Request": "true"}
 

@@ -7,8 +7,9 @@ import pytest
 from django.core.cache import caches
 
 from catalog import gateway, hot_products
-from catalog.gateway import orders
-from catalog.gateway.testing import count_requests
+from catalog.gateway.catalog import importer
+from catalog.gateway.dynamo.testing import count_requests
+from catalog.gateway.orders import orders
 from tests.helpers import keep_hot_products, make_account, seed, small_catalog
 
 pytestmark = pytest.mark.django_db
@@ -63,7 +64,7 @@ def test_the_checkout_decides_on_the_product_as_it_is_not_as_kept(hot, client, d
     form = {name: re.search(rf'name="{name}" value="([^"]+)"', html).group(1) for name in ("order_id", "token")}
     data = small_catalog()  # staff import a new price (and the product is gathered for it) within the second
     data["products"][6].update(price="24.90", stockLevel=99, stockBuckets=10)
-    gateway.importer.import_catalog(data)
+    importer.import_catalog(data)
     assert "€29.90" in client.get("/cart/").content.decode()  # the shopper's pages: the kept copy
     form.update(name="Alice Liddell", street="Hauptstraße 1", postcode="10115", city="Berlin", country="DE")
     html = client.post("/checkout/", form, follow=True).content.decode()

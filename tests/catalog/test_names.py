@@ -3,7 +3,7 @@ from django.core.cache import cache
 
 from catalog import context_processors, names
 from catalog.gateway import Brand, CatalogUnavailable
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.testing import count_requests
 
 
 def test_names_are_read_once_while_the_cache_holds_them(catalog):

@@ -3,8 +3,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from catalog.gateway.errors import CatalogUnavailable
-from catalog.gateway.holds import ReleaseSummary
-from catalog.management.commands import run_stock_jobs
+from catalog.gateway.stock.releases import ReleaseSummary
+from shop.management.commands import run_stock_jobs
 from shop.stock_alerts import PassSummary
 
 

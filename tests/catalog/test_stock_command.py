@@ -11,7 +11,7 @@ from django.core.management import CommandError, call_command
 from catalog import gateway
 from catalog.gateway import client as dynamo
 from catalog.gateway import keys
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.testing import count_requests
 from tests.helpers import REPO
 
 

@@ -7,7 +7,7 @@ from django.test import Client
 
 from catalog import names
 from catalog.gateway import client as dynamo
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.testing import count_requests
 from tests.helpers import paged_catalog, seed, small_catalog
 
 HX = {"HX-Request": "true"}

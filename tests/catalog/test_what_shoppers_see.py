@@ -3,7 +3,7 @@ other lists, and breadcrumbs that lead to the part of the home page they name.""
 import re
 
 from catalog import gateway, names
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.testing import count_requests
 
 
 def card_badges(html):

@@ -5,10 +5,11 @@ import time
 import pytest
 
 from catalog import gateway
-from catalog.gateway import alerts, keys
-from catalog.gateway.alerts import AlertRefused, alert_ask, alerts_claim, alerts_outbox
-from catalog.gateway.buckets import stock_set_buckets
+from catalog.gateway import keys
+from catalog.gateway.alerts import alerts
+from catalog.gateway.alerts.alerts import AlertRefused, alert_ask, alerts_claim, alerts_outbox
 from catalog.gateway.errors import InvalidInput, NotFound
+from catalog.gateway.stock.buckets import stock_set_buckets
 from tests.helpers import alert_count
 
 SOLD_OUT = "3"  # small catalog: Home charger, stock 0
@@ -153,8 +154,8 @@ def test_due_marks_after_a_full_transaction_are_tried_again_and_never_fail_the_s
     """A stock write with too many actions for its due marks (a 25-line cancellation, an order from bigger
     holds) sends the marks right after it: another transaction in the way is waited out (the same token), and
     DynamoDB unavailable then is logged, never raised: the stock write stands."""
+    from catalog.gateway.dynamo.transact import TRANSACTION_ACTIONS, Refusal
     from catalog.gateway.errors import CatalogUnavailable
-    from catalog.gateway.transact import TRANSACTION_ACTIONS, Refusal
 
     sent = []
     answers = iter([None, Refusal(conflict=True), None])
@@ -215,7 +216,7 @@ def test_an_alert_for_a_product_spread_over_buckets_is_marked_due_when_units_are
 def test_a_confirm_waits_out_another_transaction_on_the_product(catalog, monkeypatch):
     """The count is on the product's item, which sales write too: a confirm that meets another transaction
     tries again after a pause, and a guest whose confirm could not be made is told so (503), not "on"."""
-    from catalog.gateway.transact import Refusal
+    from catalog.gateway.dynamo.transact import Refusal
 
     guest = alert_ask(product_id=SOLD_OUT, email="guest@example.com").alert
     real, busy = alerts.transact_write, [Refusal(conflict=True)]

@@ -7,7 +7,7 @@ import pytest
 from django.core import mail
 
 from catalog import gateway
-from catalog.gateway import alerts
+from catalog.gateway.alerts import alerts
 from shop.stock_alerts import send_due_alerts
 from tests.helpers import alert_count
 

@@ -5,8 +5,8 @@ import pytest
 from django.core.management import call_command
 
 from catalog import gateway
-from catalog.gateway import importer
-from catalog.gateway.testing import count_requests
+from catalog.gateway.catalog import importer
+from catalog.gateway.dynamo.testing import count_requests
 from tests.helpers import items_in_partition, seed, small_catalog
 
 
@@ -96,8 +96,8 @@ def test_counts_after_import_and_a_reimport_that_moves_products(ddb):
 def test_recount_reports_and_repairs_drift(ddb):
     seed()
     gateway.counts_recount(repair=True)
-    from catalog.gateway.client import client, table_name
-    from catalog.gateway.codec import serialize
+    from catalog.gateway.dynamo.client import client, table_name
+    from catalog.gateway.dynamo.codec import serialize
 
     client().update_item(
         TableName=table_name(), Key=serialize({"PK": "BRANDS", "SK": "B#3"}),

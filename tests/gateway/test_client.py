@@ -4,7 +4,8 @@ import botocore
 from botocore.config import Config
 
 from catalog.gateway import client as dynamo
-from catalog.gateway import codec, keys, products
+from catalog.gateway import codec, keys
+from catalog.gateway.catalog import products
 
 
 def _user_agents(client, call):

@@ -7,9 +7,13 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine, alerts, backoff, orders, transact
-from catalog.gateway.budget import request_budget
+from catalog.gateway import PurchaseLine
+from catalog.gateway.alerts import alerts
+from catalog.gateway.dynamo import backoff, transact
+from catalog.gateway.dynamo.budget import request_budget
 from catalog.gateway.errors import OrderRejected, StockBusy
+from catalog.gateway.orders import fulfilment, orders
+from shop.messages import line_problem_text
 from tests.helpers import seed, small_catalog
 
 
@@ -73,7 +77,7 @@ def test_a_crowd_buys_sixty_units_exactly_and_nobody_is_told_busy(local_ddb, buy
     refused = [r for r in results if isinstance(r, OrderRejected)]
     assert busy == []
     assert (len(placed), len(refused)) == (60, buyers)  # each buyer's last try: sold out
-    assert all(str(r.problems[0]) == "Acme Car Charger is sold out." for r in refused)
+    assert all(line_problem_text(r.problems[0]) == "Acme Car Charger is sold out." for r in refused)
     assert stock("7") == 0
     sales = [h for h in gateway.stock_history(product_id="7", limit=200, consistent=True).items if h.reason == "sold"]
     assert sorted(h.order_id for h in sales) == sorted(o.order_id for o in placed)  # one sale a unit, each its order
@@ -141,7 +145,7 @@ def _conflicting(monkeypatch, times, code="TransactionConflict"):
             return transact.Refusal(codes=(code,) * len(actions), items=(None,) * len(actions), conflict=True)
         return real(actions, request_token=request_token)
 
-    monkeypatch.setattr(orders, "transact_write", transact_write)
+    monkeypatch.setattr(fulfilment, "transact_write", transact_write)  # a cancellation's
     monkeypatch.setattr(alerts, "transact_write", transact_write)  # an order's transaction goes through its due marks
     return left
 

@@ -9,9 +9,10 @@ import pytest
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from catalog.gateway import stock, transact
-from catalog.gateway.entities import StockAdjustment
+from catalog.gateway.dynamo import transact
 from catalog.gateway.errors import InsufficientStock
+from catalog.gateway.stock import stock
+from catalog.gateway.stock.entities import StockAdjustment
 from catalog.gateway.table import table_ensure
 from tests.helpers import items_in_partition, seed
 from tools import dynamodb_local

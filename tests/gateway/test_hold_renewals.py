@@ -9,10 +9,13 @@ import pytest
 from django.core import mail
 
 from catalog import gateway
-from catalog.gateway import LineProblem, PurchaseLine, alerts, keys
-from catalog.gateway.alerts import alerts_due
+from catalog.gateway import LineProblem, PurchaseLine, keys
+from catalog.gateway.alerts import alerts
+from catalog.gateway.alerts.alerts import alerts_due
 from catalog.gateway.errors import OrderRejected
-from catalog.gateway.holds import holds_of, holds_released, holds_take
+from catalog.gateway.stock.holds import holds_of, holds_take
+from catalog.gateway.stock.releases import holds_released
+from shop.messages import line_problem_text
 from shop.stock_alerts import send_due_alerts
 from tests.helpers import age_hold, age_hold_cap
 
@@ -74,8 +77,8 @@ def test_a_hold_ended_at_its_cap_is_released_and_the_shopper_queues_again(holds_
     with pytest.raises(OrderRejected) as refused:
         holds_take(customer_id="ann", lines=[roadster()])
     assert [p.kind for p in refused.value.problems] == [LineProblem.ENDED]
-    assert "Your hold on Acme Roadster ended" in str(refused.value.problems[0])
-    assert "20\xa0minutes" in str(refused.value.problems[0])
+    assert "Your hold on Acme Roadster ended" in line_problem_text(refused.value.problems[0])
+    assert "20\xa0minutes" in line_problem_text(refused.value.problems[0])
     assert level("8") == 1 and holds_of(customer_id="ann", product_ids=["8"]) == {}  # back on sale
     assert [(r.customer_id, r.why) for r in holds_released(product_id="8")] == [("ann", "ended")]
     assert any(d.product_id == "8" for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s))
@@ -132,7 +135,8 @@ def test_an_order_of_fewer_than_held_marks_the_rest_due(holds_on):
 
 
 def test_cancelling_and_opening_the_checkout_again_keeps_the_first_holds_cap(holds_on):
-    from catalog.gateway.holds import holds_all, holds_release, units_held
+    from catalog.gateway.stock.holds import holds_release
+    from catalog.gateway.stock.releases import holds_all, units_held
 
     holds_take(customer_id="ann", lines=[line(2)])
     first = age_hold("ann", "7", 1000)  # opened 1,000 s ago: 200 s to its cap
@@ -145,7 +149,7 @@ def test_cancelling_and_opening_the_checkout_again_keeps_the_first_holds_cap(hol
 
 
 def test_once_the_cool_down_is_past_a_cancelled_shopper_is_held_afresh(holds_on):
-    from catalog.gateway.holds import holds_release
+    from catalog.gateway.stock.holds import holds_release
 
     holds_take(customer_id="ann", lines=[line(2)])
     age_hold("ann", "7", 500)

@@ -7,18 +7,14 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import LineProblem, PurchaseLine, keys, orders
-from catalog.gateway.alerts import alerts_due
+from catalog.gateway import LineProblem, PurchaseLine, keys
+from catalog.gateway.alerts.alerts import alerts_due
 from catalog.gateway.errors import OrderRejected
-from catalog.gateway.holds import (
-    holds_all,
-    holds_of,
-    holds_release,
-    holds_release_ended,
-    holds_released,
-    holds_take,
-)
-from catalog.gateway.reconcile import reconcile_product
+from catalog.gateway.orders import orders
+from catalog.gateway.stock.holds import holds_of, holds_release, holds_take
+from catalog.gateway.stock.reconcile import reconcile_product
+from catalog.gateway.stock.releases import holds_all, holds_release_ended, holds_released
+from shop.messages import line_problem_text
 from tests.helpers import age_hold, seed, small_catalog, units_counted
 
 pytestmark = pytest.mark.dynamodb_local
@@ -192,12 +188,12 @@ def test_a_stocktake_counts_held_units_on_the_shelf(holds_on):
 def test_a_hold_sold_between_a_stocktakes_read_and_its_write_refuses_it(holds_on, monkeypatch):
     """The count's write is conditional on each hold it read being unchanged: a hold that becomes a sale in
     between (no level moves) makes it read again, and then it is refused as a count against other holds."""
-    from catalog.gateway import holds as holds_module
     from catalog.gateway.errors import StockMoved
+    from catalog.gateway.stock import stock as stock_module  # where the count reads the holds
 
     catalog_with(5)
     holds_take(customer_id="ann", lines=[line(2)])
-    real, sold = holds_module.holds_all, []
+    real, sold = stock_module.holds_all, []
 
     def read_then_sell(**kwargs):
         found = real(**kwargs)
@@ -205,7 +201,7 @@ def test_a_hold_sold_between_a_stocktakes_read_and_its_write_refuses_it(holds_on
             sold.append(place("ann", [line(2)]))  # ann pays just after the count read her hold
         return found
 
-    monkeypatch.setattr(holds_module, "holds_all", read_then_sell)
+    monkeypatch.setattr(stock_module, "holds_all", read_then_sell)
     with pytest.raises(StockMoved) as moved:
         gateway.stock_count(product_id="7", counted=5, expected_level=3, expected_held=2, token=gateway.new_token())
     assert (moved.value.level, moved.value.held) == (3, 0) and level() == 3
@@ -238,7 +234,7 @@ def test_one_shopper_cannot_hold_more_than_the_limit(holds_on):
     with pytest.raises(OrderRejected) as refused:
         holds_take(customer_id="ann", lines=[line(6)])
     assert [p.kind for p in refused.value.problems] == [LineProblem.LIMIT]
-    assert "at most 5 of Acme Car Charger" in str(refused.value.problems[0])
+    assert "at most 5 of Acme Car Charger" in line_problem_text(refused.value.problems[0])
     assert level() == 40
 
 
@@ -263,7 +259,7 @@ def test_a_spread_product_holds_through_a_bucket(holds_on):
     place("warm", [line()])  # the first sale spreads it
     holds_take(customer_id="ann", lines=[line(3)])
     assert level() == 196
-    product_item = gateway.products.product_get(product_id="7", consistent=True)
+    product_item = gateway.product_get(product_id="7", consistent=True)
     assert product_item.spread  # the hold took from a bucket, as a sale does
     place("ann", [line(3)])
     assert level() == 196 and reconcile_product(product_id="7") is None
@@ -272,7 +268,7 @@ def test_a_spread_product_holds_through_a_bucket(holds_on):
 def test_holds_off_the_order_reads_no_hold(settings, local_ddb):
     settings.STOCK_HOLD_SECONDS = 0
     catalog_with(1)
-    from catalog.gateway.testing import count_requests
+    from catalog.gateway.dynamo.testing import count_requests
 
     with count_requests() as counter:
         place("ann", [line()])
@@ -351,7 +347,7 @@ def test_releasing_a_hold_of_a_spread_product_leaves_it_spread(holds_on):
     """A shopper who cancels their checkout of a hot product puts its units back onto the product item's
     own units, without gathering its buckets (which would send every other buyer of it onto the exact path
     until the next spread); the total, the alerts due and the ledger stay exact."""
-    from catalog.gateway.testing import count_requests
+    from catalog.gateway.dynamo.testing import count_requests
 
     catalog_with(200, buckets=4)
     place("warm", [line()])  # the first sale spreads it
@@ -360,7 +356,7 @@ def test_releasing_a_hold_of_a_spread_product_leaves_it_spread(holds_on):
     with count_requests() as counter:
         assert holds_release(customer_id="ann", product_ids=["7"]) == 3
     assert counter.operations == ["BatchGetItem", "BatchGetItem", "TransactWriteItems"]  # hold, product, release
-    product = gateway.products.product_get(product_id="7", consistent=True)
+    product = gateway.product_get(product_id="7", consistent=True)
     assert product.spread and product.stock_level == 199 and level() == 199
     place("bob", [line(2)])  # the buckets still sell
     assert level() == 197 and reconcile_product(product_id="7") is None
@@ -373,7 +369,7 @@ def test_an_order_of_fewer_than_held_of_a_spread_product_leaves_it_spread(holds_
     place("warm", [line()])  # the first sale spreads it
     holds_take(customer_id="ann", lines=[line(3)])
     place("ann", [line(1)])  # two of the three held go back
-    product = gateway.products.product_get(product_id="7", consistent=True)
+    product = gateway.product_get(product_id="7", consistent=True)
     assert product.spread and level() == 198
     assert reconcile_product(product_id="7") is None and not holds_of(customer_id="ann", product_ids=["7"])
 

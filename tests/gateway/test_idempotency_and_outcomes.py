@@ -13,8 +13,8 @@ from django.conf import settings
 from catalog import gateway
 from catalog.gateway import IdempotencyConflict, InvalidCursor, OutcomeUnknown, PurchaseLine, keys
 from catalog.gateway import client as dynamo
-from catalog.gateway.pages import KeyRange
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.pages import KeyRange
+from catalog.gateway.dynamo.testing import count_requests
 
 pytestmark = pytest.mark.django_db
 

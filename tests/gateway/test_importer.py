@@ -9,9 +9,9 @@ from django.core.management import CommandError, call_command
 from catalog import gateway
 from catalog.gateway import client as dynamo
 from catalog.gateway import importer
+from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import NotFound
 from catalog.gateway.table import create_table_request, schema
-from catalog.gateway.testing import count_requests
 from tests.helpers import seed, small_catalog
 
 
@@ -156,8 +156,9 @@ def test_reset_stock_overwrites_stock_on_purpose(ddb, tmp_path):
 def test_a_reset_import_keeps_the_alerts_waiting_and_marks_its_units_due_for_them(ddb):
     """A product's waiting back-in-stock alerts are counted on its item: an import with reset stock keeps the
     count, and the units it brings are marked due for them."""
-    from catalog.gateway import alerts, keys
-    from catalog.gateway.alerts import alert_ask
+    from catalog.gateway import keys
+    from catalog.gateway.alerts import alerts
+    from catalog.gateway.alerts.alerts import alert_ask
     from tests.helpers import alert_count
 
     seed()
@@ -272,8 +273,8 @@ def test_create_table_is_safe_to_run_again(ddb, settings):
 
 def test_parallel_writes_report_in_order_carry_the_budget_and_stop_at_the_first_failure():
     from catalog.gateway import budget
+    from catalog.gateway.dynamo.threads import in_parallel
     from catalog.gateway.errors import CatalogUnavailable
-    from catalog.gateway.threads import in_parallel
 
     sent, done, deadlines = [], [], []
 

@@ -24,17 +24,19 @@ from django.core.management.base import CommandError
 from catalog.checks import refuse_outdated_table, table_problems
 from catalog.gateway import client as dynamo
 from catalog.gateway import codec, keys
-from catalog.gateway.entities import PurchaseLine
-from catalog.gateway.orders import order_cancel, order_place, order_ship, orders_open
-from catalog.gateway.products import brands_all, product_get, products_by_brand, products_by_category, products_search
-from catalog.gateway.stock import (
-    product_set_reorder_point,
-    products_to_reorder,
-    stock_decrease,
-    stock_history_all,
-    stock_increase,
-    stock_ledger,
+from catalog.gateway.catalog.products import (
+    brands_all,
+    product_get,
+    products_by_brand,
+    products_by_category,
+    products_search,
 )
+from catalog.gateway.orders.entities import PurchaseLine
+from catalog.gateway.orders.fulfilment import order_cancel, order_ship, orders_open
+from catalog.gateway.orders.orders import order_place
+from catalog.gateway.stock.history import stock_history_all, stock_ledger
+from catalog.gateway.stock.reorder import product_set_reorder_point, products_to_reorder
+from catalog.gateway.stock.stock import stock_decrease, stock_increase
 from catalog.gateway.table import backfill_scan, schema
 from catalog.gateway.table.backfill_scan import rewrite_item, rewrite_of
 from catalog.gateway.table.migrations import (

@@ -6,10 +6,11 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine, keys, orders
+from catalog.gateway import PurchaseLine, keys
+from catalog.gateway.dynamo.testing import count_requests
+from catalog.gateway.dynamo.transact import put, transact_write
 from catalog.gateway.errors import InvalidInput, NotFound
-from catalog.gateway.testing import count_requests
-from catalog.gateway.transact import put, transact_write
+from catalog.gateway.orders import orders
 from tests.helpers import items_in_partition
 
 

@@ -5,9 +5,11 @@ import pytest
 from botocore.stub import Stubber
 
 from catalog import gateway
-from catalog.gateway import backoff, batches, keys, stock
 from catalog.gateway import client as dynamo
-from catalog.gateway.entities import Brand, Category, Product
+from catalog.gateway import keys
+from catalog.gateway.catalog.entities import Brand, Category, Product
+from catalog.gateway.dynamo import backoff, batches
+from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import (
     CatalogUnavailable,
     InsufficientStock,
@@ -18,7 +20,7 @@ from catalog.gateway.errors import (
     NotFound,
     StockBusy,
 )
-from catalog.gateway.testing import count_requests
+from catalog.gateway.stock import stock
 from tests.helpers import items_in_partition, seed
 
 

@@ -11,11 +11,14 @@ import pytest
 from bench.capacity_meter import CapacityMeter
 from catalog.gateway import client as dynamo
 from catalog.gateway import codec, keys
-from catalog.gateway.entities import PurchaseLine, StockAdjustment
-from catalog.gateway.orders import order_cancel, order_place, orders_open, product_buyers, product_buyers_all
-from catalog.gateway.reconcile import reconcile_product
-from catalog.gateway.stock import stock_history, stock_history_all, stock_increase, stock_ledger
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.testing import count_requests
+from catalog.gateway.orders.entities import PurchaseLine
+from catalog.gateway.orders.fulfilment import order_cancel, orders_open, product_buyers, product_buyers_all
+from catalog.gateway.orders.orders import order_place
+from catalog.gateway.stock.entities import StockAdjustment
+from catalog.gateway.stock.history import stock_history, stock_history_all, stock_ledger
+from catalog.gateway.stock.reconcile import reconcile_product
+from catalog.gateway.stock.stock import stock_increase
 from tests.helpers import as_before_issue_33, items_in_partition
 
 pytestmark = [pytest.mark.dynamodb_local, pytest.mark.django_db]

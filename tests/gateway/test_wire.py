@@ -3,7 +3,8 @@ import boto3
 import pytest
 
 from catalog.gateway import client as dynamo
-from catalog.gateway import codec, keys, wire
+from catalog.gateway import codec, keys
+from catalog.gateway.dynamo import wire
 
 
 def _plain_client():

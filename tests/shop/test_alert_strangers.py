@@ -6,8 +6,9 @@ from django.core import mail
 from django.core.management import call_command
 from django.test import Client
 
-from catalog.gateway import alerts, keys
-from catalog.gateway.testing import count_requests
+from catalog.gateway import keys
+from catalog.gateway.alerts import alerts
+from catalog.gateway.dynamo.testing import count_requests
 from shop.stock_alerts import link_token
 from tests.helpers import seed, small_catalog
 

@@ -112,7 +112,7 @@ def test_a_lost_answer_at_checkout_says_so_keeps_everything_and_a_retry_shows_th
     assert client.session["cart"] == {"4": {"quantity": 2, "price": "899.00"}}
     again = client.post("/checkout/", form, follow=True)
     assert again.status_code == 200 and again.redirect_chain[-1][0] == f"/account/orders/{form['order_id']}/"
-    number = gateway.orders.order_number_for(form["order_id"])  # the replay answers the order placed, with its number
+    number = gateway.order_number_for(form["order_id"])  # the replay answers the order placed, with its number
     assert f'<strong id="order-number" class="order-number">{number}</strong>' in again.content.decode()
     assert stock("4") == 10 and len(orders_of(shopper)) == 1
     assert client.session["cart"] == {}

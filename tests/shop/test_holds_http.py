@@ -11,8 +11,8 @@ import requests
 
 from bench.load import gunicorn_flags
 from catalog import gateway
-from catalog.gateway.holds import holds_all
-from catalog.gateway.reconcile import reconcile_product
+from catalog.gateway.stock.reconcile import reconcile_product
+from catalog.gateway.stock.releases import holds_all
 from tests.helpers import seed, small_catalog
 from tests.shop.servers import TIMEOUT, AppServer, app_env, csrf, hidden, manage
 from tests.shop.test_crowd_checkout import ACCOUNTS, PASSWORD

@@ -8,7 +8,7 @@ import pytest
 from django.utils.timezone import localtime
 
 from catalog import gateway
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.testing import count_requests
 from tests.helpers import age_hold, keep_hot_products, make_account
 from tests.shop.test_views import add, checkout_form
 

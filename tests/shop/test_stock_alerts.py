@@ -9,8 +9,9 @@ from django.core.management import call_command
 from django.test import Client
 
 from catalog import gateway
-from catalog.gateway import alerts, keys
-from catalog.gateway.testing import count_requests
+from catalog.gateway import keys
+from catalog.gateway.alerts import alerts
+from catalog.gateway.dynamo.testing import count_requests
 from shop.stock_alerts import send_due_alerts
 from tests.helpers import alert_count, make_account
 
@@ -75,7 +76,7 @@ def test_a_guest_confirms_by_email_and_gets_one_alert_when_stock_arrives(catalog
 
 
 def test_a_confirm_the_shop_was_too_busy_to_make_says_so(catalog, client, monkeypatch):
-    from catalog.gateway.transact import Refusal
+    from catalog.gateway.dynamo.transact import Refusal
 
     client.post(f"/products/{SOLD_OUT}/notify/", {"email": "guest@example.com"})
     call_command("run_stock_jobs")

@@ -6,8 +6,9 @@ from django.core import mail
 from django.test import Client
 
 from catalog import gateway
-from catalog.gateway import importer, orders
-from catalog.gateway.testing import count_requests
+from catalog.gateway.catalog import importer
+from catalog.gateway.dynamo.testing import count_requests
+from catalog.gateway.orders import orders
 from tests.helpers import items_in_partition, mailed_code, make_account, small_catalog
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,9 @@ import io
 import pytest
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine, keys, orders
-from catalog.gateway.testing import count_requests
+from catalog.gateway import PurchaseLine, keys
+from catalog.gateway.dynamo.testing import count_requests
+from catalog.gateway.orders import orders
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@ the status and headers of a GET, no body, nothing written."""
 import pytest
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine, orders
+from catalog.gateway import PurchaseLine
+from catalog.gateway.orders import orders
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,10 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine, orders
-from catalog.gateway.holds import holds_release_ended, holds_take
+from catalog.gateway import PurchaseLine
+from catalog.gateway.orders import orders
+from catalog.gateway.stock.holds import holds_take
+from catalog.gateway.stock.releases import holds_release_ended
 from tests.helpers import seed, small_catalog
 
 pytestmark = [pytest.mark.dynamodb_local, pytest.mark.django_db]

@@ -7,9 +7,10 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine, keys, orders
-from catalog.gateway.testing import count_requests
-from catalog.gateway.transact import put, transact_write
+from catalog.gateway import PurchaseLine, keys
+from catalog.gateway.dynamo.testing import count_requests
+from catalog.gateway.dynamo.transact import put, transact_write
+from catalog.gateway.orders import orders
 from tests.helpers import sign_in_staff
 
 

@@ -10,7 +10,7 @@ from django.test import Client
 
 from catalog import gateway
 from catalog.gateway import keys
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.testing import count_requests
 from tests.helpers import paged_catalog, seed, sign_in_staff, small_catalog
 
 HX = {"HX-Request": "true"}

@@ -14,9 +14,10 @@ from django.core.management.base import CommandError
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from catalog.gateway import codec, keys, receiving
-from catalog.gateway.importer import ImportInvalid
-from catalog.gateway.testing import count_requests
+from catalog.gateway import codec, keys
+from catalog.gateway.catalog.importer import ImportInvalid
+from catalog.gateway.dynamo.testing import count_requests
+from catalog.gateway.stock import receiving
 from tests.helpers import seed, small_catalog
 
 HX = {"HX-Request": "true"}
@@ -541,7 +542,7 @@ def test_a_file_received_on_the_page_is_not_received_again_by_the_command(catalo
 
 
 def test_staff_see_the_waiting_back_in_stock_alerts(catalog, staff_client):
-    from catalog.gateway.alerts import alert_ask
+    from catalog.gateway.alerts.alerts import alert_ask
 
     for i in range(2):
         alert_ask(product_id="3", email=f"s{i}@example.com", customer_id=f"c{i}")

@@ -11,7 +11,7 @@ from django.http import HttpResponse
 from django.test import RequestFactory, override_settings
 
 from catalog import gateway
-from catalog.gateway.importer import ImportInvalid
+from catalog.gateway.catalog.importer import ImportInvalid
 from tests.helpers import seed, small_catalog
 from tests.storefront.test_deploy import settings_under
 

@@ -10,8 +10,8 @@ from django.test import Client, override_settings
 
 from catalog.gateway import client as dynamo
 from catalog.gateway import codec, keys
+from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.table import table_ensure
-from catalog.gateway.testing import count_requests
 from storefront import health
 from tests.storefront.test_deploy import PRODUCTION, settings_under
 from tools import dynamodb_local

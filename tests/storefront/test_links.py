@@ -8,7 +8,8 @@ import pytest
 from django.test import Client
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine, orders
+from catalog.gateway import PurchaseLine
+from catalog.gateway.orders import orders
 
 MAX_PAGES = 600  # the small catalog's pages, sorts and filters are far fewer: a loop would stop here
 

@@ -9,7 +9,7 @@ import re
 import pytest
 from django.test import Client
 
-from catalog.gateway.testing import count_requests
+from catalog.gateway.dynamo.testing import count_requests
 from storefront.logcontext import RequestContextFilter
 from tests.storefront.test_deploy import PRODUCTION, run
 
@@ -83,7 +83,8 @@ def test_every_line_of_a_request_carries_its_id_and_a_503_is_a_warning(ddb, sett
     response = Client().get("/products/1/", headers={"X-Request-ID": "req-503"})
     assert response.status_code == 503
     logged = lines(console)
-    assert {line["logger"] for line in logged} >= {"catalog.gateway.boundary", "storefront.requests", "django.request"}
+    loggers = {"catalog.gateway.dynamo.boundary", "storefront.requests", "django.request"}
+    assert {line["logger"] for line in logged} >= loggers
     assert all(line["request_id"] == "req-503" for line in logged)
     [line] = [line for line in logged if line["logger"] == "storefront.requests"]
     assert line["level"] == "WARNING" and line["status"] == 503

@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from botocore.exceptions import ClientError
 
 from .. import keys
-from ..boundary import error_code, translate_errors
-from ..client import client, table_name
-from ..codec import deserialize, serialize
+from ..dynamo.boundary import error_code, translate_errors
+from ..dynamo.client import client, table_name
+from ..dynamo.codec import deserialize, serialize
 from ..errors import CatalogUnavailable
 
 # Items a Scan page asks for (DynamoDB stops a page at 1 MB anyway). Large pages: DynamoDB Local finds each

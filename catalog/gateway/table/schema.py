@@ -6,9 +6,9 @@ from botocore.exceptions import ClientError
 from django.conf import settings
 
 from .. import keys
-from ..boundary import error_code, translate_errors
-from ..client import client, read
-from ..codec import serialize
+from ..dynamo.boundary import error_code, translate_errors
+from ..dynamo.client import client, read
+from ..dynamo.codec import serialize
 from ..errors import CatalogUnavailable
 
 # What a product list shows, projected into every list index (INCLUDE): GSI1 and GSI2 (the seed's

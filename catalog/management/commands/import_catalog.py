@@ -3,8 +3,7 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from catalog.gateway import brands_all, importer
-from catalog.gateway.errors import CatalogUnavailable
+from catalog.gateway import CatalogUnavailable, brands_all, importer
 
 
 class _Progress:

@@ -4,8 +4,7 @@ import getpass
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from catalog.gateway import receiving
-from catalog.gateway.errors import CatalogError
+from catalog.gateway import CatalogError, receiving
 
 
 class Command(BaseCommand):

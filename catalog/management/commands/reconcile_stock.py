@@ -1,8 +1,7 @@
 """manage.py reconcile_stock [PRODUCT_ID]: does the stock history add up to the level?"""
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.gateway import reconcile
-from catalog.gateway.errors import CatalogError
+from catalog.gateway import CatalogError, reconcile
 
 
 class Command(BaseCommand):

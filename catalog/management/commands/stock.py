@@ -3,7 +3,7 @@ import getpass
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog import gateway
-from catalog.gateway.errors import CatalogError
+from catalog.gateway import CatalogError
 
 
 def _operator():

@@ -32,9 +32,9 @@ from botocore.exceptions import ClientError
 from django.conf import settings
 
 from ... import keys
-from ...boundary import error_code, translate_errors
-from ...client import client
-from ...codec import deserialize, serialize
+from ...dynamo.boundary import error_code, translate_errors
+from ...dynamo.client import client
+from ...dynamo.codec import deserialize, serialize
 from ...errors import CatalogError, CatalogUnavailable
 from ..backfill_scan import capacity_for, progress_forget, scan_all
 from ..schema import index_attribute_definitions, index_definition, table_backup

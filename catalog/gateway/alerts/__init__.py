@@ -1,0 +1,1 @@
+"""Stock alerts: shoppers asking to be told when a product is back."""

@@ -1,0 +1,2 @@
+"""The catalog: products, brands and categories, their counts, name order and search terms, and the
+catalog import."""

@@ -1,0 +1,376 @@
+"""Bulk catalog import: validate the whole file first, then write in batches.
+
+Importing again updates a product's names, price, description, attributes, brand and category
+(and its index keys) but keeps its stock level: stock only changes through stock writes,
+unless `reset_stock` says otherwise. Where an import sets a level (a new product's, or a reset
+one) it writes an `opening` stock change in the same transaction, so the level is the sum of the
+product's changes from the start (reconcile_stock checks exactly that).
+"""
+import dataclasses
+from decimal import Decimal
+
+from .. import keys
+from ..alerts.alerts import alert_due_action, marks_due, transact_write_marking_due
+from ..dynamo.backoff import pause
+from ..dynamo.batches import batch_get, batch_write
+from ..dynamo.boundary import translate_errors
+from ..dynamo.client import client, table_name
+from ..dynamo.codec import serialize
+from ..dynamo.threads import in_parallel
+from ..dynamo.transact import put, update
+from ..errors import CatalogUnavailable
+from ..stock.buckets import stock_gather
+from ..stock.stock import opening_adjustment
+from ..validate import new_token
+from . import text
+from .entities import Product
+from .import_file import DEMO_CATALOG, ImportInvalid, ImportResult, load, referenced_ids, validate
+from .products import brands_all, categories_all
+
+# The catalog import: its file (import_file) and its writing, as the commands, staff and tests use it.
+__all__ = ["DEMO_CATALOG", "ImportInvalid", "ImportResult", "add_term_counts", "import_catalog", "load", "validate",
+           "write"]
+
+# --- writing ---------------------------------------------------------------------------
+#
+# Products are written in transactions of up to TRANSACTION_ACTIONS actions: each product's write
+# is conditional on the product being as it was read (absent, or in the same brand and category
+# with the same name), and the same transaction moves the counts on the brand and category items
+# (SET <map>.<id> = <old> + <delta>: atomic, so concurrent imports add up). A product another
+# import changed meanwhile fails its condition; it is read again and its group sent again.
+# Search terms are written afterwards (BatchWriteItem: puts and deletes, idempotent), and each
+# term's two count items moved by the exact difference (UpdateItem ADD), once the product's
+# transaction said which name it replaced.
+
+TRANSACTION_ACTIONS = 100
+TRANSACTION_BYTES = 3_000_000  # of DynamoDB's 4 MB a transaction
+OPENING_BYTES = 1_000  # at most, an opening stock change with its index keys
+GROUP_ATTEMPTS = 10
+# What an existing product is read for: its place (counts), its name (search terms), what its
+# term items show (price, image, brand and category), and its stock level and reorder point (an
+# update keeps the level; the Reorder index keys follow from both), its stock buckets and whether its
+# stock is spread over them (it is gathered first: buckets.py), and the back-in-stock alerts waiting
+# for it (a reset's Put keeps the count: keys.ALERTS_WAITING).
+PRODUCT_STATE = ("productId, brandId, categoryId, #n, price, image, stockLevel, reorderPoint, stockBuckets, "
+                 f"stockSpread, {keys.ALERTS_WAITING}")
+
+
+def _read_products(product_ids, result):
+    """The products already in the table, as they are now ({id: Product-like item})."""
+    items = batch_get(
+        [keys.product_key(pid) for pid in product_ids], projection=PRODUCT_STATE, names={"#n": "name"},
+        consistent=True, on_request=result.count,
+    )
+    return {i["productId"]: i for i in items}
+
+
+def _put_names(brands, categories, also_brand_ids, also_category_ids, result):
+    """Brand and category items: their names set, their count maps kept (created empty if new).
+    Brands and categories only referenced get an empty map if they have none (UpdateItem each)."""
+    def send(key, expression, names, values, condition=None):
+        params = dict(
+            TableName=table_name(), Key=serialize(key), UpdateExpression=expression,
+            ExpressionAttributeNames=names, ExpressionAttributeValues=serialize(values),
+        )
+        if condition:
+            params["ConditionExpression"] = condition
+        with translate_errors():
+            client().update_item(**params)
+        result.count("UpdateItem")
+
+    named = [(keys.brand_key(b.brand_id), "BRAND", "brandId", b.brand_id, b.name, "categoryCounts") for b in brands]
+    named += [
+        (keys.category_key(c.category_id), "CATEGORY", "categoryId", c.category_id, c.name, "brandCounts")
+        for c in categories
+    ]
+    for key, kind, id_name, entity_id, name, counts in named:
+        send(
+            key, "SET #t = :t, #i = :i, #n = :n, #c = if_not_exists(#c, :empty)",
+            {"#t": "type", "#i": id_name, "#n": "name", "#c": counts},
+            {":t": kind, ":i": entity_id, ":n": name, ":empty": {}},
+        )
+    referenced = [(keys.brand_key(b), "categoryCounts") for b in sorted(also_brand_ids)]
+    referenced += [(keys.category_key(c), "brandCounts") for c in sorted(also_category_ids)]
+    for key, counts in referenced:
+        send(key, "SET #c = if_not_exists(#c, :empty)", {"#c": counts}, {":empty": {}},
+             condition="attribute_exists(PK)")
+
+
+def _stored_level(old):
+    return int(old["stockLevel"]) if old.get("stockLevel") is not None else 0
+
+
+def _product_action(product, old, reset_stock):
+    """The conditional Put or Update of one product: it must still be as it was read (place, name,
+    level, and unless the stock is reset its reorder point). A product without a reorder point
+    in the file keeps the one stored; an update keeps the stock level, and the Reorder index keys
+    follow from that level."""
+    if old is None:
+        return put(product.to_item(), if_absent=True)
+    stored_level = _stored_level(old)
+    stored_reorder = int(old["reorderPoint"]) if old.get("reorderPoint") is not None else None
+    product = dataclasses.replace(
+        product,
+        reorder_point=product.reorder_point if product.reorder_point is not None else stored_reorder,
+        stock_level=product.stock_level if reset_stock else stored_level,
+        stock_buckets=product.stock_buckets or int(old.get("stockBuckets", 1)),
+    )
+    item = product.to_item()
+    # Gathered (its stockLevel the total; buckets.stock_gather ran before if it was spread).
+    condition = ("attribute_exists(PK) AND attribute_not_exists(stockSpread) AND brandId = :ob AND "
+                 "categoryId = :oc AND #n = :on")
+    values = {":ob": old["brandId"], ":oc": old["categoryId"], ":on": old.get("name", "")}
+    # The level read: a reset's opening change is the difference to it, so it must still hold.
+    if old.get("stockLevel") is None:
+        condition += " AND attribute_not_exists(stockLevel)"
+    else:
+        condition += " AND stockLevel = :ol"
+        values[":ol"] = stored_level
+    if not reset_stock:
+        condition += " AND " + (
+            "attribute_not_exists(reorderPoint)" if stored_reorder is None else "reorderPoint = :orp"
+        )
+        if stored_reorder is not None:
+            values[":orp"] = stored_reorder
+    if reset_stock:  # a Put: it keeps the alerts waiting as read, and only if they still are
+        if old.get(keys.ALERTS_WAITING) is None:
+            condition += f" AND attribute_not_exists({keys.ALERTS_WAITING})"
+        else:
+            item[keys.ALERTS_WAITING] = values[":ow"] = old[keys.ALERTS_WAITING]
+            condition += f" AND {keys.ALERTS_WAITING} = :ow"
+        action = put(item)
+        action["Put"]["ConditionExpression"] = condition
+        action["Put"]["ExpressionAttributeNames"] = {"#n": "name"}
+        action["Put"]["ExpressionAttributeValues"] = serialize(values)
+        return action
+    key = {"PK": item.pop("PK"), "SK": item.pop("SK")}
+    item.pop("stockLevel")
+    # Attributes an earlier version had but this one has not (an image taken away, the Reorder
+    # index keys of a product no longer low) are removed.
+    removed = ([] if product.image else ["image"]) + [
+        name for name in (*keys.REORDER_ATTRIBUTES, "stockBuckets") if name not in item
+    ]
+    names = {f"#a{i}": name for i, name in enumerate(item)}
+    names["#n"] = "name"
+    expression = "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(item)))
+    if removed:
+        names.update({f"#r{i}": name for i, name in enumerate(removed)})
+        expression += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(removed)))
+    return update(
+        key, expression, {**{f":v{i}": v for i, v in enumerate(item.values())}, **values},
+        condition=condition, names=names,
+    )
+
+
+def _opening(product, old, reset_stock):
+    """The opening stock change written with a product whose level the import sets (a new product's
+    level; with `reset_stock`, the difference to the level stored), or None when no level moves."""
+    if old is None:
+        delta, note = product.stock_level, ""
+    elif reset_stock:
+        delta, note = product.stock_level - _stored_level(old), "Level reset by import_catalog --reset-stock"
+    else:
+        return None
+    if not delta:
+        return None
+    return opening_adjustment(
+        product_id=product.product_id, delta=delta, resulting_level=product.stock_level, note=note,
+    )
+
+
+def _count_actions(deltas):
+    """One Update a brand or category whose counts move: {(key items, map name): {id: delta}}."""
+    actions = []
+    for (key_items, counts), by_id in sorted(deltas.items()):
+        key = dict(key_items)
+        moving = {i: d for i, d in sorted(by_id.items()) if d}
+        if not moving:
+            continue
+        names = {"#m": counts, **{f"#k{n}": i for n, i in enumerate(moving)}}
+        values = {":z": 0, **{f":d{n}": d for n, d in enumerate(moving.values())}}
+        expression = "SET " + ", ".join(
+            f"#m.#k{n} = if_not_exists(#m.#k{n}, :z) + :d{n}" for n in range(len(moving))
+        )
+        actions.append(update(key, expression, values, names=names))
+    return actions
+
+
+def _membership_deltas(pairs):
+    """{(key items, map): {id: delta}} for products leaving (-1) and joining (+1) brand/category pairs."""
+    deltas = {}
+    for (brand_id, category_id), delta in pairs:
+        for key, counts, other in (
+            (keys.brand_key(brand_id), "categoryCounts", category_id),
+            (keys.category_key(category_id), "brandCounts", brand_id),
+        ):
+            by_id = deltas.setdefault((tuple(key.items()), counts), {})
+            by_id[other] = by_id.get(other, 0) + delta
+    return deltas
+
+
+def _moves(product, old):
+    """The count changes a product's write makes: [((brand, category), +1 or -1), ...]."""
+    new = (product.brand_id, product.category_id)
+    if old is None:
+        return [(new, 1)]
+    before = (old["brandId"], old["categoryId"])
+    return [] if before == new else [(before, -1), (new, 1)]
+
+
+def _groups(products, existing):
+    """Products in transactions: at most TRANSACTION_ACTIONS actions (two a product: its write and
+    room for its opening stock change, which a re-read may bring; one a brand or category whose
+    counts move) and TRANSACTION_BYTES. Sorted by brand and category, so a group touches few
+    count items."""
+    group, pairs, size = [], set(), 0
+    for product in sorted(products, key=lambda p: (p.brand_id, p.category_id, p.product_id)):
+        old = existing.get(product.product_id)
+        touched = {(m[0][0], m[0][1]) for m in _moves(product, old)}
+        new_pairs = pairs | touched
+        counters = len({b for b, _ in new_pairs}) + len({c for _, c in new_pairs})
+        item_size = len(repr(product.to_item())) + OPENING_BYTES
+        if group and (2 * (len(group) + 1) + counters > TRANSACTION_ACTIONS or size + item_size > TRANSACTION_BYTES):
+            yield group
+            group, new_pairs, size = [], touched, 0
+        group.append(product)
+        pairs, size = new_pairs, size + item_size
+    if group:
+        yield group
+
+
+def _write_group(group, existing, reset_stock, result):
+    """One transaction for a group of products and their counts; products another writer changed
+    meanwhile are read again and the transaction rebuilt. Updates `existing` with what was read."""
+    for attempt in range(GROUP_ATTEMPTS):
+        spread = [p.product_id for p in group if (existing.get(p.product_id) or {}).get("stockSpread")]
+        for product_id in spread:  # its stock back on its item, where the import's conditions see it
+            stock_gather(product_id=product_id)
+        existing.update(_read_products(spread, result) if spread else {})
+        moves = [m for p in group for m in _moves(p, existing.get(p.product_id))]
+        # Product actions first: a refusal's index i is group[i].
+        actions = [_product_action(p, existing.get(p.product_id), reset_stock) for p in group]
+        openings = [o for p in group if (o := _opening(p, existing.get(p.product_id), reset_stock))]
+        actions += [put(o.to_item(), if_absent=True) for o in openings]
+        actions += _count_actions(_membership_deltas(moves))
+        # A reset that brings units to a product shoppers wait for marks their alerts due, as a receipt does.
+        due = [alert_due_action(p.product_id, p.stock_level - _stored_level(old)) for p in group
+               if reset_stock and (old := existing.get(p.product_id)) and marks_due(
+                   p.stock_level - _stored_level(old), waiting=int(old.get(keys.ALERTS_WAITING) or 0),
+                   level_before=_stored_level(old))]
+        refusal = transact_write_marking_due(actions, due, request_token=new_token()[:36], due_token=new_token()[:36])
+        result.count("TransactWriteItems")
+        if refusal is None:
+            result.stock_entries += len(openings)
+            return
+        if refusal.any_failed:
+            stale = [group[i].product_id for i in range(len(group)) if refusal.failed(i)]
+            fresh = _read_products(stale, result)
+            for pid in stale:
+                existing.pop(pid, None)
+                if pid in fresh:
+                    existing[pid] = fresh[pid]
+        pause(attempt, first=0.05, most=2.0)
+    raise CatalogUnavailable("Other writes kept changing the products being imported; the import stopped part way")
+
+
+def _shown(product_or_item):
+    """What a product's term items show and are keyed by."""
+    if isinstance(product_or_item, Product):
+        p = product_or_item
+        return (p.name, p.brand_id, p.category_id, p.price, p.image)
+    i = product_or_item
+    price = Decimal(str(i.get("price", 0))).quantize(Decimal("0.01"))
+    return (i.get("name", ""), i.get("brandId"), i.get("categoryId"), price, i.get("image", ""))
+
+
+def _term_changes(products, before):
+    """(items to put, keys to delete, {term: count delta}) for the products whose name, price,
+    image, brand or category changed (`before`: what each product was, None if new)."""
+    puts, deletes, deltas = [], [], {}
+    for product in products:
+        old = before.get(product.product_id)
+        if old is not None and _shown(old) == _shown(product):
+            continue
+        puts.extend(product.term_items())
+        new_terms = text.terms(product.name)
+        old_terms = set() if old is None else text.terms(old.get("name", ""))
+        old_name = text.normalise_name(old.get("name", "")) if old is not None else None
+        for term in old_terms:
+            # The item's key carries the name: a renamed product's old items all go.
+            if term not in new_terms or old_name != product.normalised_name:
+                deletes.append(keys.term_key(term, product_id=product.product_id, normalised_name=old_name))
+        for term in new_terms - old_terms:
+            deltas[term] = deltas.get(term, 0) + 1
+        for term in old_terms - new_terms:
+            deltas[term] = deltas.get(term, 0) - 1
+    return puts, deletes, {t: d for t, d in deltas.items() if d}
+
+
+def add_term_counts(deltas, *, on_request=None, progress=None):
+    """Move each term's two count items by its delta: one UpdateItem ADD each (atomic, so
+    concurrent writers add up; no transaction, as a count item is independent of the others),
+    several at once (client.in_parallel)."""
+    def send(job):
+        key, delta = job
+        with translate_errors():
+            client().update_item(
+                TableName=table_name(), Key=serialize({"PK": key["PK"], "SK": key["SK"]}),
+                UpdateExpression="SET #t = :t, ByPrice1PK = :ipk, ByPrice1SK = :isk ADD #c :d",
+                ExpressionAttributeNames={"#t": "type", "#c": "count"},
+                ExpressionAttributeValues=serialize(
+                    {":t": "TERM_COUNT", ":ipk": key["ByPrice1PK"], ":isk": key["ByPrice1SK"], ":d": delta}
+                ),
+            )
+
+    def done(job):
+        if on_request:
+            on_request("UpdateItem")
+        if progress:
+            progress(1)
+
+    jobs = [(key, delta) for term, delta in sorted(deltas.items()) for key in keys.term_count_keys(term)]
+    in_parallel(jobs, send, done=done)
+
+
+def write(brands, categories, products, *, reset_stock=False, progress=None, stage=None):
+    """Write validated entities. Returns an ImportResult with counts and requests used.
+    `stage(name, total)` is told as each stage begins ("products", "search terms", "term counts")
+    and how many units it has; `progress(n)` then counts that stage's units as they are written."""
+    stage = stage or (lambda name, total: None)
+    stage("products", len(products))
+    result = ImportResult(brands=len(brands), categories=len(categories))
+    _put_names(
+        brands, categories,
+        {p.brand_id for p in products} - {b.brand_id for b in brands},
+        {p.category_id for p in products} - {c.category_id for c in categories},
+        result,
+    )
+    existing = _read_products([p.product_id for p in products], result)
+    result.products_created = sum(p.product_id not in existing for p in products)
+    result.products_updated = len(products) - result.products_created
+    before = {}  # what each product's write replaced (read again if another writer came first)
+    for group in _groups(products, existing):
+        _write_group(group, existing, reset_stock, result)
+        before.update({p.product_id: existing[p.product_id] for p in group if p.product_id in existing})
+        if progress:
+            progress(len(group))
+    puts, deletes, deltas = _term_changes(products, before)
+    stage("search terms", len(puts) + len(deletes))
+    batch_write(puts=puts, deletes=deletes, on_request=result.count, progress=progress)
+    stage("term counts", 2 * len(deltas))
+    add_term_counts(deltas, on_request=result.count, progress=progress)
+    result.terms_written = len(puts)
+    return result
+
+
+def import_catalog(data, *, reset_stock=False, progress=None, stage=None):
+    """Validate `data` (a parsed catalog file) against itself and the table, then write it."""
+    known_brands = known_categories = frozenset()
+    if referenced_ids(data, "brands", "brandId"):
+        known_brands = {b.brand_id for b in brands_all()}
+    if referenced_ids(data, "categories", "categoryId"):
+        known_categories = {c.category_id for c in categories_all()}
+    brands, categories, products = validate(
+        data, known_brand_ids=known_brands, known_category_ids=known_categories
+    )
+    return write(brands, categories, products, reset_stock=reset_stock, progress=progress, stage=stage)

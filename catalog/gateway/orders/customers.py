@@ -1,0 +1,56 @@
+"""The customer item (name and email, so it heals if a write was lost) and an order's address."""
+
+
+from .. import keys
+from ..dynamo.boundary import translate_errors
+from ..dynamo.client import client, table_name
+from ..dynamo.codec import serialize
+from ..dynamo.transact import update
+from ..errors import (
+    InvalidInput,
+)
+from ..validate import check_id
+
+ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
+
+ADDRESS_MAX_LENGTH = 200
+
+
+def customer_update(*, customer_id, name, email, at):
+    """The customer item: its name and email (so it heals if an earlier customer_put was lost), the
+    time of the last order and the order count."""
+    return update(
+        keys.customer_key(customer_id),
+        "SET #type = :type, customerId = :cid, #name = :name, lastOrderAt = :at"
+        + (", email = :email" if email else "") + " ADD orderCount :one",
+        {":type": "CUSTOMER", ":cid": customer_id, ":name": name, ":at": at.isoformat(timespec="microseconds"),
+         ":one": 1} | ({":email": email} if email else {}),
+        names={"#type": "type", "#name": "name"},
+    )
+
+
+def check_address(address):
+    if address is None:
+        return None
+    missing = [f for f in ADDRESS_FIELDS if not isinstance(address.get(f), str) or not address[f].strip()]
+    if missing:
+        raise InvalidInput(f"The delivery address lacks: {', '.join(missing)}.")
+    if any(len(address[f]) > ADDRESS_MAX_LENGTH for f in ADDRESS_FIELDS):
+        raise InvalidInput(f"A delivery address field is longer than {ADDRESS_MAX_LENGTH} characters.")
+    return {f: address[f] for f in ADDRESS_FIELDS}
+
+
+def customer_put(*, customer_id, name, email):
+    """The customer item (CUSTOMER#<uuid>/METADATA) gets the account's name and email: one UpdateItem,
+    which keeps what orders wrote there (order count, last order time)."""
+    check_id("Customer", customer_id)
+    with translate_errors():
+        client().update_item(
+            TableName=table_name(),
+            Key=serialize(keys.customer_key(customer_id)),
+            UpdateExpression="SET #type = :type, customerId = :cid, #name = :name, email = :email",
+            ExpressionAttributeNames={"#type": "type", "#name": "name"},
+            ExpressionAttributeValues=serialize(
+                {":type": "CUSTOMER", ":cid": customer_id, ":name": name, ":email": email}
+            ),
+        )

@@ -1,0 +1,255 @@
+"""Timed holds (issue 36): the units a shopper is paying for, set aside while they pay.
+
+Opening the checkout takes the cart's units from the stock with the same conditional writes as a
+sale (takes.sale_take: relative while plenty is left, exact near the edge, from a bucket on a
+spread product) and writes the shopper's hold item beside them, in one transaction; so the level
+every page shows is what others can still buy, and a crowd cannot hold more than there is. Opening
+it again renews the shopper's own hold (only the difference is taken or put back; the shopper's own
+units count for them, so they are never blocked by their own hold), but never past STOCK_HOLD_MAX_SECONDS
+after it was first taken: then it ends, and the shopper queues again for the units like anyone. Placing
+the order deletes the hold in the order's transaction instead of taking stock (orders._transact_order:
+takes.hold_consume); a cancelled or emptied cart, or the release job once the hold ended, puts the units back
+exactly (and marks the product due for back-in-stock alerts, as a receipt does, as do units a shrinking
+hold gives back) and leaves a record.
+
+A hold is no stock change of the ledger: held units are out of `stockLevel` and in a hold item
+of the product's partition, so a level is the sum of its changes minus the units held now
+(reconcile.py); a hold that becomes a sale is recorded as that sale (its order line).
+"""
+import dataclasses
+import time
+
+from django.conf import settings
+
+from .. import keys
+from ..alerts.alerts import transact_write_marking_due
+from ..catalog.products import products_get_many
+from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause
+from ..dynamo.batches import batch_get
+from ..dynamo.codec import serialize
+from ..dynamo.transact import put
+from ..errors import OrderRejected, StockBusy
+from ..lines import LineProblem, check_lines, line_problems
+from ..validate import check_id, client_request_token, utc_now
+from . import hold_limits
+from .buckets import settle_for_sale
+from .entities import CANCELLED, ENDED, Hold
+from .releases import hold_release
+from .takes import PutBack, hold_condition, sale_take
+
+
+def holds_enabled():
+    return settings.STOCK_HOLD_SECONDS > 0
+
+
+def holds_of(*, customer_id, product_ids, consistent=True):
+    """{product_id: Hold} of a shopper's holds of these products: one BatchGetItem."""
+    return _holds_and_caps(customer_id, product_ids, consistent=consistent)[0]
+
+
+def _holds_and_caps(customer_id, product_ids, *, consistent=True, caps=False):
+    """({product_id: Hold}, {product_id: HOLDCAP item} of the shopper's released holds (their window and
+    cool-down), units the shopper holds over every product), the last two read only with `caps`: one
+    BatchGetItem."""
+    check_id("Customer", customer_id)
+    ids = list(dict.fromkeys(product_ids))
+    if not ids:
+        return {}, {}, 0
+    wanted = [keys.hold_key(pid, customer_id) for pid in ids]
+    if caps:
+        wanted += [keys.hold_cap_key(pid, customer_id) for pid in ids] + [keys.hold_units_key(customer_id)]
+    items = batch_get(wanted, consistent=consistent)
+    holds = {item["productId"]: Hold.from_item(item) for item in items if item["type"] == "HOLD"}
+    windows = {item["productId"]: item for item in items if item["type"] == "HOLD_CAP"}
+    units = hold_limits.counted_units(next((item for item in items if item["type"] == "HOLD_UNITS"), None))
+    return holds, windows, units
+
+
+
+# --- taking (opening the checkout) ----------------------------------------------------------
+
+
+def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=None):
+    """Hold the units of `lines` (PurchaseLine) for the shopper for `seconds` (STOCK_HOLD_SECONDS),
+    renewing what they hold already, but no hold past `max_seconds` (STOCK_HOLD_MAX_SECONDS) after it
+    was first taken (more units of a line take its end as it is): one transaction of each line's stock
+    take (only the units not held yet) and hold item (conditional on the hold as read). Returns
+    {product_id: Hold}. Raises OrderRejected (LineProblem: gone, short of what others can buy plus the
+    shopper's own hold, price changed, above STOCK_HOLD_MAX_UNITS, more than STOCK_HOLD_MAX_UNITS_PER_SHOPPER
+    over every product, a product in its cool-down (hold_limits), a hold that ended at its cap: that one is
+    released here, so the next try queues for its units like anyone) and holds nothing then."""
+    check_id("Customer", customer_id)
+    check_lines(lines)
+    seconds = settings.STOCK_HOLD_SECONDS if seconds is None else seconds
+    max_units = settings.STOCK_HOLD_MAX_UNITS if max_units is None else max_units
+    max_seconds = settings.STOCK_HOLD_MAX_SECONDS if max_seconds is None else max_seconds
+    ids = [line.product_id for line in lines]
+    products, holds, consistent = None, None, False
+    for attempt in attempts_until_deadline():
+        if holds is None:  # and when the shopper's holds released lately were first taken: their caps count
+            holds, windows, units = _holds_and_caps(customer_id, ids, caps=True)
+        own = {pid: hold.quantity for pid, hold in holds.items()}
+        more = [dataclasses.replace(line, quantity=line.quantity - own.get(line.product_id, 0)) for line in lines]
+        taking = [line for line in more if line.quantity > 0]
+        if products is None:
+            # As orders.order_place: any replica first (every take is conditional), and only the buckets
+            # of the products it takes more of; a refusal is confirmed on a consistent read.
+            products = products_get_many(product_ids=ids, consistent=consistent,
+                                         levels_of={line.product_id for line in taking})
+        products = settle_for_sale(products, taking, consistent=consistent)
+        # What the shopper can have: what others can still buy plus what they hold themselves.
+        theirs = {pid: dataclasses.replace(p, stock_level=(p.stock_level or 0) + own.get(pid, 0))
+                  for pid, p in products.items()}
+        problems = line_problems(lines, theirs)
+        problems += [LineProblem(line.product_id, LineProblem.LIMIT, name=products[line.product_id].name,
+                                 available=max_units)
+                     for line in lines if line.quantity > max_units and line.product_id in products]
+        if problems and not consistent:
+            products, consistent = None, True
+            continue
+        now = int(time.time())
+        problems += _spent(holds, products, now=now, wanted=now + seconds, max_seconds=max_seconds)
+        problems += _beyond_limits(lines, holds, windows, units, products, now=now)
+        if problems:
+            raise OrderRejected(problems)
+        outcome = _transact_holds(customer_id=customer_id, lines=lines, more=more, products=products, holds=holds,
+                                  windows=windows, until=now + seconds, max_seconds=max_seconds)
+        if isinstance(outcome, dict) and all(isinstance(h, Hold) for h in outcome.values()):
+            return outcome
+        if outcome == "conflict":
+            conflict_pause()
+        elif outcome == "throttled":
+            backoff_pause(attempt + 1)
+        elif outcome == "holds":
+            holds, products = None, None  # the shopper's hold changed meanwhile (another tab): read again
+        elif not consistent:  # a condition refused what a replica showed: from now on, the latest write
+            products, consistent = None, True
+        else:
+            products = outcome
+    raise StockBusy("So many people are checking out these products right now that we could not hold them for you; "
+                    "please try again.")
+
+
+def _spent(holds, products, *, now, wanted, max_seconds):
+    """The problems of holds that ended at their cap (no renewal can help): each is released now (the units
+    back on sale, alerts due), so the shopper's next checkout takes a new hold only of what is still there."""
+    problems = []
+    for pid, hold in holds.items():
+        if hold.renewed_until(wanted, max_seconds) <= now:
+            hold_release(hold=hold, why=ENDED, ended_by=now)
+            name = products[pid].name if pid in products else pid
+            problems.append(LineProblem(pid, LineProblem.ENDED, name=name, available=max_seconds))
+    return problems
+
+
+def _beyond_limits(lines: list, holds: dict, windows: dict, units: int, products: dict, *, now: int) -> list:
+    """The problems of lines the shopper may not hold now: a product in its cool-down (not held now), and
+    more units than STOCK_HOLD_MAX_UNITS_PER_SHOPPER over every product (on the first line that grows)."""
+    def name(pid):
+        return products[pid].name if pid in products else pid
+
+    problems = []
+    for line in lines:
+        cooling = None if line.product_id in holds else hold_limits.cooling_until(windows.get(line.product_id), now)
+        if cooling is not None:
+            problems.append(LineProblem(line.product_id, LineProblem.COOLING, name=name(line.product_id),
+                                        until=cooling))
+    growth = _units_growth(lines, holds)
+    if growth > 0 and units + growth > hold_limits.max_units():
+        first = next(line for line in lines if line.quantity > _counted(holds, line.product_id))
+        problems.append(LineProblem(first.product_id, LineProblem.TOTAL, name=name(first.product_id),
+                                    available=hold_limits.max_units()))
+    return problems
+
+
+def _units_growth(lines: list, holds: dict) -> int:
+    """How many units the shopper's count grows by when `lines` replace the holds read (counted ones)."""
+    return sum(line.quantity - _counted(holds, line.product_id) for line in lines)
+
+
+def _counted(holds: dict, product_id: str) -> int:
+    hold = holds.get(product_id)
+    return hold.counted_units if hold else 0
+
+
+def _transact_holds(*, customer_id, lines, more, products, holds, windows, until, max_seconds):
+    stamp = utc_now().isoformat(timespec="microseconds")
+    actions, takes, new = [], {}, {}
+    for line, extra in zip(lines, more, strict=True):
+        product = products[line.product_id]
+        if extra.quantity > 0:
+            take = sale_take(product=product, quantity=extra.quantity, price=line.price)
+        elif extra.quantity < 0:
+            take = PutBack(product, -extra.quantity)
+        else:
+            take = None
+        if take is not None:
+            takes[len(actions)] = (line.product_id, take)
+            actions.append(take.action)
+    hold_index = len(actions)
+    for line in lines:
+        before = holds.get(line.product_id)
+        # The cap on renewals runs from the first hold, a released one's too while its cap is ahead.
+        capped = before
+        if before is None and line.product_id in windows:
+            capped = Hold(product_id=line.product_id, customer_id=customer_id, quantity=0, price=line.price,
+                          until=0, held_at=windows[line.product_id]["heldAt"])
+            capped = capped if capped.latest_end(max_seconds) > time.time() else None
+        hold = Hold(product_id=line.product_id, customer_id=customer_id, quantity=line.quantity, price=line.price,
+                    until=capped.renewed_until(until, max_seconds) if capped else until,
+                    held_at=capped.held_at if capped else stamp, counted=True)
+        new[line.product_id] = hold
+        if before is None:
+            actions.append(put(hold.to_item(), if_absent=True))
+            if line.product_id in windows:  # none read: none can start cooling before this write (hold_limits)
+                actions.append(hold_limits.not_cooling(line.product_id, customer_id, int(time.time())))
+        else:
+            actions.append(_put_if(hold.to_item(), *hold_condition(before)))
+    growth = _units_growth(lines, holds)
+    if growth:  # a refused count (another tab held more meanwhile) is read again, as a changed hold
+        actions.append(hold_limits.units_change(customer_id, growth,
+                                                most=hold_limits.max_units() if growth > 0 else None))
+    paths = tuple((pid, take.path) for pid, take in takes.values())
+    due = [take.due for _pid, take in takes.values() if take.due is not None]  # units back: alerts due
+    refusal = transact_write_marking_due(
+        actions, due, request_token=client_request_token("hold", customer_id, stamp, until, paths),
+        due_token=client_request_token("hold-due", customer_id, stamp))
+    if refusal is None or refusal.replay:
+        return new
+    if any(refusal.failed(i) for i in range(hold_index, len(actions))):
+        return "holds"
+    if refusal.throttled and not refusal.any_failed:
+        return "throttled"
+    if not refusal.any_failed:
+        return "conflict"
+    fresh = dict(products)
+    for i, (pid, take) in takes.items():
+        if refusal.failed(i):
+            product = take.after_refusal(refusal.items[i])
+            if product is None:
+                fresh.pop(pid, None)
+            else:
+                fresh[pid] = product
+    return fresh
+
+
+# --- releasing (the cart's own; the release job's are in releases.py) -------------------------
+
+
+# --- what staff see and reconcile counts ------------------------------------------------------
+
+
+def holds_release(*, customer_id, product_ids, why=CANCELLED):
+    """Release a shopper's holds of these products at once (a cancelled checkout, a line removed or
+    changed): one BatchGetItem, then a transaction a hold. Returns the units put back."""
+    units = 0
+    for hold in holds_of(customer_id=customer_id, product_ids=product_ids).values():
+        if hold_release(hold=hold, why=why):
+            units += hold.quantity
+    return units
+
+
+def _put_if(item, condition, values):
+    action = put(item)
+    action["Put"].update(ConditionExpression=condition, ExpressionAttributeValues=serialize(values))
+    return action
