@@ -13,7 +13,7 @@ from catalog.gateway.schema import table_delete, table_ensure
 from storefront import health
 from tools import axe, dynamodb_local, postgres_local, redis_local
 
-from .helpers import CHROMIUM, CHROMIUM_ARGS, seed, small_catalog
+from .helpers import CHROMIUM, CHROMIUM_ARGS, seed_small_catalog
 
 
 @pytest.fixture(autouse=True)
@@ -41,9 +41,8 @@ def ddb(settings):
 
 @pytest.fixture
 def catalog(ddb):
-    """The small catalog on moto."""
-    seed()
-    return small_catalog()
+    """The small catalog on moto (tests.helpers.seed_small_catalog: imported once, copied afterwards)."""
+    return seed_small_catalog()
 
 
 @pytest.fixture(scope="session")
@@ -73,8 +72,8 @@ def local_ddb(settings, dynamodb_local_url):
 
 @pytest.fixture
 def local_catalog(local_ddb):
-    seed()
-    return small_catalog()
+    """The small catalog on DynamoDB Local (tests.helpers.seed_small_catalog: imported once, copied afterwards)."""
+    return seed_small_catalog()
 
 
 @pytest.fixture(scope="session")

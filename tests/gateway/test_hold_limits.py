@@ -12,7 +12,7 @@ from catalog.gateway import LineProblem, PurchaseLine
 from catalog.gateway.errors import OrderRejected
 from catalog.gateway.holds import holds_release, holds_release_ended, holds_take
 from catalog.gateway.testing import count_requests
-from tests.helpers import age_hold, age_hold_cap, units_counted
+from tests.helpers import age_hold, age_hold_cap, level, units_counted
 
 PRICES = {"1": "39990.00", "4": "899.00", "5": "1399.99", "7": "29.90", "8": "9999.00"}
 
@@ -29,10 +29,6 @@ def holds_on(settings, catalog):
 
 def line(product_id, quantity=1):
     return PurchaseLine(product_id=product_id, quantity=quantity, price=Decimal(PRICES[product_id]))
-
-
-def level(product_id):
-    return gateway.product_get(product_id=product_id, consistent=True).stock_level
 
 
 def kinds(refused):

@@ -10,13 +10,6 @@ from catalog import gateway
 from catalog.gateway import PurchaseLine, keys, orders
 from catalog.gateway.testing import count_requests
 from catalog.gateway.transact import put, transact_write
-from tests.helpers import sign_in_staff
-
-
-@pytest.fixture
-def staff_client(client, django_user_model):
-    ann = django_user_model.objects.create_user(username="ann", password="pw-ann", is_staff=True)
-    return sign_in_staff(client, ann)
 
 
 @pytest.fixture
