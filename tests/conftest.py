@@ -13,7 +13,7 @@ from catalog.gateway.schema import table_delete, table_ensure
 from storefront import health
 from tools import axe, dynamodb_local, postgres_local, redis_local
 
-from .helpers import CHROMIUM, CHROMIUM_ARGS, seed_small_catalog
+from .helpers import CHROMIUM, CHROMIUM_ARGS, make_account, seed_small_catalog
 
 
 @pytest.fixture(autouse=True)
@@ -43,6 +43,12 @@ def ddb(settings):
 def catalog(ddb):
     """The small catalog on moto (tests.helpers.seed_small_catalog: imported once, copied afterwards)."""
     return seed_small_catalog()
+
+
+@pytest.fixture
+def shopper(django_user_model):
+    """Alice, a shopper (password a-long-password-1) whose address is confirmed, as sign-up leaves an account."""
+    return make_account(django_user_model, "alice", "a-long-password-1")
 
 
 @pytest.fixture(scope="session")

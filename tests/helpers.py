@@ -362,3 +362,26 @@ def history(product_id):
     from catalog import gateway
 
     return gateway.stock_history(product_id=product_id, limit=100, consistent=True).items
+
+
+def buy(user, product_id, quantity=1):
+    """`user` (an account) orders `quantity` of a product at its price, under the user's customer key, name
+    and address; returns the placed order."""
+    from catalog import gateway
+    from catalog.gateway import PurchaseLine, orders
+
+    return orders.order_place(
+        customer_id=user.customer_key_id, customer_name=user.display_name, customer_email=user.email,
+        order_id=orders.new_order_id(), token=gateway.new_token(),
+        lines=[PurchaseLine(product_id, quantity, gateway.product_get(product_id=product_id).price)],
+    )
+
+
+def place(customer, lines, *, name=None, order_id=None, token=None):
+    """Customer `customer` (a customer ID) places an order of `lines` (PurchaseLines), under the name
+    `name` (the ID when none); returns the placed order."""
+    from catalog import gateway
+
+    return gateway.order_place(customer_id=customer, customer_name=customer if name is None else name,
+                               order_id=order_id or gateway.new_order_id(), token=token or gateway.new_token(),
+                               lines=lines)

@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import LineProblem, PurchaseLine, keys, orders
+from catalog.gateway import LineProblem, PurchaseLine, keys
 from catalog.gateway.alerts import alerts_due
 from catalog.gateway.errors import OrderRejected
 from catalog.gateway.holds import (
@@ -19,7 +19,7 @@ from catalog.gateway.holds import (
     holds_take,
 )
 from catalog.gateway.reconcile import reconcile_product
-from tests.helpers import age_hold, level, seed, small_catalog, units_counted
+from tests.helpers import age_hold, level, place, seed, small_catalog, units_counted
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -39,11 +39,6 @@ def catalog_with(level, buckets=1):
 
 def line(quantity=1, product_id="7"):
     return PurchaseLine(product_id=product_id, quantity=quantity, price=Decimal("29.90"))
-
-
-def place(customer, lines):
-    return orders.order_place(customer_id=customer, customer_name=customer, order_id=orders.new_order_id(),
-                              token=gateway.new_token(), lines=lines)
 
 
 def sales(product_id="7"):
