@@ -6,8 +6,9 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 DYNAMODB_LOCAL_PORT ?= 8001
 PYTEST_ARGS ?=
-# pytest-xdist workers for `make test` (each starts its own DynamoDB Local, Redis, PostgreSQL when a test needs one).
-PYTEST_WORKERS ?= 3
+# pytest-xdist workers for `make test` (0: none). Each starts its own DynamoDB Local, Redis and PostgreSQL when a
+# test needs one. Two, one a core: with three on a busy two-core machine, tests with a page time budget saw 503s.
+PYTEST_WORKERS ?= 2
 # The tests where the accounts database matters (marker `database`), run a second time on a throwaway PostgreSQL.
 PYTEST_PG_ARGS ?= -m "database and not browser and not servers"
 
