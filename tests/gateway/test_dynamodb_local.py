@@ -113,7 +113,6 @@ def test_stock_survives_a_restart_of_dynamodb_local(tmp_path, settings):
         dynamo.reset_client()
 
 
-@pytest.mark.database
 @pytest.mark.django_db
 def test_pages_answer_503_while_dynamodb_is_down_and_recover_without_a_restart(tmp_path, settings, client):
     data = tmp_path / "data"
