@@ -6,8 +6,11 @@ PY := $(VENV)/bin/python
 PORT ?= 8000
 DYNAMODB_LOCAL_PORT ?= 8001
 PYTEST_ARGS ?=
-# The tests that use the accounts/sessions database, run a second time on a throwaway PostgreSQL.
-PYTEST_PG_ARGS ?= tests/shop tests/staff tests/gateway/test_dynamodb_local.py -m "not browser and not servers"
+# pytest-xdist workers for `make test` (0: none). Each starts its own DynamoDB Local, Redis and PostgreSQL when a
+# test needs one. Two, one a core: with three on a busy two-core machine, tests with a page time budget saw 503s.
+PYTEST_WORKERS ?= 2
+# The tests where the accounts database matters (marker `database`), run a second time on a throwaway PostgreSQL.
+PYTEST_PG_ARGS ?= -m "database and not browser and not servers"
 
 .PHONY: run test bench bench-compare capacity bench-deps setup dynamodb-local axe system-deps lint clean
 
@@ -32,11 +35,11 @@ axe: setup
 run: setup
 	@PORT=$(PORT) DYNAMODB_LOCAL_PORT=$(DYNAMODB_LOCAL_PORT) scripts/run.sh
 
-# Everything on SQLite (the default DATABASE_URL), then the database-using tests on PostgreSQL.
+# Everything on SQLite (the default DATABASE_URL), then the tests where the database matters on PostgreSQL.
 test: system-deps setup dynamodb-local axe
 	$(VENV)/bin/lint-imports
-	DATABASE_URL= CACHE_URL= $(PY) -m pytest $(PYTEST_ARGS)
-	CACHE_URL= $(PY) tools/postgres_local.py run -- $(PY) -m pytest $(PYTEST_PG_ARGS)
+	DATABASE_URL= CACHE_URL= $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
+	CACHE_URL= $(PY) tools/postgres_local.py run -- $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_PG_ARGS)
 
 $(VENV)/.bench-installed: requirements-bench.txt $(VENV)/.installed
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt

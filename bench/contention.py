@@ -23,11 +23,12 @@ from django.test import override_settings
 from bench.catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
 from bench.load import gunicorn_flags
 from catalog import gateway
-from catalog.gateway import LineProblem, importer, orders
+from catalog.gateway import LineProblem, importer
 from catalog.gateway.catalog.entities import Product
 from catalog.gateway.dynamo.client import client as gateway_client
 from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import InsufficientStock, OrderRejected, StockBusy
+from catalog.gateway.orders import orders
 from catalog.gateway.stock.entities import SOLD
 from catalog.gateway.stock.takes import take_floor
 

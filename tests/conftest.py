@@ -12,7 +12,7 @@ from catalog.gateway.table import table_delete, table_ensure
 from storefront import health
 from tools import axe, dynamodb_local, postgres_local, redis_local
 
-from .helpers import CHROMIUM, CHROMIUM_ARGS, seed, small_catalog
+from .helpers import CHROMIUM, CHROMIUM_ARGS, make_account, seed_small_catalog
 
 
 @pytest.fixture(autouse=True)
@@ -39,9 +39,14 @@ def ddb(settings):
 
 @pytest.fixture
 def catalog(ddb):
-    """The small catalog on moto."""
-    seed()
-    return small_catalog()
+    """The small catalog on moto (tests.helpers.seed_small_catalog: imported once, copied afterwards)."""
+    return seed_small_catalog()
+
+
+@pytest.fixture
+def shopper(django_user_model):
+    """Alice, a shopper (password a-long-password-1) whose address is confirmed, as sign-up leaves an account."""
+    return make_account(django_user_model, "alice", "a-long-password-1")
 
 
 @pytest.fixture(scope="session")
@@ -71,8 +76,8 @@ def local_ddb(settings, dynamodb_local_url):
 
 @pytest.fixture
 def local_catalog(local_ddb):
-    seed()
-    return small_catalog()
+    """The small catalog on DynamoDB Local (tests.helpers.seed_small_catalog: imported once, copied afterwards)."""
+    return seed_small_catalog()
 
 
 @pytest.fixture(scope="session")

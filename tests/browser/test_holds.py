@@ -7,17 +7,16 @@ import pytest
 from playwright.sync_api import expect
 
 from catalog import gateway
-from tests.helpers import axe_violations, make_account, seed
+from tests.helpers import axe_violations, make_account
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def shop(ddb, live_server, django_user_model, settings):
+def shop(shop, django_user_model, settings):
     settings.STOCK_HOLD_SECONDS = 600
-    seed()
     make_account(django_user_model, "alice", "a-long-password-1")
-    return live_server.url
+    return shop
 
 
 @pytest.fixture

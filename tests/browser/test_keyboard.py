@@ -6,17 +6,16 @@ import pytest
 from playwright.sync_api import expect
 
 from catalog import gateway
-from tests.helpers import make_account, seed
+from tests.helpers import make_account
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def shop(ddb, live_server, django_user_model):
-    seed()
+def shop(shop, django_user_model):
     make_account(django_user_model, "alice", "a-long-password-1")
     make_account(django_user_model, "ann", "pw-ann-staff", is_staff=True)
-    return live_server.url
+    return shop
 
 
 # The focus ring of the focused element against what is behind it: the better of its two rings.

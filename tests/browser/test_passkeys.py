@@ -6,18 +6,17 @@ import pytest
 from allauth.mfa.models import Authenticator
 from playwright.sync_api import expect
 
-from tests.helpers import make_account, seed
+from tests.helpers import make_account
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "pw-alice-long-enough"
 
 
 @pytest.fixture
-def shop(ddb, live_server, django_user_model, settings):
+def shop(shop, django_user_model, settings):
     settings.MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = True  # http://localhost in tests
-    seed()
     make_account(django_user_model, "alice", PASSWORD)
-    return live_server.url
+    return shop
 
 
 def virtual_authenticator(page):

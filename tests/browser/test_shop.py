@@ -5,16 +5,15 @@ import pytest
 from playwright.sync_api import expect
 
 from catalog import gateway
-from tests.helpers import make_account, screenshot, seed
+from tests.helpers import make_account, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def shop(ddb, live_server, django_user_model):
-    seed()
+def shop(shop, django_user_model):
     make_account(django_user_model, "alice", "a-long-password-1")
-    return live_server.url
+    return shop
 
 
 def test_add_two_products_sign_in_place_the_order_and_see_it(shop, page):

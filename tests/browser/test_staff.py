@@ -5,17 +5,16 @@ import pytest
 from playwright.sync_api import expect
 
 from catalog import gateway
-from tests.helpers import make_account, screenshot, seed
+from tests.helpers import make_account, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def shop(ddb, live_server, django_user_model):
-    seed()
+def shop(shop, django_user_model):
     gateway.stock_decrease(product_id="1", quantity=2, token=gateway.new_token(), reason="damaged", who="cy")
     make_account(django_user_model, "ann", "pw-ann-staff", is_staff=True)
-    return live_server.url
+    return shop
 
 
 def sign_in(page, shop):

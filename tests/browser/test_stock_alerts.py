@@ -4,15 +4,9 @@ import pytest
 from playwright.sync_api import expect
 
 from catalog.gateway.alerts import alerts
-from tests.helpers import screenshot, seed
+from tests.helpers import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def shop(ddb, live_server):
-    seed()
-    return live_server.url
 
 
 def test_a_guest_asks_in_place_and_the_count_follows(shop, page):

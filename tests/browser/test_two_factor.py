@@ -7,7 +7,7 @@ from allauth.account.models import EmailAddress
 from allauth.mfa.models import Authenticator
 from playwright.sync_api import expect
 
-from tests.helpers import seed, totp_code, wrong_totp_code
+from tests.helpers import totp_code, wrong_totp_code
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "pw-ann-staff-long"
@@ -15,13 +15,12 @@ SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
 
 
 @pytest.fixture
-def shop(ddb, live_server, django_user_model, settings):
+def shop(shop, django_user_model, settings):
     settings.STAFF_MFA_REQUIRED = True
     settings.MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = True  # http://localhost in tests
-    seed()
     ann = django_user_model.objects.create_user("ann", email="ann@example.com", password=PASSWORD, is_staff=True)
     EmailAddress.objects.create(user=ann, email=ann.email, primary=True, verified=True)
-    return live_server.url
+    return shop
 
 
 def sign_in_with_password(page, shop, next_path="/staff/stock/"):

@@ -12,21 +12,13 @@ from catalog import gateway
 from catalog.gateway import client as dynamo
 from catalog.gateway import keys
 from catalog.gateway.dynamo.testing import count_requests
-from tests.helpers import REPO
+from tests.helpers import REPO, history, level
 
 
 def stock(*args):
     out = StringIO()
     call_command("stock", *args, stdout=out)
     return out.getvalue()
-
-
-def level(product_id):
-    return gateway.product_get(product_id=product_id, consistent=True).stock_level
-
-
-def history(product_id):
-    return gateway.stock_history(product_id=product_id, consistent=True).items
 
 
 def test_it_prints_the_name_and_level_with_one_getitem(catalog):

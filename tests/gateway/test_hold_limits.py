@@ -7,14 +7,13 @@ from decimal import Decimal
 
 import pytest
 
-from catalog import gateway
 from catalog.gateway import LineProblem, PurchaseLine
 from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import OrderRejected
 from catalog.gateway.stock.holds import holds_release, holds_take
 from catalog.gateway.stock.releases import holds_release_ended
 from shop.messages import line_problem_text
-from tests.helpers import age_hold, age_hold_cap, units_counted
+from tests.helpers import age_hold, age_hold_cap, level, place, units_counted
 
 PRICES = {"1": "39990.00", "4": "899.00", "5": "1399.99", "7": "29.90", "8": "9999.00"}
 
@@ -33,17 +32,8 @@ def line(product_id, quantity=1):
     return PurchaseLine(product_id=product_id, quantity=quantity, price=Decimal(PRICES[product_id]))
 
 
-def level(product_id):
-    return gateway.product_get(product_id=product_id, consistent=True).stock_level
-
-
 def kinds(refused):
     return [p.kind for p in refused.value.problems]
-
-
-def place(customer, lines):
-    return gateway.order_place(customer_id=customer, customer_name=customer, order_id=gateway.new_order_id(),
-                               token=gateway.new_token(), lines=lines)
 
 
 # --- the cool-down after a hold's cap ----------------------------------------------------------

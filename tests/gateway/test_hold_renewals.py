@@ -17,7 +17,7 @@ from catalog.gateway.stock.holds import holds_of, holds_take
 from catalog.gateway.stock.releases import holds_released
 from shop.messages import line_problem_text
 from shop.stock_alerts import send_due_alerts
-from tests.helpers import age_hold, age_hold_cap
+from tests.helpers import age_hold, age_hold_cap, level
 
 
 @pytest.fixture
@@ -36,10 +36,6 @@ def roadster():
     return PurchaseLine(product_id="8", quantity=1, price=Decimal("9999.00"))  # Acme Roadster: the last one
 
 
-def level(product_id="7"):
-    return gateway.product_get(product_id=product_id, consistent=True).stock_level
-
-
 def test_renewals_stop_at_the_cap(holds_on):
     first = holds_take(customer_id="ann", lines=[line(2)])["7"]
     assert not first.final()
@@ -52,7 +48,7 @@ def test_renewals_stop_at_the_cap(holds_on):
     assert capped.held_at == holds_of(customer_id="ann", product_ids=["7"])["7"].held_at
     again = holds_take(customer_id="ann", lines=[line(2)])["7"]  # a reload: no further
     assert again.until == capped.until and holds_of(customer_id="ann", product_ids=["7"])["7"].until == capped.until
-    assert level() == 38  # still held: the shopper can pay until it ends
+    assert level("7") == 38  # still held: the shopper can pay until it ends
 
 
 def test_more_units_after_the_cap_end_with_the_hold(holds_on):
@@ -60,7 +56,7 @@ def test_more_units_after_the_cap_end_with_the_hold(holds_on):
     age_hold("ann", "7", 1000)
     capped = holds_take(customer_id="ann", lines=[line(2)])["7"]
     grown = holds_take(customer_id="ann", lines=[line(3)])["7"]  # the cart grew (another device)
-    assert (grown.quantity, grown.until) == (3, capped.until) and level() == 37
+    assert (grown.quantity, grown.until) == (3, capped.until) and level("7") == 37
     assert grown.until <= int(time.time()) + 200  # 1,200 s after the first hold, not 600 s from now
 
 
@@ -96,14 +92,14 @@ def test_after_the_cool_down_a_new_hold_starts_a_new_cap(holds_on):
     age_hold_cap("ann", "7", 1200)  # the cool-down after the cap is over
     new = holds_take(customer_id="ann", lines=[line(2)])["7"]  # the units were still there
     assert new.held_at > first.held_at and new.until >= int(time.time()) + 599 and not new.final()
-    assert level() == 38
+    assert level("7") == 38
 
 
 def test_a_hold_ended_before_its_cap_is_still_renewed_to_the_cap(holds_on):
     holds_take(customer_id="ann", lines=[line(1)])
     age_hold("ann", "7", 900)  # ended 300 s ago, not released yet; 300 s left of its cap
     renewed = holds_take(customer_id="ann", lines=[line(1)])["7"]
-    assert renewed.final() and int(time.time()) < renewed.until <= int(time.time()) + 300 and level() == 39
+    assert renewed.final() and int(time.time()) < renewed.until <= int(time.time()) + 300 and level("7") == 39
 
 
 # --- units given back when a hold shrinks ----------------------------------------------------
@@ -140,12 +136,12 @@ def test_cancelling_and_opening_the_checkout_again_keeps_the_first_holds_cap(hol
 
     holds_take(customer_id="ann", lines=[line(2)])
     first = age_hold("ann", "7", 1000)  # opened 1,000 s ago: 200 s to its cap
-    assert holds_release(customer_id="ann", product_ids=["7"]) == 2 and level() == 40
+    assert holds_release(customer_id="ann", product_ids=["7"]) == 2 and level("7") == 40
     assert holds_of(customer_id="ann", product_ids=["7"]) == {}  # nothing held: the units are back on sale
     assert holds_all(product_id="7") == [] and units_held(product_id="7") == 0
     again = holds_take(customer_id="ann", lines=[line(2)])["7"]
     assert again.final() and again.until <= int(time.time()) + 200  # not a new 20 minutes
-    assert again.held_at == first.held_at and level() == 38
+    assert again.held_at == first.held_at and level("7") == 38
 
 
 def test_once_the_cool_down_is_past_a_cancelled_shopper_is_held_afresh(holds_on):
@@ -157,7 +153,7 @@ def test_once_the_cool_down_is_past_a_cancelled_shopper_is_held_afresh(holds_on)
     age_hold_cap("ann", "7", 800)  # its cap (1,200 s after it was first taken) passed 100 s ago: cooling down
     with pytest.raises(OrderRejected) as refused:
         holds_take(customer_id="ann", lines=[line(2)])
-    assert [p.kind for p in refused.value.problems] == [LineProblem.COOLING] and level() == 40
+    assert [p.kind for p in refused.value.problems] == [LineProblem.COOLING] and level("7") == 40
     age_hold_cap("ann", "7", 1200)  # and the cool-down after it is over
     again = holds_take(customer_id="ann", lines=[line(2)])["7"]
-    assert not again.final() and again.until >= int(time.time()) + 599 and level() == 38
+    assert not again.final() and again.until >= int(time.time()) + 599 and level("7") == 38

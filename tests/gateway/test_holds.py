@@ -10,12 +10,11 @@ from catalog import gateway
 from catalog.gateway import LineProblem, PurchaseLine, keys
 from catalog.gateway.alerts.alerts import alerts_due
 from catalog.gateway.errors import OrderRejected
-from catalog.gateway.orders import orders
 from catalog.gateway.stock.holds import holds_of, holds_release, holds_take
 from catalog.gateway.stock.reconcile import reconcile_product
 from catalog.gateway.stock.releases import holds_all, holds_release_ended, holds_released
 from shop.messages import line_problem_text
-from tests.helpers import age_hold, seed, small_catalog, units_counted
+from tests.helpers import age_hold, level, place, seed, small_catalog, units_counted
 
 pytestmark = pytest.mark.dynamodb_local
 
@@ -37,15 +36,6 @@ def line(quantity=1, product_id="7"):
     return PurchaseLine(product_id=product_id, quantity=quantity, price=Decimal("29.90"))
 
 
-def level(product_id="7"):
-    return gateway.product_get(product_id=product_id, consistent=True).stock_level
-
-
-def place(customer, lines):
-    return orders.order_place(customer_id=customer, customer_name=customer, order_id=orders.new_order_id(),
-                              token=gateway.new_token(), lines=lines)
-
-
 def sales(product_id="7"):
     history = gateway.stock_history(product_id=product_id, limit=100, consistent=True).items
     return [h for h in history if h.reason == "sold"]
@@ -54,7 +44,7 @@ def sales(product_id="7"):
 def test_two_shoppers_and_the_last_unit(holds_on):
     catalog_with(1)
     held = holds_take(customer_id="ann", lines=[line()])
-    assert level() == 0  # what others can still buy
+    assert level("7") == 0  # what others can still buy
     assert reconcile_product(product_id="7") is None  # the held unit is accounted for
     with pytest.raises(OrderRejected) as refused:
         holds_take(customer_id="bob", lines=[line()])
@@ -62,15 +52,15 @@ def test_two_shoppers_and_the_last_unit(holds_on):
     with pytest.raises(OrderRejected):
         place("bob", [line()])
     # The job before the hold ended leaves it alone; after, the unit is back and alerts are due.
-    assert holds_release_ended().holds == 0 and level() == 0
+    assert holds_release_ended().holds == 0 and level("7") == 0
     summary = holds_release_ended(now=held["7"].until)
-    assert (summary.holds, summary.units) == (1, 1) and level() == 1
+    assert (summary.holds, summary.units) == (1, 1) and level("7") == 1
     assert any(d.product_id == "7" for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s))
     assert [(r.customer_id, r.quantity, r.why) for r in holds_released(product_id="7")] == [("ann", 1, "ended")]
     assert holds_release_ended(now=held["7"].until).holds == 0  # released once, never twice
     holds_take(customer_id="bob", lines=[line()])
     order = place("bob", [line()])
-    assert level() == 0 and [line.quantity for line in order.lines] == [1]
+    assert level("7") == 0 and [line.quantity for line in order.lines] == [1]
     assert [(-s.delta) for s in sales()] == [1]  # the hold that became a sale is a sale
     assert holds_all(product_id="7") == []
     assert reconcile_product(product_id="7") is None
@@ -84,11 +74,11 @@ def test_a_shopper_is_never_blocked_by_their_own_hold(holds_on):
     time.sleep(1.1)
     again = holds_take(customer_id="ann", lines=[line(3)])  # another tab: renewed, not refused
     assert again["7"].until > first["7"].until and again["7"].held_at == first["7"].held_at
-    assert level() == 0
+    assert level("7") == 0
     holds_take(customer_id="ann", lines=[line(2)])  # fewer: one unit goes back
-    assert level() == 1 and holds_of(customer_id="ann", product_ids=["7"])["7"].quantity == 2
+    assert level("7") == 1 and holds_of(customer_id="ann", product_ids=["7"])["7"].quantity == 2
     place("ann", [line(2)])
-    assert level() == 1 and reconcile_product(product_id="7") is None
+    assert level("7") == 1 and reconcile_product(product_id="7") is None
 
 
 def test_renewals_stop_at_the_cap_and_a_hold_spent_there_goes_back_to_everyone(holds_on):
@@ -97,12 +87,12 @@ def test_renewals_stop_at_the_cap_and_a_hold_spent_there_goes_back_to_everyone(h
     holds_take(customer_id="ann", lines=[line(2)])
     age_hold("ann", "7", 1000)  # opened 1,000 s ago
     capped = holds_take(customer_id="ann", lines=[line(3)])["7"]  # renewed and grown: to the cap, not past it
-    assert capped.final() and capped.until == capped.latest_end() and level() == 0
+    assert capped.final() and capped.until == capped.latest_end() and level("7") == 0
     age_hold("ann", "7", 300)  # the cap passed; the release job has not run
     with pytest.raises(OrderRejected) as refused:
         holds_take(customer_id="ann", lines=[line(3)])
     assert [p.kind for p in refused.value.problems] == [LineProblem.ENDED]
-    assert level() == 3 and holds_all(product_id="7", consistent=True) == []
+    assert level("7") == 3 and holds_all(product_id="7", consistent=True) == []
     assert any(d.product_id == "7" for s in range(keys.ALERT_SHARDS) for d in alerts_due(shard=s))
     assert holds_release_ended().holds == 0  # released once
     holds_take(customer_id="bob", lines=[line(2)])  # others may hold them now; ann cools down
@@ -117,7 +107,7 @@ def test_an_order_of_more_than_held_uses_the_hold_and_takes_the_rest(holds_on):
     catalog_with(3)
     holds_take(customer_id="ann", lines=[line(2)])
     place("ann", [line(3)])  # one more added after the checkout opened: the last unit, beside her two
-    assert level() == 0 and holds_all(product_id="7", consistent=True) == []
+    assert level("7") == 0 and holds_all(product_id="7", consistent=True) == []
     assert reconcile_product(product_id="7") is None
 
 
@@ -151,7 +141,7 @@ def test_an_order_of_fewer_than_held_gives_back_the_rest(holds_on):
     catalog_with(3)
     holds_take(customer_id="bob", lines=[line(3)])
     place("bob", [line(2)])  # one fewer (another device): the third goes back
-    assert level() == 1 and holds_all(product_id="7", consistent=True) == []
+    assert level("7") == 1 and holds_all(product_id="7", consistent=True) == []
     assert reconcile_product(product_id="7") is None
 
 
@@ -159,18 +149,18 @@ def test_an_order_within_the_hold_needs_no_stock_and_the_release_cannot_double_i
     catalog_with(2)
     held = holds_take(customer_id="ann", lines=[line(2)])
     order = place("ann", [line(2)])
-    assert order.total == Decimal("59.80") and level() == 0
+    assert order.total == Decimal("59.80") and level("7") == 0
     # The job runs after the hold's end: the hold became the order, so nothing comes back.
-    assert holds_release_ended(now=held["7"].until + 5).holds == 0 and level() == 0
+    assert holds_release_ended(now=held["7"].until + 5).holds == 0 and level("7") == 0
     assert reconcile_product(product_id="7") is None
 
 
 def test_a_cancelled_checkout_releases_at_once(holds_on):
     catalog_with(4)
     holds_take(customer_id="ann", lines=[line(3)])
-    assert level() == 1
+    assert level("7") == 1
     assert holds_release(customer_id="ann", product_ids=["7"]) == 3
-    assert level() == 4 and holds_all(product_id="7") == []
+    assert level("7") == 4 and holds_all(product_id="7") == []
     assert [r.why for r in holds_released(product_id="7")] == ["cancelled"]
     assert reconcile_product(product_id="7") is None
 
@@ -204,7 +194,7 @@ def test_a_hold_sold_between_a_stocktakes_read_and_its_write_refuses_it(holds_on
     monkeypatch.setattr(stock_module, "holds_all", read_then_sell)
     with pytest.raises(StockMoved) as moved:
         gateway.stock_count(product_id="7", counted=5, expected_level=3, expected_held=2, token=gateway.new_token())
-    assert (moved.value.level, moved.value.held) == (3, 0) and level() == 3
+    assert (moved.value.level, moved.value.held) == (3, 0) and level("7") == 3
     assert [h.reason for h in gateway.stock_history(product_id="7", consistent=True).items][0] == "sold"
 
 
@@ -235,7 +225,7 @@ def test_one_shopper_cannot_hold_more_than_the_limit(holds_on):
         holds_take(customer_id="ann", lines=[line(6)])
     assert [p.kind for p in refused.value.problems] == [LineProblem.LIMIT]
     assert "at most 5 of Acme Car Charger" in line_problem_text(refused.value.problems[0])
-    assert level() == 40
+    assert level("7") == 40
 
 
 def test_a_crowd_holds_exactly_the_units_there_are(holds_on):
@@ -250,7 +240,7 @@ def test_a_crowd_holds_exactly_the_units_there_are(holds_on):
 
     with ThreadPoolExecutor(max_workers=16) as pool:
         held = sum(pool.map(hold, range(32)))
-    assert held == 10 and level() == 0 and len(holds_all(product_id="7", consistent=True)) == 10
+    assert held == 10 and level("7") == 0 and len(holds_all(product_id="7", consistent=True)) == 10
     assert reconcile_product(product_id="7") is None
 
 
@@ -258,11 +248,11 @@ def test_a_spread_product_holds_through_a_bucket(holds_on):
     catalog_with(200, buckets=4)
     place("warm", [line()])  # the first sale spreads it
     holds_take(customer_id="ann", lines=[line(3)])
-    assert level() == 196
+    assert level("7") == 196
     product_item = gateway.product_get(product_id="7", consistent=True)
     assert product_item.spread  # the hold took from a bucket, as a sale does
     place("ann", [line(3)])
-    assert level() == 196 and reconcile_product(product_id="7") is None
+    assert level("7") == 196 and reconcile_product(product_id="7") is None
 
 
 def test_holds_off_the_order_reads_no_hold(settings, local_ddb):
@@ -273,7 +263,7 @@ def test_holds_off_the_order_reads_no_hold(settings, local_ddb):
     with count_requests() as counter:
         place("ann", [line()])
     assert "BatchGetItem" in counter.operations and counter.operations.count("BatchGetItem") == 1
-    assert level() == 0
+    assert level("7") == 0
 
 
 def test_with_holds_on_a_sale_writes_nothing_under_the_products_key_but_its_level(holds_on):
@@ -324,7 +314,7 @@ def test_a_hot_products_buyer_reads_its_buckets_once_at_half_price(holds_on):
     opened, paid = _table_reads(opening), _table_reads(paying)
     assert opened[product] == [0.5] and {pk: opened[pk] for pk in buckets} == {pk: [0.5] for pk in buckets}
     assert paid[product] == [0.5] and not buckets & set(paid)
-    assert level() == 498 and reconcile_product(product_id="7") is None
+    assert level("7") == 498 and reconcile_product(product_id="7") is None
 
 
 def test_sold_out_is_said_only_after_a_consistent_read(holds_on):
@@ -340,7 +330,7 @@ def test_sold_out_is_said_only_after_a_consistent_read(holds_on):
     with CapacityMeter() as meter, pytest.raises(OrderRejected):
         place("bob", [line(3)])
     assert sorted(_table_reads(meter)[keys.product_pk("7")]) == [0.5, 1.0]
-    assert level() == 2
+    assert level("7") == 2
 
 
 def test_releasing_a_hold_of_a_spread_product_leaves_it_spread(holds_on):
@@ -352,14 +342,14 @@ def test_releasing_a_hold_of_a_spread_product_leaves_it_spread(holds_on):
     catalog_with(200, buckets=4)
     place("warm", [line()])  # the first sale spreads it
     holds_take(customer_id="ann", lines=[line(3)])
-    assert level() == 196
+    assert level("7") == 196
     with count_requests() as counter:
         assert holds_release(customer_id="ann", product_ids=["7"]) == 3
     assert counter.operations == ["BatchGetItem", "BatchGetItem", "TransactWriteItems"]  # hold, product, release
     product = gateway.product_get(product_id="7", consistent=True)
-    assert product.spread and product.stock_level == 199 and level() == 199
+    assert product.spread and product.stock_level == 199 and level("7") == 199
     place("bob", [line(2)])  # the buckets still sell
-    assert level() == 197 and reconcile_product(product_id="7") is None
+    assert level("7") == 197 and reconcile_product(product_id="7") is None
 
 
 def test_an_order_of_fewer_than_held_of_a_spread_product_leaves_it_spread(holds_on):
@@ -370,7 +360,7 @@ def test_an_order_of_fewer_than_held_of_a_spread_product_leaves_it_spread(holds_
     holds_take(customer_id="ann", lines=[line(3)])
     place("ann", [line(1)])  # two of the three held go back
     product = gateway.product_get(product_id="7", consistent=True)
-    assert product.spread and level() == 198
+    assert product.spread and level("7") == 198
     assert reconcile_product(product_id="7") is None and not holds_of(customer_id="ann", product_ids=["7"])
 
 

@@ -15,16 +15,9 @@ from catalog.gateway import IdempotencyConflict, InvalidCursor, OutcomeUnknown, 
 from catalog.gateway import client as dynamo
 from catalog.gateway.dynamo.pages import KeyRange
 from catalog.gateway.dynamo.testing import count_requests
+from tests.helpers import history, level
 
 pytestmark = pytest.mark.django_db
-
-
-def level(product_id):
-    return gateway.product_get(product_id=product_id, consistent=True).stock_level
-
-
-def history(product_id):
-    return gateway.stock_history(product_id=product_id, limit=100, consistent=True).items
 
 
 class AnswerLost:

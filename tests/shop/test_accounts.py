@@ -84,6 +84,7 @@ def test_sign_up_keeps_an_optional_name(catalog, client, django_user_model):
     assert user.name == "Alice Liddell" and customer_item(user)["name"] == "Alice Liddell"
 
 
+@pytest.mark.database
 @pytest.mark.parametrize("email", ["alice@example.com", "ALICE@Example.COM"])
 def test_sign_up_with_a_taken_email_answers_the_same_and_tells_the_owner(alice, client, django_user_model, email):
     client.logout()
@@ -100,6 +101,7 @@ def test_sign_up_with_a_taken_email_answers_the_same_and_tells_the_owner(alice, 
     assert alice.check_password(PASSWORD)
 
 
+@pytest.mark.database
 @pytest.mark.parametrize("username", ["carol@example.com", "carol@home", "carol＠example.com"])
 def test_a_username_that_looks_like_an_email_is_refused(catalog, client, django_user_model, username):
     response = signup(client, username=username, email="carol@example.com")
@@ -209,6 +211,7 @@ def test_a_local_next_is_followed(alice, client):
 
 # --- sign-in ----------------------------------------------------------------------------------
 
+@pytest.mark.database
 @pytest.mark.parametrize("identifier", ["alice", "alice@example.com", "ALICE@example.com"])
 def test_sign_in_with_username_or_email(alice, client, identifier):
     client.logout()
@@ -217,6 +220,7 @@ def test_sign_in_with_username_or_email(alice, client, identifier):
     assert signed_in_as(client) == str(alice.pk)
 
 
+@pytest.mark.database
 def test_an_account_named_like_an_address_does_not_take_the_owners_sign_in(alice, client, django_user_model):
     # An account from before the rule, named after Alice's address: her email sign-in still finds her.
     django_user_model.objects.create_user("alice@example.com", email="squatter@example.com", password=PASSWORD)
@@ -378,6 +382,7 @@ def test_the_email_form_asks_for_the_password_even_right_after_a_reauthenticatio
     assert "thief@example.com" not in str(dict(client.session))  # no pending address either
 
 
+@pytest.mark.database
 def test_an_address_of_another_account_is_not_revealed_on_change(alice, client, django_user_model):
     bob = django_user_model.objects.create_user("bob", email="bob@example.com", password=PASSWORD)
     EmailAddress.objects.create(user=bob, email="bob@example.com", primary=True, verified=True)
@@ -445,6 +450,7 @@ def test_reset_for_an_unknown_email_says_the_same(alice, client):
 
 # --- existing accounts: allauth's email addresses (shop/migrations/0002) ----------------------------
 
+@pytest.mark.database
 @pytest.mark.django_db(transaction=True)
 def test_accounts_from_before_allauth_keep_signing_in_with_their_orders(catalog, client, django_user_model):
     from django.db import connection
@@ -597,6 +603,7 @@ def test_placing_an_order_heals_the_customer_item(alice, client):
 
 # --- the old defect: a recreated database hands out row number 1 again ----------------------------
 
+@pytest.mark.database
 @pytest.mark.django_db(transaction=True)
 def test_a_recreated_auth_database_does_not_hand_over_old_orders(catalog, client, django_user_model):
     call_command("flush", interactive=False, verbosity=0)  # a new database: row numbers from 1
@@ -622,6 +629,7 @@ def test_a_recreated_auth_database_does_not_hand_over_old_orders(catalog, client
 
 # --- the accounts database out of reach -------------------------------------------------------
 
+@pytest.mark.database
 def test_the_accounts_database_out_of_reach_is_a_friendly_503(alice, client, monkeypatch):
     from django.contrib.sessions.backends.db import SessionStore
     from django.db import OperationalError

@@ -17,11 +17,6 @@ from .test_views import checkout_form
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def shopper(django_user_model):
-    return django_user_model.objects.create_user("alice", password="a-long-password-1")
-
-
 def add(client, product_id, quantity=1):
     return client.post("/cart/add/", {"product_id": product_id, "quantity": quantity})
 

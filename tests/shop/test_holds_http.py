@@ -13,7 +13,7 @@ from bench.load import gunicorn_flags
 from catalog import gateway
 from catalog.gateway.stock.reconcile import reconcile_product
 from catalog.gateway.stock.releases import holds_all
-from tests.helpers import seed, small_catalog
+from tests.helpers import level, seed, small_catalog
 from tests.shop.servers import TIMEOUT, AppServer, app_env, csrf, hidden, manage
 from tests.shop.test_crowd_checkout import ACCOUNTS, PASSWORD
 
@@ -74,16 +74,12 @@ def place(server, browser, form):
     return response.url, response.text
 
 
-def level():
-    return gateway.product_get(product_id="7", consistent=True).stock_level
-
-
 def test_two_shoppers_and_the_last_unit(local_ddb, settings, shared_database, tmp_path):
     env, sessions = start(settings, shared_database, 2, level=1, seconds=3)
     with AppServer(env, tmp_path / "app.log") as server:
         ann, bob = two_with_the_charger(server, sessions)
         ann_page = ann.get(f"{server.url}/checkout/", timeout=TIMEOUT).text
-        assert HELD not in ann_page and level() == 1  # opening the page holds nothing
+        assert HELD not in ann_page and level("7") == 1  # opening the page holds nothing
         ann_page = hold(server, ann).text
         assert HELD in ann_page and 'aria-live="polite"' in ann_page and "<time datetime=" in ann_page
         # Bob sees the unit held: sold out for him, on the product page and at checkout.
@@ -95,14 +91,14 @@ def test_two_shoppers_and_the_last_unit(local_ddb, settings, shared_database, tm
         # Ann lets her hold run out; the job (as `make run` runs it) gives the unit back.
         time.sleep(3.5)
         assert "holds released: 1 (1 unit)" in manage(env, "run_stock_jobs")
-        assert level() == 1
+        assert level("7") == 1
         bob_page = hold(server, bob).text
         assert HELD in bob_page
         url, html = place(server, bob, order_form(bob_page, 1))
         assert re.search(r"/account/orders/[^/]+/$", url) and "Thank you! Your order" in html
         url, html = place(server, ann, order_form(ann_page, 0))  # too late: the unit is bob's
         assert url.endswith("/cart/") and "Nothing was ordered" in html
-    assert level() == 0 and reconcile_product(product_id="7") is None
+    assert level("7") == 0 and reconcile_product(product_id="7") is None
 
 
 def test_a_crowd_of_32_asks_to_hold_10_units(local_ddb, settings, shared_database, tmp_path):
@@ -129,7 +125,7 @@ def test_a_crowd_of_32_asks_to_hold_10_units(local_ddb, settings, shared_databas
         for url, html in (pages[i] for i in range(shoppers) if i not in held):
             # Told at once (the cart read it sold out) or by the hold's refusal: sold out, nothing held.
             assert url.endswith("/cart/") and re.search(r"Acme Car Charger is sold out|Sold out", html), html[-2000:]
-        assert level() == 0 and len(holds_all(product_id="7", consistent=True)) == units
+        assert level("7") == 0 and len(holds_all(product_id="7", consistent=True)) == units
 
         def buy(i):
             return place(server, browsers[i], order_form(pages[i][1], i))
@@ -139,7 +135,7 @@ def test_a_crowd_of_32_asks_to_hold_10_units(local_ddb, settings, shared_databas
     assert all(re.search(r"/account/orders/[^/]+/$", url) for url, _html in outcomes), outcomes
     history = gateway.stock_history(product_id="7", limit=100, consistent=True).items
     assert -sum(h.delta for h in history if h.reason == "sold") == units
-    assert level() == 0 and holds_all(product_id="7", consistent=True) == []
+    assert level("7") == 0 and holds_all(product_id="7", consistent=True) == []
     assert reconcile_product(product_id="7") is None
 
 
@@ -149,9 +145,9 @@ def test_holds_off_the_checkout_holds_nothing(local_ddb, settings, shared_databa
         ann, bob = two_with_the_charger(server, sessions)
         ann_page = hold(server, ann).text  # the button only shows the page
         bob_page = bob.get(f"{server.url}/checkout/", timeout=TIMEOUT).text
-        assert HELD not in ann_page and HELD not in bob_page and level() == 1  # as today: both may pay
+        assert HELD not in ann_page and HELD not in bob_page and level("7") == 1  # as today: both may pay
         url, _html = place(server, bob, order_form(bob_page, 1))
         assert re.search(r"/account/orders/[^/]+/$", url)
         url, html = place(server, ann, order_form(ann_page, 0))
         assert url.endswith("/cart/") and "Acme Car Charger is sold out" in html
-    assert level() == 0 and holds_all(product_id="7", consistent=True) == []
+    assert level("7") == 0 and holds_all(product_id="7", consistent=True) == []

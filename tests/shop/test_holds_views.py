@@ -9,7 +9,7 @@ from django.utils.timezone import localtime
 
 from catalog import gateway
 from catalog.gateway.dynamo.testing import count_requests
-from tests.helpers import age_hold, keep_hot_products, make_account
+from tests.helpers import age_hold, keep_hot_products, level, make_account
 from tests.shop.test_views import add, checkout_form
 
 pytestmark = pytest.mark.django_db
@@ -25,10 +25,6 @@ def holds_on(settings):
 def alice(client, django_user_model):
     client.force_login(make_account(django_user_model, "alice", "a-long-password-1"))
     return client
-
-
-def level(product_id):
-    return gateway.product_get(product_id=product_id, consistent=True).stock_level
 
 
 def hold(client, **kwargs):

@@ -16,6 +16,8 @@ from django.db import connection
 from shop.mfa_forms import take_totp_code
 from tests.helpers import make_account, totp_code
 
+pytestmark = pytest.mark.database  # ORM writes that race or commit: SQLite and PostgreSQL differ
+
 PASSWORD = "a-long-password-1"
 REAL_TIME = time.time
 

@@ -20,11 +20,6 @@ HX = {"HX-Request": "true"}
 SOLD_OUT = "3"  # Home charger, stock 0
 
 
-@pytest.fixture
-def shopper(django_user_model):
-    return make_account(django_user_model, "alice", "a-long-password-1")
-
-
 def receive(product_id, quantity):
     gateway.stock_increase(product_id=product_id, quantity=quantity, token=gateway.new_token())
 

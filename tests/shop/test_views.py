@@ -6,18 +6,13 @@ from django.core import mail
 from django.test import Client
 
 from catalog import gateway
-from catalog.gateway.catalog import importer
+from catalog.gateway import importer
 from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.orders import orders
-from tests.helpers import items_in_partition, mailed_code, make_account, small_catalog
+from tests.helpers import items_in_partition, mailed_code, small_catalog
 
 pytestmark = pytest.mark.django_db
 HX = {"HX-Request": "true"}
-
-
-@pytest.fixture
-def shopper(django_user_model):
-    return make_account(django_user_model, "alice", "a-long-password-1")
 
 
 def add(client, product_id, quantity=1, **kwargs):

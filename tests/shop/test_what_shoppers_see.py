@@ -13,9 +13,10 @@ from .test_views import ADDRESS, add, checkout_form
 
 
 @pytest.fixture
-def shopper(django_user_model):
-    return django_user_model.objects.create_user("alice", email="alice@example.com", password="a-long-password-1",
-                                                 name="Alice Liddell")
+def shopper(shopper):
+    shopper.name = "Alice Liddell"
+    shopper.save()
+    return shopper
 
 
 class Inputs(HTMLParser):

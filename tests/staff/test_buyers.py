@@ -5,10 +5,9 @@ import io
 
 import pytest
 
-from catalog import gateway
-from catalog.gateway import PurchaseLine, keys
+from catalog.gateway import keys
 from catalog.gateway.dynamo.testing import count_requests
-from catalog.gateway.orders import orders
+from tests.helpers import buy
 
 
 @pytest.fixture
@@ -18,16 +17,8 @@ def shoppers(django_user_model):
             for name, title in (("alice", "Alice Liddell"), ("bob", "=HYPERLINK(1)"), ("cy", "Cy Young"))]
 
 
-def buy(user, quantity, product_id="7"):
-    return orders.order_place(
-        customer_id=user.customer_key_id, customer_name=user.display_name, customer_email=user.email,
-        order_id=orders.new_order_id(), token=gateway.new_token(),
-        lines=[PurchaseLine(product_id, quantity, gateway.product_get(product_id=product_id).price)],
-    )
-
-
 def test_staff_see_who_bought_a_product_newest_first_a_page_at_a_time(catalog, staff_client, shoppers, settings):
-    placed = [buy(user, n + 1) for n, user in enumerate(shoppers)]
+    placed = [buy(user, "7", n + 1) for n, user in enumerate(shoppers)]
     stock_page = staff_client.get("/staff/products/7/stock/").content.decode()
     assert 'href="/staff/products/7/buyers/"' in stock_page  # linked from the product's stock page
 
@@ -50,8 +41,8 @@ def test_staff_see_who_bought_a_product_newest_first_a_page_at_a_time(catalog, s
 
 def test_the_buyers_csv_has_every_order_streamed_and_safe_to_open(catalog, staff_client, shoppers, settings):
     settings.CATALOG_PAGE_SIZE = 1  # the download is not paged like the page
-    placed = [buy(user, n + 1) for n, user in enumerate(shoppers)]
-    buy(shoppers[0], 1, product_id="4")  # another product: not in this list
+    placed = [buy(user, "7", n + 1) for n, user in enumerate(shoppers)]
+    buy(shoppers[0], "4")  # another product: not in this list
     response = staff_client.get("/staff/products/7/buyers/?format=csv")
     assert response.status_code == 200 and response.streaming
     assert response["Content-Disposition"] == 'attachment; filename="buyers-7.csv"'

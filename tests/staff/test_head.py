@@ -3,24 +3,15 @@ the status and headers of a GET, no body, nothing written."""
 import pytest
 
 from catalog import gateway
-from catalog.gateway import PurchaseLine
-from catalog.gateway.orders import orders
+from tests.helpers import buy
 
 pytestmark = pytest.mark.django_db
-
-
-def buy(user, product_id="4"):
-    return orders.order_place(
-        customer_id=user.customer_key_id, customer_name=user.display_name, customer_email=user.email,
-        order_id=orders.new_order_id(), token=gateway.new_token(),
-        lines=[PurchaseLine(product_id, 1, gateway.product_get(product_id=product_id).price)],
-    )
 
 
 @pytest.fixture
 def order_path(catalog, django_user_model):
     alice = django_user_model.objects.create_user("alice", email="alice@example.com", password="pw")
-    order = buy(alice)
+    order = buy(alice, "4")
     return f"/staff/orders/{alice.customer_key_id}/{order.order_id}/"
 
 

@@ -11,24 +11,11 @@ from django.conf import settings
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from tests.helpers import sign_in_staff
+from tests.helpers import history, level
 
 pytestmark = pytest.mark.django_db
 HX = {"HX-Request": "true"}
 STOCK_URL = "/staff/products/{}/stock/"
-
-
-@pytest.fixture
-def staff_client(client, django_user_model):
-    return sign_in_staff(client, django_user_model.objects.create_user(username="ann", password="pw", is_staff=True))
-
-
-def level(product_id):
-    return gateway.product_get(product_id=product_id, consistent=True).stock_level
-
-
-def history(product_id):
-    return gateway.stock_history(product_id=product_id, limit=100, consistent=True).items
 
 
 def applied_then_lost(request, **kwargs):

@@ -80,6 +80,7 @@ def _activate_totp(client):
     return secret
 
 
+@pytest.mark.database
 @pytest.mark.django_db(transaction=True)
 def test_staff_set_up_an_authenticator_app_then_sign_in_with_it_or_a_recovery_code(ann, client, catalog):
     sign_in(client, "ann")
@@ -130,6 +131,7 @@ def test_a_code_the_phone_showed_a_step_ago_still_signs_in_but_not_one_from_a_mi
     assert response.status_code == 302 and client.session["_auth_user_id"] == str(ann.pk)
 
 
+@pytest.mark.database
 @pytest.mark.django_db(transaction=True)
 def test_a_shopper_may_turn_on_an_authenticator_app(django_user_model, client):
     bo = make_user(django_user_model, "bo")

@@ -12,6 +12,8 @@ from django.conf import settings
 from shop.account_sessions import SIGNED_IN_AT
 from tests.helpers import make_account, totp_code
 
+pytestmark = pytest.mark.database  # ORM writes that race or commit: SQLite and PostgreSQL differ
+
 PASSWORD = "a-long-password-1"
 
 

@@ -11,18 +11,10 @@ from django.test import Client
 from catalog import gateway
 from catalog.gateway import keys
 from catalog.gateway.dynamo.testing import count_requests
-from tests.helpers import paged_catalog, seed, sign_in_staff, small_catalog
+from tests.helpers import history, level, paged_catalog, seed, sign_in_staff, small_catalog
 
 HX = {"HX-Request": "true"}
 STOCK_URL = "/staff/products/{}/stock/"
-
-
-def level(product_id):
-    return gateway.product_get(product_id=product_id, consistent=True).stock_level
-
-
-def history(product_id):
-    return gateway.stock_history(product_id=product_id, limit=100, consistent=True).items
 
 
 def token_in(response):
@@ -499,6 +491,7 @@ def test_the_same_token_posted_twice_changes_stock_once_on_dynamodb_local(local_
     assert level("4") == 10 and reasons("4") == ["damaged", "opening"]
 
 
+@pytest.mark.database
 @pytest.mark.dynamodb_local
 @pytest.mark.django_db(transaction=True)
 def test_twenty_staff_decrements_in_parallel_on_a_stock_of_ten(local_ddb, django_user_model):

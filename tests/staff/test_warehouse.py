@@ -14,21 +14,12 @@ from django.core.management.base import CommandError
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from catalog.gateway import codec, keys
-from catalog.gateway.catalog.importer import ImportInvalid
+from catalog.gateway import codec, keys, receiving
+from catalog.gateway.catalog.import_file import ImportInvalid
 from catalog.gateway.dynamo.testing import count_requests
-from catalog.gateway.stock import receiving
-from tests.helpers import seed, small_catalog
+from tests.helpers import history, level, seed, small_catalog
 
 HX = {"HX-Request": "true"}
-
-
-def level(product_id):
-    return gateway.product_get(product_id=product_id, consistent=True).stock_level
-
-
-def history(product_id):
-    return gateway.stock_history(product_id=product_id, limit=100, consistent=True).items
 
 
 def reorder_ids(**filters):

@@ -99,11 +99,6 @@ def test_an_unreadable_cidr_list_stops_the_site_with_a_clear_message(cidrs):
 
 # --- what they count --------------------------------------------------------------------------
 
-@pytest.fixture
-def shopper(django_user_model):
-    return django_user_model.objects.create_user("alice", password="a-long-password-1")
-
-
 def test_a_placed_checkout_and_a_sold_out_one_are_counted(catalog, client, shopper):
     client.force_login(shopper)
     before = scrape()
