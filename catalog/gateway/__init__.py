@@ -16,7 +16,7 @@ Layout, lowest first (each imports only those below it):
 - `orders/` (orders, entities) and `catalog/importer` (the catalog import);
 - `table/`: the table's definition (schema), its migrations (runner, steps) and their backfills.
 """
-from .alerts.alerts import (
+from .alerts import (
     FAILED,
     MAX_EMAIL,
     AlertRefused,

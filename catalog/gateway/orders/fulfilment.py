@@ -3,7 +3,7 @@ stock, exactly), and a product's buyers."""
 
 
 from .. import keys
-from ..alerts.alerts import alert_due_action, transact_write_marking_due
+from ..alerts.marks import alert_due_action, transact_write_marking_due
 from ..catalog.entities import Product
 from ..catalog.products import products_get_many
 from ..dynamo.backoff import contended_attempts

@@ -27,7 +27,7 @@ from botocore.exceptions import ClientError
 from django.conf import settings
 
 from .. import keys
-from ..alerts.alerts import transact_write_marking_due
+from ..alerts.marks import transact_write_marking_due
 from ..catalog.products import products_get_many
 from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause
 from ..dynamo.boundary import error_code, translate_errors

@@ -22,7 +22,7 @@ import time
 from django.conf import settings
 
 from .. import keys
-from ..alerts.alerts import transact_write_marking_due
+from ..alerts.marks import transact_write_marking_due
 from ..catalog.products import products_get_many
 from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause
 from ..dynamo.batches import batch_get

@@ -4,7 +4,7 @@ import dataclasses
 import time
 
 from .. import keys
-from ..alerts.alerts import alert_due_action
+from ..alerts.marks import alert_due_action
 from ..catalog.products import products_get_many
 from ..dynamo.backoff import conflict_pause, contended_attempts
 from ..dynamo.boundary import translate_errors

@@ -7,7 +7,7 @@ the idempotency key as used. A lost race is tried again from the level DynamoDB 
 import time
 
 from .. import keys
-from ..alerts.alerts import alert_due_action, marks_due
+from ..alerts.marks import alert_due_action, marks_due
 from ..catalog.entities import Product
 from ..catalog.products import product_get
 from ..dynamo.backoff import contended_attempts
