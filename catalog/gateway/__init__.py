@@ -137,6 +137,6 @@ __all__ = [
     "order_place", "orders_by_customer", "product_get", "valid_id",
     "products_by_brand", "products_by_category", "products_get_many", "stock_decrease",
     "stock_history", "stock_increase", "table_ensure",
-    "Sale", "product_buyers", "product_buyers_all",  # who bought what (issue 33)
+    "Sale", "product_buyers", "product_buyers_all",  # who bought what
     "MAX_STOCK_BUCKETS", "stock_set_buckets",
 ]

@@ -48,7 +48,7 @@ def product_buyers_all(*, product_id):
 
 
 def _status_update(customer_id, order_id, status, at):
-    """The Update that moves an order from placed (or no status: an order of before statuses)
+    """The Update that moves an order from placed (or no status: an order stored without one)
     to `status` and takes it out of the OpenOrders index."""
     pk, sk = keys.OPEN_ORDER_ATTRIBUTES
     return update(
@@ -119,7 +119,7 @@ def order_cancel(*, customer_id, order_id, who=""):
         actions.extend(update(keys.order_line_key(customer_id, order_id, line.product_id), "SET cancelledAt = :at",
                               {":at": at.isoformat(timespec="microseconds")}, condition="attribute_exists(PK)")
                        for line in order.lines)
-        # Back-in-stock alerts (issue 36): the units put back are due to the product's alerts (after the lines),
+        # Back-in-stock alerts: the units put back are due to the product's alerts (after the lines),
         # in the same transaction while it has room (an order of MAX_LINES lines: not all of them).
         due = [alert_due_action(line.product_id, line.quantity) for line in order.lines if line.product_id in products]
         state = tuple((p.product_id, p.stock_level, p.reorder_point) for p in products.values())

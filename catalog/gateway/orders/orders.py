@@ -69,7 +69,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     # Until the request's write budget runs out (attempts_until_deadline): a crowd is no reason to
     # give up, only the time the shopper can wait is.
     for attempt in attempts_until_deadline():
-        if holds is None:  # timed holds (issue 36): the units the shopper holds are theirs, no stock check
+        if holds is None:  # timed holds: the units the shopper holds are theirs, no stock check
             holds = holds_of(customer_id=customer_id, product_ids=ids) if holds_enabled() else {}
         # What each line takes beyond the shopper's hold: only those products' buckets are read.
         beyond = [beyond_hold(line, holds) for line in lines]
@@ -172,7 +172,7 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     A line takes its units relatively (stock_level_take) while the level read leaves the product
     above take_floor, so buyers of one product do not invalidate each other; near the edge it takes
     the exact path (stock_level_update), which keeps the band and the Reorder index exact. The sale's
-    record of a relative take has no resulting level. A line the shopper holds (`holds`, issue 36)
+    record of a relative take has no resulting level. A line the shopper holds (`holds`)
     deletes its hold (takes.order_line_take) and takes only the units beyond it: its units left the
     stock when they were held; its record says `fromHold`. Returns HOLD_GONE when a hold is no longer
     the one read."""

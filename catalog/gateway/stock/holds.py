@@ -1,4 +1,4 @@
-"""Timed holds (issue 36): the units a shopper is paying for, set aside while they pay.
+"""Timed holds: the units a shopper is paying for, set aside while they pay.
 
 Opening the checkout takes the cart's units from the stock with the same conditional writes as a
 sale (takes.sale_take: relative while plenty is left, exact near the edge, from a bucket on a
