@@ -25,10 +25,13 @@ def parse_whole(text, *, minimum=0, maximum=None):
     return _in_range(int(text.strip(), 10), minimum, maximum)
 
 
-def parse_decimal(text, *, minimum=0, maximum=None):
-    """A non-negative decimal amount (digits, one optional point) from `text`, as a Decimal."""
+def parse_decimal(text, *, minimum=0, maximum=None, places=None):
+    """A non-negative decimal amount (digits, one optional point; at most `places` decimals) from `text`,
+    as a Decimal."""
     if not isinstance(text, str) or not DECIMAL.fullmatch(text.strip()):
         raise Unreadable("must be a number (digits 0-9, and a point for decimals)")
+    if places is not None and len(text.strip().partition(".")[2]) > places:
+        raise Unreadable(f"must have at most {places} decimals")
     return _in_range(Decimal(text.strip()), minimum, maximum)
 
 

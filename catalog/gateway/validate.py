@@ -1,5 +1,6 @@
 """Input checks shared by every access pattern: nothing malformed is sent to DynamoDB."""
 import hashlib
+import time
 import uuid
 from datetime import UTC, datetime
 
@@ -59,6 +60,11 @@ def new_token():
 
 def utc_now():
     return datetime.now(UTC)
+
+
+def expires_in(seconds):
+    """The epoch second `seconds` from now: the value of an item's TTL attribute, after which DynamoDB deletes it."""
+    return int(time.time()) + seconds
 
 
 def client_request_token(*parts):

@@ -14,7 +14,7 @@ from ..dynamo.pages import KeyRange, query_items
 from ..dynamo.threads import SHARD_READERS, in_parallel
 from ..dynamo.transact import check, delete, put, transact_write
 from ..errors import StockBusy
-from ..validate import check_id, client_request_token, utc_now
+from ..validate import check_id, client_request_token, expires_in, utc_now
 from . import hold_limits
 from .entities import ENDED, RELEASED_KEPT_SECONDS, Hold, ReleasedHold
 from .takes import hold_condition, units_back
@@ -35,7 +35,7 @@ def hold_release(*, hold, why, ended_by=None):
             **keys.hold_log_key(hold.product_id, hold.customer_id, at), "type": "HOLD_RELEASED",
             "productId": hold.product_id, "customerId": hold.customer_id, "quantity": hold.quantity,
             "heldAt": hold.held_at, "holdUntil": hold.until, "releasedAt": at, "why": why,
-            "expiresAt": int(time.time()) + RELEASED_KEPT_SECONDS,  # DynamoDB's TTL forgets the record later
+            "expiresAt": expires_in(RELEASED_KEPT_SECONDS),  # DynamoDB's TTL forgets the record later
         }
         actions = [delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values),
                    put(log, if_absent=True)]

@@ -4,7 +4,6 @@ A write reads the level (or takes the caller's hint), then one transaction sets 
 if the level is still the one read, records the adjustment in the product's partition and marks
 the idempotency key as used. A lost race is tried again from the level DynamoDB returns.
 """
-import time
 
 from .. import keys
 from ..alerts.marks import alert_due_action, marks_due
@@ -24,6 +23,7 @@ from ..validate import (
     check_quantity,
     check_text,
     client_request_token,
+    expires_in,
     new_token,
     utc_now,
 )
@@ -235,7 +235,7 @@ def _apply_stock_change(*, product_id, current, reorder_point, delta, token, rea
         product_id=product_id, adjustment_id=token, at=at, delta=delta,
         resulting_level=current + delta, reason=reason, who=who, reference=reference, note=note,
     )
-    mark = IdempotencyMark(adjustment=adjustment, token=token, expires_at=int(time.time()) + TOKEN_TTL_SECONDS)
+    mark = IdempotencyMark(adjustment=adjustment, token=token, expires_at=expires_in(TOKEN_TTL_SECONDS))
     marking = marks_due(delta, waiting=alerts_waiting, level_before=current)
     none_waiting = ({"extra_condition": f" AND (attribute_not_exists({keys.ALERTS_WAITING}) OR "
                                         f"{keys.ALERTS_WAITING} < :one)", "extra_values": {":one": 1}}
