@@ -28,6 +28,20 @@ def contended_attempts():
         yield attempt
 
 
+AGAIN = object()  # what one try of retry_optimistic returns to be tried again
+
+
+def retry_optimistic(attempt, *, busy):
+    """The loop of an optimistic write: `attempt(n)` for n = 0, 1, ... (contended_attempts: a pause before
+    each retry, until the write's deadline) until it returns anything but AGAIN, which is returned. Raises
+    `busy` (an exception) when the deadline comes first."""
+    for n in contended_attempts():
+        outcome = attempt(n)
+        if outcome is not AGAIN:
+            return outcome
+    raise busy
+
+
 def backoff_pause(attempt):
     """Full jitter before retry `attempt` (1, 2, ...): up to 2 ms, doubling, capped at 1 s."""
     pause(attempt, first=0.002, most=1.0)
