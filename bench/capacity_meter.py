@@ -7,7 +7,7 @@ the number of items). So the meter, hooked on the app's own botocore client (the
 - reads: a GetItem or Query is one partition key, charged what Local reports; a BatchGetItem is replayed
   key by key as GetItems (same consistency);
 - writes (each action of a TransactWriteItems too): the item as it was before is copied into a shadow table
-  of the same definition (`catalog/gateway/schema.py`), the action replayed there as a single write, and
+  of the same definition (`catalog/gateway/table/schema.py`), the action replayed there as a single write, and
   what Local reports for it (table and each index) is its cost; a transactional write counts twice
   (prepare and commit). Index partition keys come from the item before and after the write.
 

@@ -14,18 +14,18 @@ from catalog.gateway import keys
 LIMITS = {"R": 3000.0, "W": 1000.0}  # DynamoDB's per-partition throughput, units a second
 SECONDS_A_MONTH = 730 * 3600
 FUNNEL = ("cart_view", "checkout_get", "checkout_post")
-# The stock buckets of the hot product `make capacity` measures (issue 33: "10 buckets or fewer").
+# The stock buckets of the hot product `make capacity` measures (a crowd's product: "10 buckets or fewer").
 HOT_BUCKETS = 10
 # A product's own keys: its item and history (product), its stock buckets, its Buyers index shards, its timed
-# holds' partitions (issue 36).
+# holds' partitions.
 PER_LINE_ROLES = {"product", "bucket", "buyers", "holds", "brand", "category"}
 # Per-product roles spread evenly over that many keys of the product (read from keys.py where it has them).
 PRODUCT_SHARDS = {"bucket": HOT_BUCKETS, "buyers": getattr(keys, "BUYER_SHARDS", 1),
                   "holds": getattr(keys, "HOLD_KEY_SHARDS", 1)}
-# A buyer's own partition; an order number's claim (a partition per order); history moved under a sharded key.
+# A buyer's own partition; an order number's claim (a partition per order); history under a sharded key.
 SPREAD_ROLES = {"customer", "order", "history"}
 # Roles whose load is spread evenly over a fixed number of keys: a day's Ledger shards, the OpenOrders shards
-# (keys.py: one partition until issue 33's sharding, OPEN_ORDER_SHARDS after).
+# (keys.py: OPEN_ORDER_SHARDS), the HoldExpiry shards (HOLD_SHARDS).
 SHARDED_ROLES = {"ledger": keys.LEDGER_SHARDS, "open_orders": getattr(keys, "OPEN_ORDER_SHARDS", 1),
                  "hold_expiry": getattr(keys, "HOLD_SHARDS", 1)}
 

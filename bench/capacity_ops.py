@@ -79,7 +79,7 @@ class Context:
         if pk.startswith(keys.OPEN_ORDERS_PK):
             return "open_orders"  # the OpenOrders partition (or, sharded, one of its shards)
         if hasattr(keys, "holds_pk") and pk.startswith(keys.holds_pk("")):
-            return "hold_expiry"  # one of the HoldExpiry index's shards (timed holds, issue 36)
+            return "hold_expiry"  # one of the HoldExpiry index's shards (timed holds)
         if pk.startswith(keys.customer_pk("")):
             return "customer"
         if pk.startswith(keys.ORDER_NUMBER_PREFIX):
@@ -102,8 +102,8 @@ class Context:
 
     def product_shard_role(self, pk):
         """"bucket" for a product's stock bucket (P#<pid>#S#<k>), "buyers" for one of its Buyers index
-        shards (P#<pid>#B#<n>, issue 33's who-bought-what), "holds" for one of its timed holds' partitions
-        (P#<pid>#H#<n>, issue 36): a product's own keys, each of many."""
+        shards (P#<pid>#B#<n>, who bought what), "holds" for one of its timed holds' partitions
+        (P#<pid>#H#<n>): a product's own keys, each of many."""
         prefix, _, rest = pk.partition("#")
         pid, _, tail = rest.partition("#")
         if prefix != "P" or pid not in self.products:
@@ -219,10 +219,10 @@ def _band_change_checkout(ctx, measure):
 
 
 def _relative_sale_line(ctx, measure):
-    """What one line of a sale on the relative path writes (issue 32: `SET stockLevel = stockLevel - :q` on
+    """What one line of a sale on the relative path writes (`SET stockLevel = stockLevel - :q` on
     `stockLevel >= :min`, which keeps the band, so no band is written): the product and the order line,
-    which is the sale's record (issue 33: entities.sale_record, with its Ledger and Buyers entries; no
-    resulting level), as one transaction (the order itself not included)."""
+    which is the sale's record (entities.sale_record, with its Ledger and Buyers entries; no resulting
+    level), as one transaction (the order itself not included)."""
     (pid,) = ctx.fresh_products(1)
     product = gateway.product_get(product_id=pid)
     order_id, customer_id = gateway.new_order_id(), str(ctx.shopper.customer_key_id)
