@@ -17,7 +17,7 @@ from catalog.gateway.dynamo.testing import count_requests
         (lambda: gateway.products_by_brand(brand_id="3", category_id="1"), ["Query"]),
         (lambda: gateway.products_by_category(category_id="1"), ["Query"]),
         (lambda: gateway.products_by_category(category_id="1", brand_id="3"), ["Query"]),
-        # A product's history: its own partition and each Buyers shard, where its sales are (issue 33).
+        # A product's history: its own partition and each Buyers shard, where its sales are.
         (lambda: gateway.stock_history(product_id="1"), ["Query"] * (1 + keys.BUYER_SHARDS)),
         (lambda: gateway.stock_history(product_id="1", consistent=True), ["Query"] * (1 + keys.BUYER_SHARDS)),
         (lambda: gateway.stock_history(product_id="1", reason="received"), ["Query"]),

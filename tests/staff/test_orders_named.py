@@ -1,4 +1,4 @@
-"""Staff order screens name customers and link every order reference (issue 37): the open orders,
+"""Staff order screens name customers and link every order reference: the open orders,
 an order, finding one by the number a customer reads out, and a sale in a product's history."""
 import re
 from datetime import UTC, datetime

@@ -1,4 +1,4 @@
-"""Order numbers people can read out (issue 37): short, unambiguous, unique per shop, claimed in the
+"""Order numbers people can read out: short, unambiguous, unique per shop, claimed in the
 order's own transaction, and the way staff open an order."""
 from datetime import UTC, datetime
 from decimal import Decimal

@@ -276,8 +276,8 @@ def _more(two, one):
 def test_a_checkout_line_writes_8_units_and_nothing_of_the_sale_under_the_product(local_catalog):
     """Measured on DynamoDB Local (bench/capacity_meter.py: each request's reported units, transactional
     writes twice): an order of two lines against one of one line. The line's product (2), its order line
-    (2), the line's entries in its day's Ledger shard (2) and in its product's Buyers shard (2). Before
-    issue 33: 10 (a history item under the product's key and its ByReason entry besides)."""
+    (2), the line's entries in its day's Ledger shard (2) and in its product's Buyers shard (2). A history
+    item under the product's key and its ByReason entry besides would make it 10."""
     with CapacityMeter() as one:
         buy("ann", {"1": 1})
     with CapacityMeter() as two:

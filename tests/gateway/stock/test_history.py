@@ -105,8 +105,8 @@ def test_old_sales_count_once_and_the_ledger_lists_every_sale(local_catalog):
 @pytest.mark.dynamodb_local
 @pytest.mark.django_db
 def test_a_day_written_before_the_ledger_had_64_shards_stays_readable(local_catalog):
-    """A change of before issue 33 sits in one of the first 8 shards of its day (by product alone): the
-    ledger, which reads all LEDGER_SHARDS of every day, still lists it, in time order."""
+    """A change in one of the first 8 shards of its day (as a table at the baseline may hold, sharded by
+    product alone): the ledger, which reads all LEDGER_SHARDS of every day, lists it, in time order."""
     at = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)
     change = StockAdjustment(product_id="5", adjustment_id="old", at=at, delta=3, resulting_level=8, reason="received")
     item = change.to_item() | {f"{keys.LEDGER}PK": keys.ledger_pk("2026-01-05", 7)}

@@ -3,7 +3,7 @@
 The upgrade of a shop of the seed's layout, with orders, customers and stock history in it, goes in two
 hops: the baseline release's own `migrate_table` (its code, extracted from git and run as a process of
 its own against the same DynamoDB Local table) brings it to the baseline; this code's then accepts it,
-and reads everything back as before. A table not at the baseline is refused, naming that release. The
+and reads everything back unchanged. A table not at the baseline is refused, naming that release. The
 machinery a later step would use (AddIndex, DeleteIndex, Backfill, plan, backups) is tried on synthetic
 steps appended to STEPS."""
 import os

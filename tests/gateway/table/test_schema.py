@@ -20,7 +20,7 @@ def test_create_table_prints_the_one_definition(ddb):
         assert [k["AttributeName"] for k in index["KeySchema"]] == [f"{name}PK", f"{name}SK"]
         assert index["Projection"]["ProjectionType"] == "INCLUDE"
         projected = set(index["Projection"]["NonKeyAttributes"])
-        # A list shows the stock band; the exact level is only on the product item (issue 32).
+        # A list shows the stock band; the exact level is only on the product item.
         assert {"type", "name", "stockBand", "productId", "price"} <= projected and "stockLevel" not in projected
     assert request["BillingMode"] == "PAY_PER_REQUEST"
 
