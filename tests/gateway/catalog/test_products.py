@@ -7,11 +7,7 @@ import pytest
 from catalog import gateway
 from catalog.gateway.catalog.entities import Brand, Category, Product
 from catalog.gateway.dynamo.testing import count_requests
-from catalog.gateway.errors import (
-    InvalidCursor,
-    InvalidId,
-    NotFound,
-)
+from catalog.gateway.errors import InvalidCursor, InvalidId, NotFound
 from tests.helpers import items_in_partition, seed, small_catalog
 
 

@@ -5,9 +5,7 @@ import pytest
 from catalog import gateway
 from catalog.gateway import client as dynamo
 from catalog.gateway.dynamo import batches
-from catalog.gateway.errors import (
-    CatalogUnavailable,
-)
+from catalog.gateway.errors import CatalogUnavailable
 
 
 def _unprocessed(monkeypatch, *, times):

@@ -5,9 +5,7 @@ from botocore.stub import Stubber
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from catalog.gateway.errors import (
-    CatalogUnavailable,
-)
+from catalog.gateway.errors import CatalogUnavailable
 
 
 def test_unreachable_dynamodb_becomes_catalog_unavailable(settings):

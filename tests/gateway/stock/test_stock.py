@@ -6,13 +6,7 @@ from catalog import gateway
 from catalog.gateway import client as dynamo
 from catalog.gateway.dynamo import backoff
 from catalog.gateway.dynamo.testing import count_requests
-from catalog.gateway.errors import (
-    InsufficientStock,
-    InvalidInput,
-    InvalidQuantity,
-    NotFound,
-    StockBusy,
-)
+from catalog.gateway.errors import InsufficientStock, InvalidInput, InvalidQuantity, NotFound, StockBusy
 from catalog.gateway.stock import stock
 from tests.helpers import items_in_partition
 
