@@ -162,16 +162,13 @@ def model(costs, mix, prices=PRICES, limits=LIMITS):
     line, fixed = order_costs(costs, lines)
 
     # (rate a second, {(where, role, kind, rw): units}, spread): spread "share" or "uniform"
-    events = []
-    total_mix = sum(mix["page_mix"].values())
-    for page, fraction in mix["page_mix"].items():
-        events.append((pages_per_s * fraction / total_mix, _of(costs, page), "share"))
-    events.append((orders_per_s * lines, line, "share"))
-    events.append((orders_per_s * lines * band_change_share(mix), band_change_charges(costs), "share"))
-    events.append((orders_per_s, fixed, "share"))
-    events.append((mix["staff_adjustments_per_s"], _of(costs, "staff_adjustment"), "uniform"))
-    names_rate = mix["app_processes"] / mix["names_ttl_s"]
-    events.append((names_rate, _of(costs, "home_cold"), "share"))
+    pages = mix["page_mix"]
+    events = [(pages_per_s * share / sum(pages.values()), _of(costs, page), "share") for page, share in pages.items()]
+    events += [(orders_per_s * lines, line, "share"),
+               (orders_per_s * lines * band_change_share(mix), band_change_charges(costs), "share"),
+               (orders_per_s, fixed, "share"),
+               (mix["staff_adjustments_per_s"], _of(costs, "staff_adjustment"), "uniform"),
+               (mix["app_processes"] / mix["names_ttl_s"], _of(costs, "home_cold"), "share")]  # names re-read
 
     totals = {"R": 0.0, "W": 0.0}
     role_load = {}  # (where, role, rw) -> list of per-key loads (role spread) or a scalar (one key)
