@@ -149,14 +149,10 @@ def main(argv=None):
         with open(args.out / "dynamodb-local.log", "wb") as ddb_log:
             process, url = dynamodb_local.start(log=ddb_log)
             try:
-                os.environ.update({
-                    "DJANGO_SETTINGS_MODULE": "storefront.settings",
-                    "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-                    "DJANGO_DEBUG": "1",  # static files without collectstatic; costs do not depend on it
-                    "DYNAMODB_ENDPOINT_URL": url,
-                    "DJANGO_SQLITE_PATH": str(args.out / "db.sqlite3"),
-                    "DJANGO_LOG_LEVEL": "WARNING",
-                    "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+                os.environ.update({  # DEBUG: static files without collectstatic; costs do not depend on it
+                    "DJANGO_SETTINGS_MODULE": "storefront.settings", "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+                    "DJANGO_DEBUG": "1", "DYNAMODB_ENDPOINT_URL": url, "DJANGO_LOG_LEVEL": "WARNING",
+                    "DJANGO_SQLITE_PATH": str(args.out / "db.sqlite3"), "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
                     "STOCK_HOLD_SECONDS": str(args.holds),
                 })
                 (args.out / "db.sqlite3").unlink(missing_ok=True)
@@ -167,9 +163,9 @@ def main(argv=None):
                 costs = measure()
             finally:
                 dynamodb_local.stop(process)
-        from catalog.gateway.table import create_table_request
+        from .capacity_meter import schema_indexes
 
-        meta["indexes"] = [g["IndexName"] for g in create_table_request("x").get("GlobalSecondaryIndexes", [])]
+        meta["indexes"] = list(schema_indexes())
     mixes, sales, linearity = run_model(costs, args)
     meta.setdefault("stock_hold_seconds", args.holds)
     meta["seconds"] = round(time.perf_counter() - started, 1)

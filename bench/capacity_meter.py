@@ -125,15 +125,14 @@ class CapacityMeter:
         return Charge(where, pk, "query", "R", reported.get(where, {}).get("R", 0.0))
 
     def _batch_get_charges(self, params):
-        charges = []
-        for table, request in params["RequestItems"].items():
-            for key in request["Keys"]:
-                answer = self._own.get_item(
-                    TableName=table, Key=key, ConsistentRead=request.get("ConsistentRead", False),
-                    ReturnConsumedCapacity="INDEXES",
-                )
-                charges.append(self._read_charge(key, self._reported("GetItem", answer.get("ConsumedCapacity"))))
-        return charges
+        """Each key of a BatchGetItem read again alone, with the same consistency."""
+        def cost(table, key, consistent):
+            answer = self._own.get_item(TableName=table, Key=key, ConsistentRead=consistent,
+                                        ReturnConsumedCapacity="INDEXES")
+            return self._read_charge(key, self._reported("GetItem", answer.get("ConsumedCapacity")))
+
+        return [cost(table, key, request.get("ConsistentRead", False))
+                for table, request in params["RequestItems"].items() for key in request["Keys"]]
 
     def _actions(self, operation, params):
         """(action type, its parameters as a single write, transactional?) of a write request."""

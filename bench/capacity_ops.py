@@ -5,14 +5,12 @@ what it is per. Partition keys become the roles the traffic model spreads over a
 any other key stays as it is: every request that touches it touches the same partition.
 """
 
-import html
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.core.cache import cache, caches
-from django.test import Client
 
 from catalog import availability, gateway, hot_products
 from catalog.gateway import keys
@@ -26,6 +24,7 @@ from .capacity_meter import CapacityMeter
 from .capacity_model import HOT_BUCKETS
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY, make_catalog
 from .flows import give_second_factor, record_second_factor
+from .pages import django_client, next_url
 
 CATALOG_SIZE = 80  # products 1-60 are brand 1 in category 1 (bench/catalog_data.py): full pages and a Load more
 LINE_COUNTS = (1, 2, 5)
@@ -62,7 +61,7 @@ class Context:
 
     def client(self, user=None, *, warm=False):
         """A client signed in as `user`; `warm`: it has been to the home page."""
-        client = Client(HTTP_HOST="127.0.0.1")
+        client = django_client()
         if user is not None:
             client.force_login(user)
         if user is not None and user.is_staff:
@@ -120,8 +119,7 @@ def _page(path, *, cold=False):
 
 def _load_more(ctx, measure):
     client = ctx.client()
-    page = _ok(client.get(f"/brands/{FEATURED_BRAND}/"), "brand page").content.decode()
-    url = html.unescape(re.search(r'hx-get="([^"]*[?&](?:amp;)?after=[^"]*)"', page).group(1))
+    url = next_url(_ok(client.get(f"/brands/{FEATURED_BRAND}/"), "brand page").content.decode())
     with measure():
         _ok(client.get(url, **HX), "load more")
 
