@@ -13,7 +13,7 @@ def serialize(item):
 
 def deserialize(item):
     """An item from DynamoDB's wire format to Python values, exactly as boto3's TypeDeserializer
-    makes them (tests/gateway/test_wire.py), with the common tags (S, N, M, L) read directly."""
+    makes them (tests/gateway/dynamo/test_wire.py), with the common tags (S, N, M, L) read directly."""
     return {k: _value(v) for k, v in item.items()}
 
 

@@ -12,7 +12,7 @@ botocore emits `before-parse.dynamodb.<operation>` with the answer (`response_di
 botocore's unmodified parser an empty body, so it still adds the answer's metadata. Everything else
 (errors, other operations, any body with a binary tag) is parsed by botocore as before, and
 everything around the parse (signing, retries, the CRC32 check on the HTTP answer, timeouts, error
-mapping) is botocore's. tests/gateway/test_wire.py checks the result is what botocore alone gives.
+mapping) is botocore's. tests/gateway/dynamo/test_wire.py checks the result is what botocore alone gives.
 """
 import json
 

@@ -43,7 +43,7 @@ WAREHOUSE_INDEXES = {
 
 # AWS counts the NonKeyAttributes of every INCLUDE index, summed over the indexes, against 100 a
 # table; DynamoDB Local allows 20 distinct names. A new index that projects INCLUDE must fit both,
-# also part way through migrate_table (tests/gateway/test_migrations.py counts the later steps):
+# also part way through migrate_table (tests/gateway/table/test_migrations.py counts the later steps):
 # 8 x 9 + 7 = 79; 11 distinct names.
 PROJECTED_ATTRIBUTE_LIMIT = 100
 LOCAL_DISTINCT_PROJECTED_LIMIT = 20
