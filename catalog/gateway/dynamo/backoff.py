@@ -1,12 +1,15 @@
 """Pauses before trying again: full jitter (a random pause up to a cap that doubles each attempt),
 so that many clients that failed together spread out instead of colliding again."""
+from __future__ import annotations
+
 import random
 import time
+from typing import Any
 
 from . import budget
 
 
-def pause(attempt, *, first, most):
+def pause(attempt: int, *, first: Any, most: Any) -> None:
     """Sleep before try `attempt + 1` (attempt counts from 0): up to `first` seconds, doubling with
     each attempt, never more than `most`."""
     time.sleep(random.uniform(0, min(most, first * 2**attempt)))
@@ -28,7 +31,7 @@ def contended_attempts():
         yield attempt
 
 
-def backoff_pause(attempt):
+def backoff_pause(attempt: int) -> None:
     """Full jitter before retry `attempt` (1, 2, ...): up to 2 ms, doubling, capped at 1 s."""
     pause(attempt, first=0.002, most=1.0)
 
@@ -53,7 +56,7 @@ def attempts_until_deadline():
 CONFLICT_JITTER_SECONDS = 0.005
 
 
-def conflict_pause():
+def conflict_pause() -> None:
     """A short random pause (up to CONFLICT_JITTER_SECONDS) before trying a conflicted
     transaction again: enough to spread a crowd out, never the exponential backoff of a lost race."""
     time.sleep(random.uniform(0, CONFLICT_JITTER_SECONDS))

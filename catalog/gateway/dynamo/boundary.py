@@ -24,7 +24,7 @@ UNAVAILABLE_CODES = {
 }
 
 
-def error_code(exc):
+def error_code(exc: BaseException | None):
     return exc.response.get("Error", {}).get("Code", "") if isinstance(exc, ClientError) else ""
 
 
