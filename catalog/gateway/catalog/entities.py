@@ -111,7 +111,7 @@ class Product:
     reorder_point: int | None = None  # None: LOW_STOCK_THRESHOLD
     image: str = ""
     band: int | None = field(default=None, compare=False)  # `stockBand` as stored (the v2 list indexes project it)
-    # Stock buckets (issue 33, buckets.py): K, whether the stock is spread over the bucket items
+    # Stock buckets (buckets.py): K, whether the stock is spread over the bucket items
     # (None: gathered, all of it on the product item, which then holds the exact total), the product
     # item's own units (`reserve`) and the buckets' levels as read (None: not read). While spread,
     # `stock_level` is the total only once the buckets were read (products_get_many, product_get).
@@ -119,7 +119,7 @@ class Product:
     spread: str | None = field(default=None, compare=False)
     reserve: int | None = field(default=None, compare=False)
     bucket_levels: tuple | None = field(default=None, compare=False)
-    # Back-in-stock alerts waiting for it (issue 36; keys.ALERTS_WAITING). Not an import's: to_item
+    # Back-in-stock alerts waiting for it (keys.ALERTS_WAITING). Not an import's: to_item
     # leaves it out, so an import never resets it.
     alerts_waiting: int = field(default=0, compare=False)
 

@@ -20,7 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from .. import keys
-from ..alerts.alerts import alert_due_action, marks_due, transact_write_marking_due
+from ..alerts.marks import alert_due_action, marks_due, transact_write_marking_due
 from ..dynamo.backoff import pause
 from ..dynamo.batches import batch_get, batch_write
 from ..dynamo.boundary import translate_errors

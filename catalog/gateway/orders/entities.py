@@ -69,7 +69,7 @@ class Order:
     token: str = ""  # the idempotency key it was placed with (kept to refuse its reuse for another order)
     status: str = PLACED
     stored_item_count: int | None = field(default=None, compare=False)  # itemCount as stored (no lines read)
-    # The short number people read out (issue 37); "" on an order placed before numbers existed.
+    # The short number people read out; "" on an order that has none (placed without one, not backfilled).
     number: str = ""
     # Who placed it, as the account said then, so staff lists name customers without a read a row;
     # "" on an order placed before (shop.customers fills them in from the accounts).

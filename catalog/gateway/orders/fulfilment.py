@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 from typing import Any, Never
 
 from .. import keys
-from ..alerts.alerts import alert_due_action, transact_write_marking_due
+from ..alerts.marks import alert_due_action, transact_write_marking_due
 from ..catalog.entities import Product
 from ..catalog.products import products_get_many
 from ..dynamo.backoff import contended_attempts
@@ -56,7 +56,7 @@ def product_buyers_all(*, product_id: str):
 
 
 def _status_update(customer_id: str, order_id: str, status: str, at: Any) -> dict[str, Any]:
-    """The Update that moves an order from placed (or no status: an order of before statuses)
+    """The Update that moves an order from placed (or no status: an order stored without one)
     to `status` and takes it out of the OpenOrders index."""
     pk, sk = keys.OPEN_ORDER_ATTRIBUTES
     return update(
@@ -127,7 +127,7 @@ def order_cancel(*, customer_id: str, order_id: str, who: str = ""):
         actions.extend(update(keys.order_line_key(customer_id, order_id, line.product_id), "SET cancelledAt = :at",
                               {":at": at.isoformat(timespec="microseconds")}, condition="attribute_exists(PK)")
                        for line in order.lines)
-        # Back-in-stock alerts (issue 36): the units put back are due to the product's alerts (after the lines),
+        # Back-in-stock alerts: the units put back are due to the product's alerts (after the lines),
         # in the same transaction while it has room (an order of MAX_LINES lines: not all of them).
         due = [alert_due_action(line.product_id, line.quantity) for line in order.lines if line.product_id in products]
         state = tuple((p.product_id, p.stock_level, p.reorder_point) for p in products.values())

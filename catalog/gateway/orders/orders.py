@@ -13,12 +13,9 @@ that conflicted with another is sent again at once (after a few ms of jitter); a
 is decided again from the product DynamoDB returns; the shopper hears "busy" only when the write
 budget is spent.
 
-An order has two names: its ID (sorts by time, unguessable, what URLs and keys use) and its number,
-8 characters people can read out on the phone (ORDER_NUMBER_ALPHABET has no 0/O, 1/I/L or U). The
-number is a hash of the ID and an attempt count, so a retried checkout asks for the same number;
-a number another order holds already (the claim's condition fails) is tried again with the next.
+An order has two names: its ID (sorts by time, unguessable, what URLs and keys use) and its number
+(numbers.py), 8 characters people can read out on the phone.
 """
-import hashlib
 import secrets
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -27,21 +24,15 @@ from botocore.exceptions import ClientError
 from django.conf import settings
 
 from .. import keys
-from ..alerts.alerts import transact_write_marking_due
+from ..alerts.marks import transact_write_marking_due
 from ..catalog.products import products_get_many
 from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause
 from ..dynamo.boundary import error_code, translate_errors
-from ..dynamo.client import client, read, table_name
-from ..dynamo.codec import deserialize, serialize
+from ..dynamo.client import client, table_name
+from ..dynamo.codec import serialize
 from ..dynamo.pages import KeyRange, Page, query_items
 from ..dynamo.transact import put
-from ..errors import (
-    IdempotencyConflict,
-    InvalidInput,
-    NotFound,
-    OrderRejected,
-    StockBusy,
-)
+from ..errors import IdempotencyConflict, InvalidInput, NotFound, OrderRejected, StockBusy
 from ..lines import MAX_LINES, beyond_hold, check_lines, line_problems, with_held
 from ..stock import hold_limits
 from ..stock.buckets import settle_for_sale
@@ -51,37 +42,13 @@ from ..stock.takes import HOLD_GONE, order_line_take
 from ..validate import check_id, client_request_token, utc_now
 from .customers import check_address, customer_update
 from .entities import Order, OrderLine
+from .numbers import ORDER_NUMBER_TRIES, number_claim, order_number_clean, order_number_for
 
 
 def new_order_id():
     """Sorts by time (UTC, microseconds), then 80 random bits (20 hex digits), unguessable:
     20261122T024500123456-1a2b3c4d5e6f708192a3. Issued by the server (the checkout in progress)."""
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f") + "-" + secrets.token_hex(10)
-
-
-ORDER_NUMBER_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # 30 symbols: 30**8 is 6.6e11 numbers
-ORDER_NUMBER_LENGTH = 8
-
-
-def order_number_for(order_id, attempt=0):
-    """The number an order asks for on its `attempt`th try (0 first): 8 symbols of a SHA-256 of the
-    ID and the attempt, so every retry of one checkout asks for the same numbers in the same order."""
-    value = int.from_bytes(hashlib.sha256(f"{order_id}#{attempt}".encode()).digest(), "big")
-    symbols = []
-    for _ in range(ORDER_NUMBER_LENGTH):
-        value, index = divmod(value, len(ORDER_NUMBER_ALPHABET))
-        symbols.append(ORDER_NUMBER_ALPHABET[index])
-    return "".join(symbols)
-
-
-def order_number_clean(text):
-    """The order number in `text` as typed (any case, spaces or hyphens between), or None when it
-    is not one."""
-    number = "".join(ch for ch in str(text or "") if ch not in " -").upper()
-    if len(number) != ORDER_NUMBER_LENGTH or any(ch not in ORDER_NUMBER_ALPHABET for ch in number):
-        return None
-    return number
-
 
 
 def order_place(*, customer_id, customer_name, order_id, token, lines, customer_email=None, address=None):
@@ -102,7 +69,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     # Until the request's write budget runs out (attempts_until_deadline): a crowd is no reason to
     # give up, only the time the shopper can wait is.
     for attempt in attempts_until_deadline():
-        if holds is None:  # timed holds (issue 36): the units the shopper holds are theirs, no stock check
+        if holds is None:  # timed holds: the units the shopper holds are theirs, no stock check
             holds = holds_of(customer_id=customer_id, product_ids=ids) if holds_enabled() else {}
         # What each line takes beyond the shopper's hold: only those products' buckets are read.
         beyond = [beyond_hold(line, holds) for line in lines]
@@ -178,7 +145,6 @@ THROTTLED = object()  # DynamoDB throttled an item: nothing decided, try again a
 # HOLD_GONE (takes): a line's hold is no longer the one read: read again
 
 
-
 def _same_order(order, *, token, lines):
     """`order`, placed before under this ID, if this is the same request again (same key, same
     lines); IdempotencyConflict naming the order if it is not."""
@@ -206,7 +172,7 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     A line takes its units relatively (stock_level_take) while the level read leaves the product
     above take_floor, so buyers of one product do not invalidate each other; near the edge it takes
     the exact path (stock_level_update), which keeps the band and the Reorder index exact. The sale's
-    record of a relative take has no resulting level. A line the shopper holds (`holds`, issue 36)
+    record of a relative take has no resulting level. A line the shopper holds (`holds`)
     deletes its hold (takes.order_line_take) and takes only the units beyond it: its units left the
     stock when they were held; its record says `fromHold`. Returns HOLD_GONE when a hold is no longer
     the one read."""
@@ -302,7 +268,6 @@ def _after_refusal(refusal, lines, takes, products, *, hold_actions):
     return fresh
 
 
-
 def order_confirmation_claim(*, customer_id, order_id):
     """Claim the right to send an order's confirmation email: True for the first caller only (one
     conditional UpdateItem on the order), so a replayed or doubled checkout sends no second email,
@@ -346,24 +311,13 @@ def order_get(*, customer_id, order_id):
     return Order.from_items(head, [i for i in items if i["SK"].startswith(order_sk + "#ITEM#")])
 
 
-ORDER_NUMBER_TRIES = 3  # numbers an order ID is looked up under: a fourth is never needed (6.6e11 numbers)
-
-
-def _number_claim(number):
-    with translate_errors():
-        response = read("GetItem", {
-            "TableName": table_name(), "Key": serialize(keys.order_number_key(number)), "ConsistentRead": True,
-        })
-    return deserialize(response["Item"]) if "Item" in response else None
-
-
 def order_get_by_number(*, number):
     """The order of a number (as typed: order_number_clean), or NotFound: one GetItem of its claim,
     then the order (order_get). An order placed before numbers has none until a backfill claims it."""
     cleaned = order_number_clean(number)
     if cleaned is None:
         raise InvalidInput("An order number is 8 letters and digits, such as K7QM4XPD.")
-    claim = _number_claim(cleaned)
+    claim = number_claim(cleaned)
     if claim is None:
         raise NotFound("Order", cleaned)
     return order_get(customer_id=claim["customerId"], order_id=claim["orderId"])
@@ -375,7 +329,7 @@ def order_get_by_id(*, order_id):
     then the order. NotFound for an order without a number (placed before numbers, not backfilled)."""
     check_id("Order", order_id)
     for attempt in range(ORDER_NUMBER_TRIES):
-        claim = _number_claim(order_number_for(order_id, attempt))
+        claim = number_claim(order_number_for(order_id, attempt))
         if claim is None:
             break
         if claim["orderId"] == order_id:
@@ -404,11 +358,4 @@ def orders_by_customer(*, customer_id, after=None, limit=None):
     read = sum(len(o.lines) + 1 for o in orders)
     more = last is not None or len(items) > read
     return Page(items=orders, next_cursor=key_range.encode(last_head) if more and last_head else None)
-
-
-# --- fulfilment (staff) ---------------------------------------------------------------------
-
-
-# --- who bought what (staff) -----------------------------------------------------------------
-
 

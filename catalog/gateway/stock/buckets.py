@@ -1,4 +1,4 @@
-"""Stock buckets (issue 33): a hot product's stock over K items of their own partitions.
+"""Stock buckets: a hot product's stock over K items of their own partitions.
 
 One item takes about 1,000 write units a second, so a product whose every sale writes its own item
 sells at most a few hundred units a second. A product with `stockBuckets` K > 1 is in one of three

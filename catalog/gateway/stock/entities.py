@@ -62,15 +62,15 @@ class StockAdjustment:
     order_id: str | None = None
     reference: str = ""
     note: str = ""
-    # A sale's or a cancellation's order: whose it is and its number (issue 37: staff open it from the
-    # history); "" on the changes of before.
+    # A sale's or a cancellation's order: whose it is and its number (staff open it from the
+    # history); "" on a change that records none.
     customer_id: str = ""
     order_number: str = ""
 
     @classmethod
     def from_item(cls, item: dict[str, Any]) -> StockAdjustment:
         reason, note = item.get("reason", ""), item.get("note", "")
-        if reason not in REASONS:  # a free-text reason of before the codes: keep it as the note
+        if reason not in REASONS:  # a free-text reason, not a code: keep it as the note
             reason, note = "", note or reason
         # An order line that is its sale's record (is_sale_record) leaves out what follows from the order.
         line = item.get("type") == "ORDER_LINE"
@@ -84,7 +84,7 @@ class StockAdjustment:
             who=item.get("customerName", "") if line else item.get("who", ""),
             order_id=item.get("orderId"),
             reference=item["orderId"] if line else item.get("reference", ""),
-            # A sale of units held while the shopper paid (timed holds, issue 36) says so.
+            # A sale of units held while the shopper paid (timed holds) says so.
             note="Sold from a hold" if line and item.get("fromHold") else note,
             customer_id=item.get("customerId", ""),
             order_number=item.get("orderNumber", ""),
@@ -298,7 +298,7 @@ class Hold:
 
     def latest_end(self, max_seconds: float | None = None):
         """The latest this hold may last (epoch s): STOCK_HOLD_MAX_SECONDS after it was first taken, however
-        often it is renewed (a hold of before heldAt was kept ends when it ends)."""
+        often it is renewed (a hold stored without heldAt ends when it ends)."""
         if not self.held_at:
             return self.until
         max_seconds = settings.STOCK_HOLD_MAX_SECONDS if max_seconds is None else max_seconds

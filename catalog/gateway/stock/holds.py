@@ -1,4 +1,4 @@
-"""Timed holds (issue 36): the units a shopper is paying for, set aside while they pay.
+"""Timed holds: the units a shopper is paying for, set aside while they pay.
 
 Opening the checkout takes the cart's units from the stock with the same conditional writes as a
 sale (takes.sale_take: relative while plenty is left, exact near the edge, from a bucket on a
@@ -29,7 +29,7 @@ import time
 from django.conf import settings
 
 from .. import keys
-from ..alerts.alerts import transact_write_marking_due
+from ..alerts.marks import transact_write_marking_due
 from ..catalog.products import products_get_many
 from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause
 from ..dynamo.batches import batch_get

@@ -1,7 +1,7 @@
 """Does every product's stock history add up to its level?
 
 Every level is the sum of its product's changes: an import that sets a level writes an `opening`
-change (migration 0017 gave the products of before theirs), and every stock write records its
+change (a table migration gave the products without one theirs), and every stock write records its
 delta. So the check is: the deltas of the whole history add up to the stock level now. That holds
 for changes that do not record the level they left (a sale during a rush: `resulting_level` None),
 and it catches a level changed behind the shop's back on a product that was never adjusted.
@@ -10,7 +10,7 @@ Where drift is found, the history is read newest first to say where: a change th
 resulting level must have left the level now minus the deltas of every newer change; the newest
 one that does not is named.
 
-Units held while a shopper pays (timed holds, issue 36: holds.py) are out of the level but in no
+Units held while a shopper pays (timed holds: holds.py) are out of the level but in no
 change yet: the changes add up to the level plus the units held now (the hold items of the product's
 partition, read with it); a hold that becomes a sale is that sale's change, one that is released
 gives its units back to the level. Products are walked brand by brand on GSI1 (one Query a page, never a

@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 from .. import keys
-from ..alerts.alerts import alert_due_action
+from ..alerts.marks import alert_due_action
 from ..catalog.products import products_get_many
 from ..dynamo.backoff import conflict_pause, contended_attempts
 from ..dynamo.boundary import translate_errors

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from .. import keys
-from ..alerts.alerts import alert_due_action, marks_due
+from ..alerts.marks import alert_due_action, marks_due
 from ..catalog.entities import Product
 from ..catalog.products import product_get
 from ..dynamo.backoff import contended_attempts
@@ -214,7 +214,7 @@ def stock_count(
 
 
 def _held_on_the_shelf(product_id: str, counted: Any):
-    """(units, checks, problem): the units of the product held while shoppers pay (timed holds, issue 36; 0
+    """(units, checks, problem): the units of the product held while shoppers pay (timed holds; 0
     when holds are off), on the shelf, so in a count, but out of the level; a ConditionCheck for each hold
     read, that it still holds its units at the write; and the InvalidInput to raise, if any: fewer counted
     than are held, or more shoppers holding it than a transaction can check (a count in a drop)."""
@@ -242,7 +242,7 @@ def _apply_stock_change(
     in mark the product's back-in-stock alerts due if `alerts_waiting` (as last read) says some wait
     or the product was sold out; otherwise the write is conditional on none waiting (an alert asked
     meanwhile refuses it, and the next try, with the product as returned, marks them): a receipt for
-    a product in stock that nobody waits for writes no due item (issue 32: a staff adjustment costs
+    a product in stock that nobody waits for writes no due item (a staff adjustment costs
     10 write units). Returns the StockChange; _UsedToken when the idempotency key was used before; or
     the Product as found instead (None if unknown: read it again) when another write got there first."""
     adjustment = StockAdjustment(
@@ -262,7 +262,7 @@ def _apply_stock_change(
             ),
             put(adjustment.to_item(), if_absent=True),
             put(mark.to_item(), if_absent=True, return_old=True),
-            *([alert_due_action(product_id, delta)] if marking else []),  # back-in-stock alerts (issue 36)
+            *([alert_due_action(product_id, delta)] if marking else []),  # back-in-stock alerts
             *checks,  # a stocktake's: each hold it read is unchanged
         ],
         # The same request retried (by botocore, after a lost answer) applies once.
@@ -293,7 +293,7 @@ class _UsedToken:
 def opening_adjustment(
     *, product_id: str, delta: int, resulting_level: int | None, at: Any = None, who: str = "import", note: str = ""
 ) -> StockAdjustment:
-    """The `opening` stock change that an import (or migration 0017) writes beside a level it sets,
+    """The `opening` stock change that an import (or a table migration) writes beside a level it sets,
     so that every level is the sum of its product's changes: a new product's level, the difference
     a re-import with reset stock makes, or the level a product had before the ledger began."""
     return StockAdjustment(

@@ -20,7 +20,7 @@ from catalog import availability
 from catalog.availability import stock_band
 
 from .. import keys
-from ..alerts.alerts import alert_due_action
+from ..alerts.marks import alert_due_action
 from ..catalog.entities import Product, reorder_index_keys
 from ..catalog.products import levels_read
 from ..dynamo.transact import delete, update

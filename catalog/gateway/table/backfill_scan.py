@@ -271,15 +271,7 @@ def scan_all(
         segments = int(next(iter(records.values()))["segments"])
     stop = stop or threading.Event()
     tally = Tally()
-    errors = []
-    types = sorted(item_types)
-    filter_params = {
-        "FilterExpression": "#type IN (" + ", ".join(f":t{i}" for i in range(len(types))) + ")",
-        "ExpressionAttributeNames": {"#type": "type"},
-        "ExpressionAttributeValues": serialize({f":t{i}": t for i, t in enumerate(types)}),
-    } if types else {
-        "FilterExpression": "begins_with(PK, :prefix)", "ExpressionAttributeValues": serialize({":prefix": pk_prefix}),
-    }
+    filter_params = _scan_filter(item_types, pk_prefix)
 
     def segment_run(segment: int) -> None:
         record = records.get(segment, {})
@@ -312,7 +304,29 @@ def scan_all(
                 return
             params["ExclusiveStartKey"] = last_key
 
-    def guarded(segment: int) -> None:
+    _run_segments(segment_run, segments, stop)
+    return tally
+
+
+def _scan_filter(item_types, pk_prefix):
+    """The Scan's filter: the items of `item_types`, or (none given) those whose PK begins with `pk_prefix`."""
+    types = sorted(item_types)
+    if not types:
+        return {"FilterExpression": "begins_with(PK, :prefix)",
+                "ExpressionAttributeValues": serialize({":prefix": pk_prefix})}
+    return {
+        "FilterExpression": "#type IN (" + ", ".join(f":t{i}" for i in range(len(types))) + ")",
+        "ExpressionAttributeNames": {"#type": "type"},
+        "ExpressionAttributeValues": serialize({f":t{i}": t for i, t in enumerate(types)}),
+    }
+
+
+def _run_segments(segment_run, segments, stop):
+    """segment_run(segment) for every segment, each on a thread, until all are done. The first error of one
+    stops the others (`stop`) and is raised here; Interrupted when stopped."""
+    errors = []
+
+    def guarded(segment):
         try:
             segment_run(segment)
         except Interrupted:
@@ -337,4 +351,3 @@ def scan_all(
         raise errors[0]
     if stop.is_set():
         raise Interrupted
-    return tally

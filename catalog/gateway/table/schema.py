@@ -18,7 +18,7 @@ from ..errors import CatalogUnavailable
 # order) and the six sort indexes (keys.SORT_INDEXES: name and price order under a brand, a
 # category and a brand+category pair), each under its v2 name (keys.list_index). The stock band
 # (`stockBand`, availability.stock_band), not the exact level: a sale inside a band changes nothing
-# projected, so DynamoDB writes no list index entry (issue 32). Search term items use ByPrice1v2 too
+# projected, so DynamoDB writes no list index entry. Search term items use ByPrice1v2 too
 # (they carry no stock at all: a sale never writes them).
 LIST_ATTRIBUTES = [
     "type",
@@ -41,7 +41,7 @@ WAREHOUSE_INDEXES = {
     keys.BY_REASON: None,
     keys.REORDER: REORDER_ATTRIBUTES,
     keys.OPEN_ORDERS: None,
-    keys.BUYERS: None,  # who bought a product (order lines, issue 33): shown whole, as the Ledger's
+    keys.BUYERS: None,  # who bought a product (order lines): shown whole, as the Ledger's
 }
 
 # AWS counts the NonKeyAttributes of every INCLUDE index, summed over the indexes, against 100 a
@@ -60,10 +60,10 @@ TTL_ATTRIBUTE = "expiresAt"
 INDEXES = {
     **{keys.list_index(prefix): LIST_ATTRIBUTES for prefix in keys.LIST_INDEXES},
     **WAREHOUSE_INDEXES,
-    # Back-in-stock alerts (issue 36; keys.py): waiting alerts of a product and emails due. ALL: an
+    # Back-in-stock alerts (keys.py): waiting alerts of a product and emails due. ALL: an
     # alert is small, and ALL stays out of the INCLUDE limit (PROJECTED_ATTRIBUTE_LIMIT).
     keys.ALERT_QUEUE: None,
-    # Timed holds (issue 36): holds by the time they end, for the release job. ALL: a hold is small.
+    # Timed holds: holds by the time they end, for the release job. ALL: a hold is small.
     keys.HOLD_EXPIRY: None,
 }
 
