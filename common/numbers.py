@@ -21,21 +21,21 @@ class Unreadable(ValueError):
     """Not a number this parser reads, or out of its range; the message says which."""
 
 
-def parse_whole(text: str, *, minimum: int | None = 0, maximum: int | None = None):
+def parse_whole(text: str, *, minimum: int | None = 0, maximum: int | None = None) -> Any:
     """A whole number from `text` (surrounding spaces allowed), `minimum` to `maximum`."""
     if not isinstance(text, str) or not WHOLE.fullmatch(text.strip()):
         raise Unreadable("must be a whole number (digits 0-9 only)")
     return _in_range(int(text.strip(), 10), minimum, maximum)
 
 
-def parse_decimal(text: str, *, minimum: int | None = 0, maximum: int | None = None):
+def parse_decimal(text: str, *, minimum: int | None = 0, maximum: int | None = None) -> Any:
     """A non-negative decimal amount (digits, one optional point) from `text`, as a Decimal."""
     if not isinstance(text, str) or not DECIMAL.fullmatch(text.strip()):
         raise Unreadable("must be a number (digits 0-9, and a point for decimals)")
     return _in_range(Decimal(text.strip()), minimum, maximum)
 
 
-def _in_range(value: Any, minimum: int | None, maximum: int | None):
+def _in_range(value: Any, minimum: int | None, maximum: int | None) -> Any:
     if minimum is not None and value < minimum:
         raise Unreadable(f"must be at least {minimum}")
     if maximum is not None and value > maximum:

@@ -2,16 +2,19 @@
 each as it is (LineProblem, data: the shop words it)."""
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from catalog.gateway.catalog.entities import Product
 import dataclasses
+from collections.abc import Mapping
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
 from .validate import check_id, check_quantity
+
+if TYPE_CHECKING:
+    from catalog.gateway.catalog.entities import Product
+
+
+
 
 # 2 actions a line (stock, order line) + 3, or 3 with a timed hold of another quantity (its delete): within
 # DynamoDB's 100 actions a transaction (transact.TRANSACTION_ACTIONS). A cancellation takes 3 a line + 1; its
@@ -79,7 +82,7 @@ def line_problems(lines: Any, products: Mapping[str, Product]) -> list[LineProbl
     return problems
 
 
-def beyond_hold(line: Any, holds: Any):
+def beyond_hold(line: Any, holds: Any) -> Any:
     """The line's units beyond what the shopper holds of it."""
     hold = holds.get(line.product_id)
     return dataclasses.replace(line, quantity=line.quantity - hold.quantity) if hold else line

@@ -27,7 +27,7 @@ class Drift:
     actual: int
 
 
-def _brand_products_by_category(brand_id: str, on_request: Any) -> dict[str | None, int]:
+def _brand_products_by_category(brand_id: str, on_request: Any) -> dict[Any, int]:
     counts = {}
     params = KeyRange(index=keys.GSI1, partition=keys.brand_gsi_pk(brand_id)).params()
     params["ProjectionExpression"] = "categoryId"

@@ -16,7 +16,7 @@ CENT = Decimal("0.01")
 
 
 
-def price_value(value: Any):
+def price_value(value: Any) -> Any:
     if not isinstance(value, Decimal):  # DynamoDB's numbers are Decimal already: no detour through str
         value = Decimal(str(value if value is not None else 0))
     return value.quantize(CENT)
@@ -28,7 +28,7 @@ def int_value(value: Any, default: int | None = 0) -> Any:
 
 
 
-def plain_value(value: Any):
+def plain_value(value: Any) -> Any:
     """DynamoDB numbers arrive as Decimal; give attributes back as int or float."""
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
@@ -57,7 +57,7 @@ class Brand:
                    category_counts=counts_value(item.get("categoryCounts")))
 
     @property
-    def product_count(self):
+    def product_count(self) -> int:
         return sum(self.category_counts.values())
 
     def to_item(self) -> dict[str, Any]:
@@ -80,7 +80,7 @@ class Category:
         )
 
     @property
-    def product_count(self):
+    def product_count(self) -> int:
         return sum(self.brand_counts.values())
 
     def to_item(self) -> dict[str, Any]:
@@ -196,7 +196,7 @@ class Product:
         ]
 
     @property
-    def stock_band(self):
+    def stock_band(self) -> Any | None:
         """What a list shows of the stock (availability.stock_band): from the exact level when it was
         read (a product page, a search's levels), else from the stored
         band (the v2 list indexes); None when neither was read."""
@@ -205,20 +205,22 @@ class Product:
         return availability.band_as_read(self.band) if self.band is not None else None
 
     @property
-    def in_stock(self):
+    def in_stock(self) -> Any:
         return availability.can_buy(self.stock_level)
 
     @property
-    def effective_reorder_point(self):
+    def effective_reorder_point(self) -> Any:
         return availability.reorder_point(self.reorder_point)
 
     @property
-    def needs_reorder(self):
+    def needs_reorder(self) -> Any:
         return availability.at_or_below_reorder_point(self.stock_level, self.reorder_point)
 
 
 
-def reorder_index_keys(product_id: str, level: int | None, reorder_point: int | None):
+def reorder_index_keys(
+    product_id: str, level: int | None, reorder_point: int | None
+) -> dict[str, Any] | dict[str, Any]:
     """The Reorder index keys when a product at `level` is at or below its reorder point, else {}."""
     if not availability.at_or_below_reorder_point(level, reorder_point):
         return {}

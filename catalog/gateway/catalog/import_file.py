@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -49,7 +49,7 @@ class ImportResult:
         self.requests[operation] = self.requests.get(operation, 0) + n
 
 
-def load(path: str):
+def load(path: str) -> Any:
     """Read a catalog file; numbers are read exactly (Decimal), never as floats."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -77,7 +77,7 @@ def _name(value: Any, path: str, problems: list[str], named: str = "") -> str | 
     return value.strip()
 
 
-def _id(value: Any, path: str, problems: list[str]):
+def _id(value: Any, path: str, problems: list[str]) -> Any | None:
     if not valid_id(value):
         problems.append(f"{path}: {value!r} is not a valid ID (1 to 64 letters, digits, '-' or '_')")
         return None
@@ -226,14 +226,16 @@ def _category(raw: Any, path: str, category_id: str, problems: list[str]) -> Cat
     return Category(category_id=category_id, name=name) if name else None
 
 
-def _reference(raw: Any, key: str, path: str, known: Any, what: str, problems: list[str]):
+def _reference(raw: Any, key: str, path: str, known: Any, what: str, problems: list[str]) -> Any:
     value = _id(raw.get(key), f"{path}.{key}", problems)
     if value is not None and value not in known:
         problems.append(f'{path}.{key}: unknown {what} "{value}"')
     return value
 
 
-def _product_builder(brand_ids: Iterable[str], category_ids: Iterable[str]):
+def _product_builder(
+    brand_ids: Iterable[str], category_ids: Iterable[str]
+) -> Callable[[Any, str, str, list[str]], Product | None]:
     def product(raw: Any, path: str, product_id: str, problems: list[str]) -> Product | None:
         before = len(problems)
         name = _name(raw.get("name"), f"{path}.name", problems, named=f'product "{product_id}"')
@@ -260,7 +262,7 @@ def _product_builder(brand_ids: Iterable[str], category_ids: Iterable[str]):
 
 
 def validate(
-    data: Any, *, known_brand_ids: frozenset[str] = frozenset(), known_category_ids: frozenset[str] = frozenset()
+    data: Any, *, known_brand_ids: Set[str] = frozenset(), known_category_ids: Set[str] = frozenset()
 ) -> tuple[Any, Any, Any]:
     """Check the whole file; return (brands, categories, products) or raise ImportInvalid
     listing every problem. `known_*` are the IDs already in the table."""
@@ -279,7 +281,7 @@ def validate(
     return brands, categories, products
 
 
-def referenced_ids(data: Any, entity: Any, id_key: str):
+def referenced_ids(data: Any, entity: Any, id_key: str) -> set[Any] | set[Any | None]:
     """IDs that products reference but the file does not define (these must be in the table)."""
     if not isinstance(data, dict) or not isinstance(data.get("products"), list):
         return set()

@@ -8,16 +8,10 @@ product's changes from the start (reconcile_stock checks exactly that).
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from catalog.gateway.stock.entities import StockAdjustment
-
-
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import keys
 from ..alerts.marks import alert_due_action, marks_due, transact_write_marking_due
@@ -36,6 +30,12 @@ from . import text
 from .entities import Product
 from .import_file import DEMO_CATALOG, ImportInvalid, ImportResult, load, referenced_ids, validate
 from .products import brands_all, categories_all
+
+if TYPE_CHECKING:
+    from catalog.gateway.stock.entities import StockAdjustment
+
+
+
 
 # The catalog import: its file (import_file) and its writing, as the commands, staff and tests use it.
 __all__ = ["DEMO_CATALOG", "ImportInvalid", "ImportResult", "add_term_counts", "import_catalog", "load", "validate",
@@ -227,7 +227,7 @@ def _moves(product: Product, old: Any) -> list[Any]:
     return [] if before == new else [(before, -1), (new, 1)]
 
 
-def _groups(products: Sequence[Product], existing: Any):
+def _groups(products: Sequence[Product], existing: Any) -> Iterator[list[Product]]:
     """Products in transactions: at most TRANSACTION_ACTIONS actions (two a product: its write and
     room for its opening stock change, which a re-read may bring; one a brand or category whose
     counts move) and TRANSACTION_BYTES. Sorted by brand and category, so a group touches few

@@ -24,7 +24,7 @@ from .entities import Brand, Category, Product
 SORTS = (None, "name", "price", "-price")
 
 
-def check_sort(sort: Any):
+def check_sort(sort: Any) -> Any:
     if sort not in SORTS:
         raise InvalidInput('Sort must be "name", "price" or "-price" (or nothing).')
     return sort
@@ -50,7 +50,7 @@ def categories_all() -> list[Any]:
 
 # --- one product (pattern 3) ------------------------------------------------------------
 
-def product_get(*, product_id: str, consistent: bool = False):
+def product_get(*, product_id: str, consistent: bool = False) -> Product:
     """Pattern 3: the product with all its attributes. `consistent` reads the latest write."""
     check_id("Product", product_id)
     with translate_errors():
@@ -62,7 +62,7 @@ def product_get(*, product_id: str, consistent: bool = False):
     return with_buckets([Product.from_item(deserialize(response["Item"]))], consistent=consistent)[0]
 
 
-def bucket_levels(products: Sequence[Product], *, consistent: bool = False) -> dict[str, Any]:
+def bucket_levels(products: Iterable[Product | tuple[str, int]], *, consistent: bool = False) -> dict[str, Any]:
     """{product_id: (level of bucket 0, 1, ...)} of the products (Product or (product_id, K) pairs)
     whose stock is spread over buckets: one BatchGetItem (100 keys a request) for all of them."""
     wanted = [(p.product_id, p.stock_buckets) if isinstance(p, Product) else p for p in products]
@@ -111,7 +111,7 @@ def products_stock_levels(*, product_ids: Iterable[str]) -> dict[str, Any]:
     return {pid: level + sum(spread.get(pid, ())) for pid, level in levels.items()}
 
 
-def with_stock_levels(page: Any):
+def with_stock_levels(page: Any) -> Any:
     """`page` (of Products) with each product's exact stock level: one BatchGetItem of the levels
     (products_stock_levels). For the lists that show the level, not the band the list indexes and
     search terms carry: the staff stock table; a search (its terms carry no stock at all)."""
@@ -196,7 +196,7 @@ def search_words(query: str) -> tuple[Any, Any]:
     return words, text.lookup_term(words)
 
 
-def products_search(*, query: str, sort: Any = None, after: Any = None, limit: int | None = None):
+def products_search(*, query: str, sort: Any = None, after: Any = None, limit: int | None = None) -> Any:
     """Products whose name has every word of `query` as a word or a word's start (accents and
     case ignored). One Query on TERM#<term> (the longest word) in name or price order; when other
     words must be checked too, the names read are checked and up to MAX_SEARCH_REQUESTS Queries

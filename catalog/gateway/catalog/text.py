@@ -67,7 +67,7 @@ def query_words(query: str) -> list[Any]:
     return words(str(query)[:MAX_QUERY])[:MAX_WORDS]
 
 
-def lookup_term(qwords: Any):
+def lookup_term(qwords: Any) -> Any | None:
     """The term to Query for: the longest word (the one likely to match fewest products), cut
     to MAX_TERM; None if no word is long enough."""
     candidates = [w for w in qwords if len(w) >= MIN_TERM]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from . import budget
@@ -19,7 +20,7 @@ def pause(attempt: int, *, first: Any, most: Any) -> None:
 CONTENDED_WRITE_SECONDS = 10.0
 
 
-def contended_attempts():
+def contended_attempts() -> Iterator[int]:
     """Attempt numbers 0, 1, 2, ... for an optimistic write: before each retry a pause (up to 2 ms,
     doubling, capped at 1 s); no further attempt once CONTENDED_WRITE_SECONDS have passed (a
     shopper waits that long at most, well within a worker's timeout), or, within a request, well
@@ -36,7 +37,7 @@ def backoff_pause(attempt: int) -> None:
     pause(attempt, first=0.002, most=1.0)
 
 
-def attempts_until_deadline():
+def attempts_until_deadline() -> Iterator[int]:
     """Attempt numbers 0, 1, 2, ... with no pause of their own, until the write's deadline:
     CONTENDED_WRITE_SECONDS, and within a request its budget, leaving a last try well before its
     end. The caller pauses where it should (conflict_pause or backoff_pause)."""

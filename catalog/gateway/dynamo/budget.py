@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,7 +57,7 @@ def current() -> Budget | None:
 
 
 @contextlib.contextmanager
-def request_budget(method: str = "GET", *, seconds: float | None = None):
+def request_budget(method: str = "GET", *, seconds: float | None = None) -> Iterator[Budget | None]:
     """Every DynamoDB call inside shares one deadline: the read budget for a read-only `method`,
     the write budget for any other (or `seconds`)."""
     if seconds is None:
@@ -79,7 +80,7 @@ _sends: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("dynam
 
 
 @contextlib.contextmanager
-def counting_sends():
+def counting_sends() -> Iterator[list[Any]]:
     """Counts the attempts sent (botocore's retries included) inside, in this thread: a list
     that grows by one for each attempt that went out."""
     sends = []
@@ -90,7 +91,7 @@ def counting_sends():
         _sends.reset(token)
 
 
-def attempt_timeout(read_timeout: Any):
+def attempt_timeout(read_timeout: Any) -> Any:
     """Before an attempt is sent: BudgetExceeded without time left for it; else how long it may
     wait for its answer (`read_timeout`, capped by the time left and the read budget)."""
     budget = _current.get()
@@ -109,7 +110,7 @@ def record_send(request: dict[str, Any]) -> None:
         sends.append(request)
 
 
-def retry_allowed(*, timed_out: Any, pause: Any):
+def retry_allowed(*, timed_out: Any, pause: Any) -> bool:
     """Whether another attempt may follow one that failed, after `pause` seconds: not after a
     timeout, nor when the pause would not leave time for it; always outside a request."""
     budget = _current.get()
@@ -140,7 +141,7 @@ def needs_retry(attempts: int, caught_exception: Any = None, **kwargs: Any) -> b
     return None
 
 
-def install(client: Any):
+def install(client: Any) -> Any:
     client.meta.events.register_first("needs-retry.dynamodb", needs_retry)
     client.meta.events.register("before-send.dynamodb", before_send)
     return client

@@ -35,11 +35,11 @@ CLIENT_SETTINGS = {
 }
 
 
-def table_name():
+def table_name() -> Any:
     return settings.DYNAMODB_TABLE
 
 
-def client():
+def client() -> Any:
     """The process's boto3 DynamoDB client (thread-safe; built on first use)."""
     global _client
     if _client is None:
@@ -61,7 +61,7 @@ def on_setting_changed(*, setting: Any, **kwargs: Any) -> None:
         reset_client()
 
 
-def _build_client():
+def _build_client() -> Any:
     endpoint = settings.DYNAMODB_ENDPOINT_URL or None
     config = Config(
         region_name=settings.AWS_REGION,
@@ -105,6 +105,6 @@ def _build_client():
 _READ_METHODS = {"GetItem": "get_item", "Query": "query"}
 
 
-def read(operation: str, params: dict[str, Any]):
+def read(operation: str, params: dict[str, Any]) -> Any:
     """One GetItem or Query (`operation`) with `params` as boto3 takes them."""
     return getattr(client(), _READ_METHODS[operation])(**params)

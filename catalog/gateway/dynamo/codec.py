@@ -21,7 +21,7 @@ def deserialize(item: dict[str, Any]) -> dict[str, Any]:
     return {k: _value(v) for k, v in item.items()}
 
 
-def _value(value: Any):
+def _value(value: Any) -> dict[str, Any] | list[Any]:
     if "S" in value:
         return value["S"]
     if "N" in value:

@@ -13,7 +13,7 @@ so a page may be short; its cursor carries on.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,7 @@ class Stream:
     key_range: KeyRange
     keep: Callable = _keep_all
 
-    def place(self, item: dict[str, Any]):
+    def place(self, item: dict[str, Any]) -> Any:
         """The item's place in the merged order: its sort key after the range's prefix."""
         return item[self.key_range.key_attributes[1]][len(self.key_range.prefix or ""):]
 
@@ -95,7 +95,7 @@ def merged_page(streams: Any, *, size: int, after: Any = None, build: Any) -> Pa
 
     in_parallel(live, send, workers=SHARD_READERS)
 
-    def before(a: Any, b: Any):  # place a comes before place b in the list's order
+    def before(a: Any, b: Any) -> Any:  # place a comes before place b in the list's order
         return a > b if descending else a < b
 
     # The last item read of each range with more: nothing after the first of them can be shown yet.
@@ -127,7 +127,7 @@ def merged_page(streams: Any, *, size: int, after: Any = None, build: Any) -> Pa
     return Page(items=shown, next_cursor=cursor.encode({"after": last, "done": flags}, scope=_scope(streams)))
 
 
-def merged_all(streams: Any, *, build: Any, size: int = 500):
+def merged_all(streams: Any, *, build: Any, size: int = 500) -> Iterator[Any]:
     """Every item of the merged list, page by page (a generator: downloads stream it)."""
     after = None
     while True:

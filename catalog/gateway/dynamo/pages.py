@@ -7,7 +7,7 @@ A list index is read under its v2 name (keys.list_index: the one projecting the 
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -27,7 +27,7 @@ class Page(Generic[T]):
     next_cursor: str | None = None
     total: int | None = None  # how many the whole list has, where the read told it (a search)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[T]:
         return iter(self.items)
 
     def __len__(self) -> int:
@@ -35,12 +35,12 @@ class Page(Generic[T]):
 
 
 
-def index_to_read(prefix: str):
+def index_to_read(prefix: str) -> str:
     """The name of the index to Query for key attributes `prefix` (keys.index_key_prefix)."""
     return keys.list_index(prefix)
 
 
-def read_query(params: dict[str, Any], send: Any = None):
+def read_query(params: dict[str, Any], send: Any = None) -> Any:
     """One Query (`send(params)`, by default client.read's) inside translate_errors."""
     send = send or (lambda p: read("Query", p))
     with translate_errors():
@@ -114,7 +114,7 @@ class KeyRange:
             raise InvalidCursor()
         return key
 
-    def encode(self, key: dict[str, Any]):
+    def encode(self, key: dict[str, Any]) -> Any:
         return cursor.encode({name: key[name] for name in self.key_names}, scope=self.scope)
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -45,7 +46,7 @@ CAPACITY = Counter("fromatoz_dynamodb_consumed_capacity_units",
 _children = {}
 
 
-def _child(metric: Any, *values: Any):
+def _child(metric: Any, *values: Any) -> Any:
     key = (metric, values)
     child = _children.get(key)
     if child is None:
@@ -66,7 +67,7 @@ _tally: contextvars.ContextVar[Tally | None] = contextvars.ContextVar("dynamodb_
 
 
 @contextlib.contextmanager
-def tallying():
+def tallying() -> Iterator[Tally]:
     """Adds up the DynamoDB requests made inside (this thread, and threads started with a copy of
     its context): yields the Tally."""
     tally = Tally()
@@ -152,7 +153,7 @@ def _after_call_error(exception: BaseException, context: Any, **kwargs: Any) -> 
         finished(started[0], started[1], error=exception)
 
 
-def install(client: Any):
+def install(client: Any) -> Any:
     """Measure every call of the boto3 `client` (from the moment it starts to its parsed answer or
     its exception, botocore's retries inside)."""
     events = client.meta.events

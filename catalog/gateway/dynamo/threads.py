@@ -39,7 +39,7 @@ def in_parallel(jobs: Any, send: Any, *, done: Any = None, workers: Any = BATCH_
             raise
 
 
-def thread_safe(callback: Any):
+def thread_safe(callback: Any) -> Any:
     """`callback`, called by one thread at a time (None stays None)."""
     if callback is None:
         return None

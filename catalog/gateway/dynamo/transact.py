@@ -75,7 +75,7 @@ class Refusal:
     conflict: bool = False
     replay: bool = False
 
-    def failed(self, index: Any):
+    def failed(self, index: Any) -> Any:
         return index < len(self.codes) and self.codes[index] == CHECK_FAILED
 
     @property

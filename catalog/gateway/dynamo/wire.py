@@ -32,7 +32,7 @@ def before_parse(response_dict: Any, customized_response_dict: Any, **kwargs: An
     response_dict["body"] = b"{}"
 
 
-def install(client: Any):
+def install(client: Any) -> Any:
     for operation in PLAIN_READS:
         client.meta.events.register(f"before-parse.dynamodb.{operation}", before_parse)
     return client

@@ -18,7 +18,7 @@ ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
 ADDRESS_MAX_LENGTH = 200
 
 
-def customer_update(*, customer_id: str, name: str, email: str, at: Any) -> dict[str, Any]:
+def customer_update(*, customer_id: str, name: str, email: str | None, at: Any) -> dict[str, Any]:
     """The customer item: its name and email (so it heals if an earlier customer_put was lost), the
     time of the last order and the order count."""
     return update(

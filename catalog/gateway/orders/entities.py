@@ -86,7 +86,7 @@ class Order:
         return self.status == PLACED
 
     @property
-    def item_count(self):
+    def item_count(self) -> int:
         if not self.lines and self.stored_item_count is not None:
             return self.stored_item_count
         return sum(line.quantity for line in self.lines)

@@ -2,13 +2,7 @@
 stock, exactly), and a product's buyers."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from catalog.gateway.dynamo.pages import Page
-
-
-from typing import Any, Never
+from typing import TYPE_CHECKING, Any, Never
 
 from .. import keys
 from ..alerts.marks import alert_due_action, transact_write_marking_due
@@ -31,6 +25,12 @@ from ..validate import check_id, client_request_token, page_size, utc_now
 from .entities import PLACED, SHIPPED, Order
 from .orders import order_get
 
+if TYPE_CHECKING:
+    from catalog.gateway.dynamo.pages import Page
+
+
+
+
 
 def orders_open(*, after: Any = None, limit: int | None = None) -> Page[Any]:
     """Open (placed) orders, oldest first, from the sparse OpenOrders index (an order leaves it when
@@ -49,7 +49,7 @@ def product_buyers(*, product_id: str, after: Any = None, limit: int | None = No
     return merged_page(buyer_streams(product_id), size=page_size(limit), after=after, build=Sale.from_item)
 
 
-def product_buyers_all(*, product_id: str):
+def product_buyers_all(*, product_id: str) -> Any:
     """Every order line of a product, newest first (a generator: the recall CSV streams it)."""
     check_id("Product", product_id)
     return merged_all(buyer_streams(product_id), build=Sale.from_item)
@@ -75,7 +75,7 @@ def _refused(order_id: str, old_item: dict[str, Any], wanted: Any) -> Never:
     raise OrderStatusRefused(order_id, old_item.get("status", PLACED), wanted)
 
 
-def order_ship(*, customer_id: str, order_id: str):
+def order_ship(*, customer_id: str, order_id: str) -> Order:
     """Mark an open order shipped: one conditional write (status placed). A cancelled or shipped
     order is refused (OrderStatusRefused) and nothing changes."""
     check_id("Customer", customer_id)
@@ -91,7 +91,7 @@ def order_ship(*, customer_id: str, order_id: str):
     raise StockBusy(f"Order {order_id} is being changed right now; try again.")
 
 
-def order_cancel(*, customer_id: str, order_id: str, who: str = ""):
+def order_cancel(*, customer_id: str, order_id: str, who: str = "") -> Order:
     """Cancel an open order: one transaction puts every line's quantity back in stock (each
     conditional on the level read, with a `cancelled` stock change referencing the order), marks
     each line cancelled (`cancelledAt`, for the list of buyers) with the status change (conditional

@@ -66,7 +66,7 @@ def bucketed(product: Product) -> bool:
 
 
 
-def _spreadable(product: Product, quantity: int):
+def _spreadable(product: Product, quantity: int) -> bool:
     """Whether a gathered product has enough to spread: each bucket would get its share and two
     such lines, so the sale that spreads it is served from a bucket and the next few too."""
     return (
@@ -115,7 +115,7 @@ def _settle(product: Product, quantity: int, *, confirmed: bool = True) -> Produ
 
 # --- moves between the product item and its buckets (the total never changes) ---------------
 
-def _read(product_id: str):
+def _read(product_id: str) -> Any:
     """The product (with its buckets' levels, if spread), read consistently."""
     return product_get(product_id=product_id, consistent=True)
 
@@ -199,7 +199,7 @@ def _move_to_item(product_id: str, bucket: int, level: int | None) -> None:
             conflict_pause()
 
 
-def _spread(product: Product):
+def _spread(product: Product) -> Product | None:
     """Spread a gathered product's units (as read) evenly over its K buckets, each with a copy of the
     price and reorder point a sale is conditional on; the product item keeps none. One transaction a
     CHUNK of buckets; the first also conditional on the product as read (level, K, price, reorder
@@ -238,7 +238,7 @@ def _spread(product: Product):
     return dataclasses.replace(product, spread=SPREAD, reserve=rest, bucket_levels=tuple(amounts), stock_level=total)
 
 
-def stock_set_buckets(*, product_id: str, buckets: Any):
+def stock_set_buckets(*, product_id: str, buckets: Any) -> Product:
     """Change a product's K (staff): gather it, then set `stockBuckets` on the gathered product item
     (the buckets are all empty then); its next sale spreads it over the new K. The total never
     changes. Returns the Product."""
@@ -273,7 +273,7 @@ def gathered_products(products: Mapping[str, Product]) -> dict[str, Any]:
     return {pid: stock_gather(product_id=pid) if p.spread else p for pid, p in products.items()}
 
 
-def gathered(product: Product):
+def gathered(product: Product) -> Product:
     """`product` (None: nothing to do), gathered on its item if its stock is spread over buckets
     (stock_gather, which reads it again): an exact write needs the total in one place."""
     if product is None or not product.spread:

@@ -180,7 +180,7 @@ class StockChange:
 
 
 
-def is_sale_record(item: dict[str, Any]):
+def is_sale_record(item: dict[str, Any]) -> bool:
     """Whether an order line is its sale's record (it carries the Ledger keys), so it counts as a stock
     change. A table at the baseline also holds older sales whose record is a stock adjustment under
     P#<pid> (reason "sold"); their order lines carry Buyers keys only: listed as buyers, never counted twice."""
@@ -189,7 +189,7 @@ def is_sale_record(item: dict[str, Any]):
 
 
 def sale_record(
-    line_item: Any, *, at: Any, customer_id: str, customer_name: str, customer_email: str, order_number: str,
+    line_item: Any, *, at: Any, customer_id: str, customer_name: str, customer_email: str | None, order_number: str,
     resulting_level: int | None
 ) -> dict[str, Any]:
     """An order line as its sale's record: the line, and what the stock history, the ledger and the
@@ -296,7 +296,7 @@ class Hold:
     def until_time(self) -> datetime:
         return datetime.fromtimestamp(self.until, UTC)
 
-    def latest_end(self, max_seconds: float | None = None):
+    def latest_end(self, max_seconds: float | None = None) -> float:
         """The latest this hold may last (epoch s): STOCK_HOLD_MAX_SECONDS after it was first taken, however
         often it is renewed (a hold stored without heldAt ends when it ends)."""
         if not self.held_at:
@@ -304,11 +304,11 @@ class Hold:
         max_seconds = settings.STOCK_HOLD_MAX_SECONDS if max_seconds is None else max_seconds
         return int(datetime.fromisoformat(self.held_at).timestamp()) + max_seconds
 
-    def final(self, max_seconds: float | None = None):
+    def final(self, max_seconds: float | None = None) -> Any:
         """True if renewing cannot push this hold's end any further: the shopper pays by `until` or queues again."""
         return self.until >= self.latest_end(max_seconds)
 
-    def renewed_until(self, wanted: Any, max_seconds: float | None = None):
+    def renewed_until(self, wanted: Any, max_seconds: float | None = None) -> Any:
         """The end of this hold renewed now for `wanted` (epoch s): never past latest_end, never earlier than it
         was. At or before now: the hold is spent (ended at its cap) and cannot be renewed."""
         return max(self.until, min(wanted, self.latest_end(max_seconds)))

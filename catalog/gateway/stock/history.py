@@ -1,15 +1,10 @@
 """A product's stock history, its buyers' streams and the ledger of every stock change by day."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from catalog.gateway.dynamo.pages import Page
-
-
 import heapq
+from collections.abc import Iterator
 from datetime import date, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import keys
 from ..dynamo.boundary import translate_errors
@@ -29,6 +24,12 @@ from .entities import (
     StockAdjustment,
     is_sale_record,
 )
+
+if TYPE_CHECKING:
+    from catalog.gateway.dynamo.pages import Page
+
+
+
 
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
 TOKEN_TTL_SECONDS = 7 * 24 * 3600
@@ -114,7 +115,7 @@ def stock_moves_since(*, product_id: str, at: Any, limit: int | None = 50) -> li
 
 
 
-def stock_history_all(*, product_id: str, reason: str | None = None):
+def stock_history_all(*, product_id: str, reason: str | None = None) -> Iterator[StockAdjustment]:
     """Every adjustment of a product (of one reason), newest first, page by page (a generator:
     the CSV download streams it)."""
     after = None
@@ -126,7 +127,7 @@ def stock_history_all(*, product_id: str, reason: str | None = None):
         after = page.next_cursor
 
 
-def check_day_range(start: int, end: Any):
+def check_day_range(start: Any, end: Any) -> tuple[date, date]:
     if not isinstance(start, date) or not isinstance(end, date):
         raise InvalidInput("Give a start and an end date.")
     if end < start:
@@ -136,7 +137,7 @@ def check_day_range(start: int, end: Any):
     return start, end
 
 
-def stock_ledger(*, start: Any, end: Any):
+def stock_ledger(*, start: Any, end: Any) -> Iterator[StockAdjustment]:
     """Every stock change of every product from day `start` to day `end` (UTC, inclusive), in
     time order: a generator. Each day is LEDGER_SHARDS partitions of the Ledger index: the first
     Query of each sent at once (SHARD_READERS at a time), then each read on with Queries of up to 1 MB
@@ -156,7 +157,7 @@ def stock_ledger(*, start: Any, end: Any):
             yield StockAdjustment.from_item(item)
 
 
-def _ledger_query(day: Any, shard: int, start_key: dict[str, Any] | None = None):
+def _ledger_query(day: Any, shard: int, start_key: dict[str, Any] | None = None) -> Any:
     params = {
         "TableName": table_name(), "IndexName": keys.LEDGER,
         "KeyConditionExpression": f"{keys.LEDGER}PK = :pk",
@@ -168,7 +169,7 @@ def _ledger_query(day: Any, shard: int, start_key: dict[str, Any] | None = None)
         return client().query(**params)
 
 
-def _ledger_shard(day: Any, shard: int, response: dict[str, Any]):
+def _ledger_shard(day: Any, shard: int, response: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """The items of one Ledger partition in time order, from its first answer `response` on."""
     while True:
         for raw in response["Items"]:

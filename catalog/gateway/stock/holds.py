@@ -18,13 +18,10 @@ of the product's partition, so a level is the sum of its changes minus the units
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from catalog.gateway.catalog.entities import Product
 import dataclasses
 import time
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
@@ -44,8 +41,14 @@ from .entities import CANCELLED, ENDED, Hold
 from .releases import hold_release
 from .takes import PutBack, hold_condition, sale_take
 
+if TYPE_CHECKING:
+    from catalog.gateway.catalog.entities import Product
 
-def holds_enabled():
+
+
+
+
+def holds_enabled() -> Any:
     return settings.STOCK_HOLD_SECONDS > 0
 
 
@@ -159,7 +162,7 @@ def _spent(
 def _beyond_limits(lines: list, holds: dict, windows: dict, units: int, products: dict, *, now: int) -> list:
     """The problems of lines the shopper may not hold now: a product in its cool-down (not held now), and
     more units than STOCK_HOLD_MAX_UNITS_PER_SHOPPER over every product (on the first line that grows)."""
-    def name(pid: str):
+    def name(pid: str) -> str:
         return products[pid].name if pid in products else pid
 
     problems = []

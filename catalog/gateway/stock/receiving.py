@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,7 +55,7 @@ class Receipt:
     lines: tuple
 
     @property
-    def units(self):
+    def units(self) -> Any:
         return sum(line.quantity for line in self.lines)
 
 
@@ -132,7 +133,7 @@ def _parse(content: Any) -> tuple[Receipt, list[str]] | tuple[Receipt, list[Any]
     return Receipt(digest=digest, lines=tuple(lines)), problems
 
 
-def _rows(reader: Any, problems: list[str]):
+def _rows(reader: Any, problems: list[str]) -> Iterator[list[str]]:
     """The rows of a csv.reader; one it cannot read (a field over csv.field_size_limit(), 131,072
     characters) is a problem, and the last row."""
     try:

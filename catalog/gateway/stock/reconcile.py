@@ -19,6 +19,7 @@ between the two reads is not reported.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,7 +84,7 @@ def reconcile_product(*, product_id: str, level: int | None = None) -> Drift | N
     return _check(product_id, level, consistent=True)
 
 
-def reconcile_all():
+def reconcile_all() -> Iterator[tuple[str, Drift | None]]:
     """(product_id, Drift or None) for every product, brand by brand."""
     for brand in brands_all():
         after = None

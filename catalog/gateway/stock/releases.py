@@ -137,7 +137,7 @@ def holds_released(*, product_id: str, limit: int | None = 20) -> list[Any]:
     return [ReleasedHold.from_item(item) for item in items[:limit]]
 
 
-def units_held(*, product_id: str, consistent: bool = True):
+def units_held(*, product_id: str, consistent: bool = True) -> Any:
     """Units of a product held now: the sum of its hold items (every page of each hold partition)."""
     return sum(hold.quantity for hold in holds_all(product_id=product_id, consistent=consistent))
 

@@ -2,13 +2,7 @@
 list of products to reorder."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from catalog.gateway.dynamo.pages import Page
-
-
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -28,6 +22,12 @@ from ..validate import (
 )
 from .buckets import gathered
 from .takes import GATHERED, reorder_condition
+
+if TYPE_CHECKING:
+    from catalog.gateway.dynamo.pages import Page
+
+
+
 
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
 TOKEN_TTL_SECONDS = 7 * 24 * 3600

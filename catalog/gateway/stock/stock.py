@@ -68,7 +68,7 @@ def check_reason(reason: str, *, direction: Any) -> str:
 def stock_increase(
     *, product_id: str, quantity: int, token: str, reason: str = RECEIVED, who: str = "", reference: str = "",
     note: str = "", expected_level: int | None = None, expected_reorder_point: Any = UNKNOWN
-):
+) -> StockChange:
     """Pattern 5: stock came in (received, returned, counted, cancelled). Returns the new level
     (a StockChange).
 
@@ -86,7 +86,7 @@ def stock_increase(
 def stock_decrease(
     *, product_id: str, quantity: int, token: str, reason: str = DAMAGED, who: str = "", reference: str = "",
     note: str = "", expected_level: int | None = None, expected_reorder_point: Any = UNKNOWN
-):
+) -> StockChange:
     """Pattern 4: stock left (damaged, counted, sold). Never below zero: raises
     InsufficientStock, changing nothing, when `quantity` is more than is in stock (read
     consistently, whatever `expected_level` said). `expected_level` as for stock_increase."""
@@ -213,7 +213,7 @@ def stock_count(
     raise StockBusy(product_id=product_id)
 
 
-def _held_on_the_shelf(product_id: str, counted: Any):
+def _held_on_the_shelf(product_id: str, counted: Any) -> tuple[int, list[dict[str, Any]], InvalidInput | None]:
     """(units, checks, problem): the units of the product held while shoppers pay (timed holds; 0
     when holds are off), on the shelf, so in a count, but out of the level; a ConditionCheck for each hold
     read, that it still holds its units at the write; and the InvalidInput to raise, if any: fewer counted
@@ -283,7 +283,7 @@ class _UsedToken:
     def __init__(self, item: dict[str, Any]) -> None:
         self.item = item
 
-    def replay(self, *, product_id: str, token: str, request: dict[str, Any]):
+    def replay(self, *, product_id: str, token: str, request: dict[str, Any]) -> StockChange | None:
         """The first answer again, if `request` is the one the key was first used for."""
         if self.item is not None:
             return _replay_of(product_id=product_id, item=self.item, request=request)

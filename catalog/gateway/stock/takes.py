@@ -95,14 +95,14 @@ def stock_level_update(
     )
 
 
-def take_floor(reorder_point: int | None):
+def take_floor(reorder_point: int | None) -> Any:
     """The lowest level a relative take (stock_level_take) may leave: above the reorder point
     (`reorder_point` as stored; None: LOW_STOCK_THRESHOLD), so the product cannot join the Reorder
     index, and in the top stock band, so it stays "In stock" (the band a list shows)."""
     return max(availability.in_stock_band(), availability.reorder_point(reorder_point) + 1)
 
 
-def can_take_relatively(level: int | None, quantity: int, reorder_point: int | None):
+def can_take_relatively(level: int | None, quantity: int, reorder_point: int | None) -> bool:
     """Whether taking `quantity` from `level` (as read) leaves the product at or above take_floor:
     then a sale may use stock_level_take; otherwise (near the edge) the exact stock_level_update."""
     return level is not None and level - quantity >= take_floor(reorder_point)
@@ -140,7 +140,7 @@ def _relative_take(
 
 # --- a sale (orders._transact_order, holds._transact_holds) -----------------------------------
 
-def share(product: Product):
+def share(product: Product) -> Any:
     """The units each bucket keeps from a relative take: its share of the take floor."""
     return math.ceil(take_floor(product.reorder_point) / product.stock_buckets)
 
@@ -178,7 +178,7 @@ class SaleTake:
         return levels_read(self.product, tuple(levels))
 
 
-def _same_terms(bucket_item: dict[str, Any], product: Product):
+def _same_terms(bucket_item: dict[str, Any], product: Product) -> bool:
     rp = bucket_item.get("reorderPoint")
     return bucket_item.get("price") == product.price and (None if rp is None else int(rp)) == product.reorder_point
 

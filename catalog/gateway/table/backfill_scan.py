@@ -85,7 +85,7 @@ def _consumed(response: dict[str, Any]) -> list[Any]:
     return consumed if isinstance(consumed, list) else [consumed]
 
 
-def table_capacity(description: dict[str, Any]):
+def table_capacity(description: dict[str, Any]) -> tuple[Any | int, Any | int]:
     """(read, write) units a second the table can take: provisioned, or its on-demand maximum, or
     a new on-demand table's throughput."""
     provisioned = description.get("ProvisionedThroughput") or {}
@@ -308,7 +308,7 @@ def scan_all(
     return tally
 
 
-def _scan_filter(item_types, pk_prefix):
+def _scan_filter(item_types: Any, pk_prefix: str) -> dict[str, Any]:
     """The Scan's filter: the items of `item_types`, or (none given) those whose PK begins with `pk_prefix`."""
     types = sorted(item_types)
     if not types:
@@ -321,12 +321,12 @@ def _scan_filter(item_types, pk_prefix):
     }
 
 
-def _run_segments(segment_run, segments, stop):
+def _run_segments(segment_run: Any, segments: int, stop: Any) -> None:
     """segment_run(segment) for every segment, each on a thread, until all are done. The first error of one
     stops the others (`stop`) and is raised here; Interrupted when stopped."""
     errors = []
 
-    def guarded(segment):
+    def guarded(segment: int) -> None:
         try:
             segment_run(segment)
         except Interrupted:

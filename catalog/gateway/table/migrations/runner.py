@@ -61,7 +61,7 @@ class Run:
     progress: Callable | None = None  # progress(total) -> a tqdm-like bar (update(n), close())
     stop: threading.Event = field(default_factory=threading.Event)
 
-    def describe(self):
+    def describe(self) -> Any:
         with translate_errors():
             return client().describe_table(TableName=self.table)["Table"]
 
@@ -202,7 +202,7 @@ class Recount:
     online: bool = False
     rewrites_items = True
 
-    def apply(self, run: Any):
+    def apply(self, run: Any) -> Any:
         return self.function()
 
 
