@@ -12,6 +12,9 @@ from .validate import check_id, check_quantity
 
 if TYPE_CHECKING:
     from catalog.gateway.catalog.entities import Product
+    from catalog.gateway.stock.entities import Hold
+
+
 
 
 
@@ -82,13 +85,13 @@ def line_problems(lines: Any, products: Mapping[str, Product]) -> list[LineProbl
     return problems
 
 
-def beyond_hold(line: Any, holds: Any) -> Any:
+def beyond_hold(line: Any, holds: Mapping[str, Hold]) -> Any:
     """The line's units beyond what the shopper holds of it."""
     hold = holds.get(line.product_id)
     return dataclasses.replace(line, quantity=line.quantity - hold.quantity) if hold else line
 
 
-def with_held(products: Mapping[str, Product], holds: Any) -> dict[str, Any]:
+def with_held(products: Mapping[str, Product], holds: Mapping[str, Hold]) -> dict[str, Any]:
     """The products as the shopper may buy them: what others can buy plus the units they hold."""
     return {pid: dataclasses.replace(p, stock_level=(p.stock_level or 0) + holds[pid].quantity) if pid in holds else p
             for pid, p in products.items()}

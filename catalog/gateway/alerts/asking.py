@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
 
 
+
+
 # An unconfirmed guest alert is forgotten after this many days.
 PENDING_DAYS = 7
 # At most this many confirmed alerts an owner (an email address or an account) at a time, sent ones
@@ -182,7 +184,7 @@ def _guest_ask_once(product: Product, email: str, owner: str) -> AskOutcome | No
     return None  # the oldest pending ask went or changed meanwhile, or DynamoDB was busy
 
 
-def _delete_action(alert: Any) -> dict[str, Any]:
+def _delete_action(alert: Alert) -> dict[str, Any]:
     return {"Delete": {
         "TableName": table_name(), "Key": serialize(keys.alert_key(alert.owner, alert.product_id)),
         "ConditionExpression": "#s = :s AND alertId = :aid", "ExpressionAttributeNames": {"#s": "status"},

@@ -97,7 +97,7 @@ def check_email(email: str) -> str:
     return email
 
 
-def stamp(at: Any) -> Any:
+def stamp(at: datetime) -> Any:
     return at.isoformat(timespec="microseconds")
 
 
@@ -124,7 +124,7 @@ def alert_read(owner: str, product_id: str, *, consistent: bool = True) -> Alert
     return Alert.from_item(deserialize(item)) if item else None
 
 
-def alert_item(alert: Any) -> dict[str, Any]:
+def alert_item(alert: Alert) -> dict[str, Any]:
     item = {
         **keys.alert_key(alert.owner, alert.product_id), "type": "ALERT", "owner": alert.owner,
         "productId": alert.product_id, "alertId": alert.alert_id, "email": alert.email, "status": alert.status,

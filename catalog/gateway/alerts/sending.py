@@ -30,7 +30,7 @@ def alerts_outbox(*, shard: int, limit: int = 100) -> list[Any]:
     return [Alert.from_item(deserialize(i)) for i in response["Items"]]
 
 
-def alert_lease(alert: Any, *, now: Any = None, seconds: float = LEASE_SECONDS) -> Alert | None:
+def alert_lease(alert: Alert, *, now: float | None = None, seconds: float = LEASE_SECONDS) -> Alert | None:
     """Take the lease on an alert's email: one conditional UpdateItem (still in the outbox in the
     same state, and nobody's lease running). Returns the Alert with its lease ID, or None when
     another job holds it or it is no longer due."""
@@ -57,7 +57,7 @@ def alert_lease(alert: Any, *, now: Any = None, seconds: float = LEASE_SECONDS) 
     return Alert.from_item(deserialize(response["Attributes"]))
 
 
-def alert_mark_sent(alert: Any) -> bool:
+def alert_mark_sent(alert: Alert) -> bool:
     """The email of a leased alert went out: a claimed alert is `sent` (listed SENT_DAYS, then
     gone); a pending one's confirmation is recorded (it waits for the link). Out of the outbox,
     conditional on the lease still being this job's. False if it was not (someone cancelled)."""
@@ -83,7 +83,7 @@ def alert_mark_sent(alert: Any) -> bool:
     return True
 
 
-def alert_give_up(alert: Any) -> bool:
+def alert_give_up(alert: Alert) -> bool:
     """A leased alert's email failed for the last time: the alert is `failed`, out of the outbox, listed
     SENT_DAYS (then gone), conditional on the lease still being this job's. False if it was not."""
     try:

@@ -24,13 +24,13 @@ from .entities import Brand, Category, Product
 SORTS = (None, "name", "price", "-price")
 
 
-def check_sort(sort: Any) -> Any:
+def check_sort(sort: str | None) -> Any:
     if sort not in SORTS:
         raise InvalidInput('Sort must be "name", "price" or "-price" (or nothing).')
     return sort
 
 
-def _sorted_range(scope: Any, partition: Any, sort: Any) -> KeyRange:
+def _sorted_range(scope: Any, partition: Any, sort: str | None) -> KeyRange:
     """The KeyRange of a sort index for `sort` over one brand, category or pair partition."""
     index = keys.BY_NAME[scope] if sort == "name" else keys.BY_PRICE[scope]
     return KeyRange(index=index, partition=partition, forward=sort != "-price")
@@ -135,7 +135,8 @@ def products_get_many(*, product_ids: Iterable[str], consistent: bool = False, l
 # --- product lists (patterns 6 to 9) ----------------------------------------------------
 
 def products_by_brand(
-    *, brand_id: str, category_id: str | None = None, sort: Any = None, after: Any = None, limit: int | None = None
+    *, brand_id: str, category_id: str | None = None, sort: str | None = None, after: str | None = None,
+    limit: int | None = None
 ) -> Page[Any]:
     """Patterns 6 and 7: a brand's products, optionally in one category (GSI1), in the seed's
     order or `sort`ed (one Query on a sort index either way)."""
@@ -158,7 +159,8 @@ def products_by_brand(
 
 
 def products_by_category(
-    *, category_id: str, brand_id: str | None = None, sort: Any = None, after: Any = None, limit: int | None = None
+    *, category_id: str, brand_id: str | None = None, sort: str | None = None, after: str | None = None,
+    limit: int | None = None
 ) -> Page[Any]:
     """Patterns 8 and 9: a category's products, optionally of one brand (GSI2), in the seed's
     order or `sort`ed (the brand+category pair's sort index is the same as on the brand page)."""
@@ -196,7 +198,7 @@ def search_words(query: str) -> tuple[Any, Any]:
     return words, text.lookup_term(words)
 
 
-def products_search(*, query: str, sort: Any = None, after: Any = None, limit: int | None = None) -> Any:
+def products_search(*, query: str, sort: str | None = None, after: str | None = None, limit: int | None = None) -> Any:
     """Products whose name has every word of `query` as a word or a word's start (accents and
     case ignored). One Query on TERM#<term> (the longest word) in name or price order; when other
     words must be checked too, the names read are checked and up to MAX_SEARCH_REQUESTS Queries

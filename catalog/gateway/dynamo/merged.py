@@ -42,7 +42,7 @@ class Stream:
         """The item's place in the merged order: its sort key after the range's prefix."""
         return item[self.key_range.key_attributes[1]][len(self.key_range.prefix or ""):]
 
-    def params(self, *, limit: int | None, after: Any) -> dict[str, Any]:
+    def params(self, *, limit: int | None, after: str | None) -> dict[str, Any]:
         """The range's Query from just after `after` (a place; None: from the start)."""
         params = self.key_range.params(limit=limit)
         if after is None:
@@ -67,7 +67,7 @@ def _scope(streams: Any) -> str:
     return "merged:" + "|".join(s.key_range.scope for s in streams)
 
 
-def _state(streams: Any, after: Any) -> tuple[None, dict[int, bool]] | tuple[Any, dict[int, Any]]:
+def _state(streams: Any, after: str | None) -> tuple[None, dict[int, bool]] | tuple[Any, dict[int, Any]]:
     """(the place of the last item taken or None, {stream number: done}) from a cursor of this list."""
     if after is None:
         return None, dict.fromkeys(range(len(streams)), False)
@@ -77,7 +77,7 @@ def _state(streams: Any, after: Any) -> tuple[None, dict[int, bool]] | tuple[Any
     return raw["after"], {i: flag == "1" for i, flag in enumerate(raw["done"])}
 
 
-def merged_page(streams: Any, *, size: int, after: Any = None, build: Any) -> Page[Any]:
+def merged_page(streams: Any, *, size: int, after: str | None = None, build: Any) -> Page[Any]:
     """One page of the merged list (every range in the same direction): `build(item)` for each shown
     item, and the cursor of the next page (None at the end). One Query for each range not done yet
     (sent at once, SHARD_READERS at a time)."""

@@ -105,7 +105,7 @@ class KeyRange:
             params["Limit"] = limit
         return params
 
-    def start_key(self, after: Any) -> dict[str, Any]:
+    def start_key(self, after: str | None) -> dict[str, Any]:
         """The position a cursor names, checked to lie in this range (a cursor signed for the
         same scope always does; this keeps a malformed key from ever reaching DynamoDB)."""
         key = cursor.decode(after, scope=self.scope, key_names=self.key_names)
@@ -119,7 +119,7 @@ class KeyRange:
 
 
 def query_items(
-    key_range: Any, *, limit: int | None, after: Any = None
+    key_range: Any, *, limit: int | None, after: str | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """One Query: up to `limit` items from the cursor `after` on. Returns (items, last_key),
     `last_key` being DynamoDB's LastEvaluatedKey (None at the end of the range)."""
@@ -131,7 +131,7 @@ def query_items(
     return [deserialize(i) for i in response["Items"]], deserialize(last) if last else None
 
 
-def query_page(key_range: Any, *, size: int, after: Any = None, build: Any) -> Page[Any]:
+def query_page(key_range: Any, *, size: int, after: str | None = None, build: Any) -> Page[Any]:
     """One page of `size` entities (`build(item)` each): one Query that asks for one item more
     than it shows, so the next cursor is only given when there is more to show."""
     items, last = query_items(key_range, limit=size + 1, after=after)

@@ -1,6 +1,7 @@
 """The customer item (name and email, so it heals if a write was lost) and an order's address."""
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from .. import keys
@@ -18,7 +19,7 @@ ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
 ADDRESS_MAX_LENGTH = 200
 
 
-def customer_update(*, customer_id: str, name: str, email: str | None, at: Any) -> dict[str, Any]:
+def customer_update(*, customer_id: str, name: str, email: str | None, at: datetime) -> dict[str, Any]:
     """The customer item: its name and email (so it heals if an earlier customer_put was lost), the
     time of the last order and the order count."""
     return update(

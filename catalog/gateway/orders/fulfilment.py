@@ -2,6 +2,7 @@
 stock, exactly), and a product's buyers."""
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Never
 
 from .. import keys
@@ -32,7 +33,9 @@ if TYPE_CHECKING:
 
 
 
-def orders_open(*, after: Any = None, limit: int | None = None) -> Page[Any]:
+
+
+def orders_open(*, after: str | None = None, limit: int | None = None) -> Page[Any]:
     """Open (placed) orders, oldest first, from the sparse OpenOrders index (an order leaves it when
     shipped or cancelled): its OPEN_ORDER_SHARDS partitions merged by order ID (merged.py): one Query a
     partition not yet done, a page. Each order
@@ -41,7 +44,7 @@ def orders_open(*, after: Any = None, limit: int | None = None) -> Page[Any]:
     return merged_page(streams, size=page_size(limit), after=after, build=Order.from_item)
 
 
-def product_buyers(*, product_id: str, after: Any = None, limit: int | None = None) -> Page[Any]:
+def product_buyers(*, product_id: str, after: str | None = None, limit: int | None = None) -> Page[Any]:
     """Who bought a product: its order lines (Sale: order number, customer, quantity, time), newest
     first, from its BUYER_SHARDS partitions of the Buyers index merged: one Query a shard not yet
     done, a page; never a Scan."""
@@ -55,7 +58,7 @@ def product_buyers_all(*, product_id: str) -> Any:
     return merged_all(buyer_streams(product_id), build=Sale.from_item)
 
 
-def _status_update(customer_id: str, order_id: str, status: str, at: Any) -> dict[str, Any]:
+def _status_update(customer_id: str, order_id: str, status: str, at: datetime) -> dict[str, Any]:
     """The Update that moves an order from placed (or no status: an order stored without one)
     to `status` and takes it out of the OpenOrders index."""
     pk, sk = keys.OPEN_ORDER_ATTRIBUTES

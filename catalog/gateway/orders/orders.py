@@ -19,7 +19,7 @@ An order has two names: its ID (sorts by time, unguessable, what URLs and keys u
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -50,6 +50,10 @@ from .numbers import ORDER_NUMBER_TRIES, number_claim, order_number_clean, order
 
 if TYPE_CHECKING:
     from catalog.gateway.catalog.entities import Product
+    from catalog.gateway.orders.entities import PurchaseLine
+    from catalog.gateway.stock.entities import Hold
+
+
 
 
 
@@ -62,8 +66,8 @@ def new_order_id() -> str:
 
 
 def order_place(
-    *, customer_id: str, customer_name: str, order_id: str, token: str, lines: Any, customer_email: str | None = None,
-    address: Any = None
+    *, customer_id: str, customer_name: str, order_id: str, token: str, lines: Sequence[PurchaseLine],
+    customer_email: str | None = None, address: Any = None
 ) -> Order:
     """Place an order in one transaction, or raise OrderRejected and write nothing.
 
@@ -160,7 +164,7 @@ THROTTLED = object()  # DynamoDB throttled an item: nothing decided, try again a
 # HOLD_GONE (takes): a line's hold is no longer the one read: read again
 
 
-def _same_order(order: Any, *, token: str, lines: Any) -> Any:
+def _same_order(order: Any, *, token: str, lines: Sequence[PurchaseLine]) -> Any:
     """`order`, placed before under this ID, if this is the same request again (same key, same
     lines); IdempotencyConflict naming the order if it is not."""
     asked = sorted((line.product_id, line.quantity, line.price) for line in lines)
@@ -176,8 +180,9 @@ def _same_order(order: Any, *, token: str, lines: Any) -> Any:
 
 
 def _transact_order(
-    *, customer_id: str, customer_name: str, order_id: str, token: str, lines: Any, products: Mapping[str, Product],
-    at: Any, number: str, customer_email: str | None = None, address: Any = None, holds: Any = None
+    *, customer_id: str, customer_name: str, order_id: str, token: str, lines: Sequence[PurchaseLine],
+    products: Mapping[str, Product], at: datetime, number: str, customer_email: str | None = None, address: Any = None,
+    holds: Mapping[str, Hold] | None = None
 ) -> Any:
     """One TransactWriteItems: each line's stock decrease (relative or exact, below; if the price is
     still the one seen), the order, its lines (each the record of its sale), the claim of its number
@@ -237,8 +242,8 @@ def _transact_order(
 
 
 def _new_order(
-    *, customer_id: str, customer_name: str, customer_email: str | None, order_id: str, token: str, lines: Any,
-    products: Mapping[str, Product], at: Any, number: str, address: Any
+    *, customer_id: str, customer_name: str, customer_email: str | None, order_id: str, token: str,
+    lines: Sequence[PurchaseLine], products: Mapping[str, Product], at: datetime, number: str, address: Any
 ) -> Order:
     return Order(
         order_id=order_id, customer_id=customer_id, placed_at=at, token=token,
@@ -255,7 +260,7 @@ def _new_order(
     )
 
 
-def _sale_records(order: Any, *, stamp: Any, levels_after: Any, holds: Any) -> list[Any]:
+def _sale_records(order: Any, *, stamp: Any, levels_after: Any, holds: Mapping[str, Hold]) -> list[Any]:
     """The Put of each order line as its sale's record (entities.sale_record): no sale item under P#<pid>."""
     return [put(sale_record(
         item, at=stamp, customer_id=order.customer_id, customer_name=order.customer_name,
@@ -264,7 +269,9 @@ def _sale_records(order: Any, *, stamp: Any, levels_after: Any, holds: Any) -> l
     ) | ({"fromHold": True} if item["productId"] in holds else {})) for item in order.line_items()]
 
 
-def _after_refusal(refusal: Any, lines: Any, takes: Any, products: Mapping[str, Product], *, hold_actions: Any) -> Any:
+def _after_refusal(
+    refusal: Any, lines: Sequence[PurchaseLine], takes: Any, products: Mapping[str, Product], *, hold_actions: Any
+) -> Any:
     """THROTTLED or CONFLICT when nothing was refused; HOLD_GONE if a refused action was of a hold (at
     `hold_actions`, or a take of a held line); else the products as DynamoDB's refusal shows them."""
     if refusal.throttled and not refusal.any_failed:
@@ -356,7 +363,7 @@ def order_get_by_id(*, order_id: str) -> Order:
     raise NotFound("Order", order_id)
 
 
-def orders_by_customer(*, customer_id: str, after: Any = None, limit: int | None = None) -> Page[Any]:
+def orders_by_customer(*, customer_id: str, after: str | None = None, limit: int | None = None) -> Page[Any]:
     """A customer's orders with their lines, newest first: one Query a page.
 
     Newest first, an order's lines come before the order itself (ORDER#b#ITEM#… > ORDER#b);

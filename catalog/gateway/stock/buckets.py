@@ -78,7 +78,9 @@ def _spreadable(product: Product, quantity: int) -> bool:
 # --- making products ready for a sale's take (takes.sale_take) ------------------------------
 
 
-def settle_for_sale(products: Mapping[str, Product], lines: Any, *, consistent: bool = True) -> dict[str, Any]:
+def settle_for_sale(
+    products: Mapping[str, Product], lines: Any, *, consistent: bool = True
+) -> dict[str, Any]:
     """{product_id: Product}, each line's bucketed product made ready for sale_take: spread with a
     bucket (as read) that can serve the line, or gathered and read consistently (the exact path, and
     an exact "sold out"). Gathers or spreads where needed; other products are left as they are.

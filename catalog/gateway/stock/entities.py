@@ -189,8 +189,8 @@ def is_sale_record(item: dict[str, Any]) -> bool:
 
 
 def sale_record(
-    line_item: Any, *, at: Any, customer_id: str, customer_name: str, customer_email: str | None, order_number: str,
-    resulting_level: int | None
+    line_item: Any, *, at: datetime, customer_id: str, customer_name: str, customer_email: str | None,
+    order_number: str, resulting_level: int | None
 ) -> dict[str, Any]:
     """An order line as its sale's record: the line, and what the stock history, the ledger and the
     list of buyers show (time, customer, order number; the level after, when the sale read it exact),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterator
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from .. import keys
@@ -27,6 +27,8 @@ from .entities import (
 
 if TYPE_CHECKING:
     from catalog.gateway.dynamo.pages import Page
+
+
 
 
 
@@ -67,7 +69,7 @@ def _history_streams(product_id: str, reason: str | None, consistent: bool) -> l
 
 
 def stock_history(
-    *, product_id: str, reason: str | None = None, after: Any = None, limit: int | None = None,
+    *, product_id: str, reason: str | None = None, after: str | None = None, limit: int | None = None,
     consistent: bool = False
 ) -> Page[Any]:
     """A product's stock changes, newest first. All of them: its own partition (one Query) merged
@@ -86,7 +88,7 @@ def stock_history(
     return query_page(key_range, size=size, after=after, build=StockAdjustment.from_item)
 
 
-def stock_moves_since(*, product_id: str, at: Any, limit: int | None = 50) -> list[Any]:
+def stock_moves_since(*, product_id: str, at: datetime, limit: int | None = 50) -> list[Any]:
     """A product's changes after the stamp `at`, newest first (at most `limit`): what a stocktake shows
     when it lost a race. One Query of its partition (SK BETWEEN STOCK#<at>~ AND STOCK#~, consistent) and
     one of each Buyers shard (BuyersSK > <at>~: its sales since), each at most `limit`; the newest

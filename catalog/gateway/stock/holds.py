@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Iterable, Mapping
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -43,6 +44,8 @@ from .takes import PutBack, hold_condition, sale_take
 
 if TYPE_CHECKING:
     from catalog.gateway.catalog.entities import Product
+
+
 
 
 
@@ -146,7 +149,7 @@ def holds_take(
 
 
 def _spent(
-    holds: Any, products: Mapping[str, Product], *, now: Any, wanted: Any, max_seconds: float
+    holds: Mapping[str, Hold], products: Mapping[str, Product], *, now: datetime, wanted: Any, max_seconds: float
 ) -> list[LineProblem]:
     """The problems of holds that ended at their cap (no renewal can help): each is released now (the units
     back on sale, alerts due), so the shopper's next checkout takes a new hold only of what is still there."""
@@ -190,8 +193,8 @@ def _counted(holds: dict, product_id: str) -> int:
 
 
 def _transact_holds(
-    *, customer_id: str, lines: Any, more: Any, products: Mapping[str, Product], holds: Any, windows: Any, until: Any,
-    max_seconds: float
+    *, customer_id: str, lines: Any, more: Any, products: Mapping[str, Product],
+    holds: Mapping[str, Hold], windows: Any, until: Any, max_seconds: float
 ) -> dict[Any, Hold] | str | dict[str, Any]:
     stamp = utc_now().isoformat(timespec="microseconds")
     actions, takes, new = [], {}, {}

@@ -23,7 +23,7 @@ from .entities import ENDED, RELEASED_KEPT_SECONDS, Hold, ReleasedHold
 from .takes import hold_condition, units_back
 
 
-def hold_release(*, hold: Any, why: str, ended_by: Any = None) -> bool:
+def hold_release(*, hold: Hold, why: str, ended_by: Any = None) -> bool:
     """Put a hold's units back, delete it and record it (and when it was first taken, while its cap is ahead:
     Hold.cap_item): one transaction, only if the hold is still the
     one read (and, with `ended_by`, ended by then), which also marks the product due for back-in-stock
@@ -61,7 +61,7 @@ def hold_release(*, hold: Any, why: str, ended_by: Any = None) -> bool:
     raise StockBusy(product_id=hold.product_id)
 
 
-def hold_unchanged(hold: Any) -> dict[str, Any]:
+def hold_unchanged(hold: Hold) -> dict[str, Any]:
     """A ConditionCheck that `hold` still holds the units read (not sold or released meanwhile; a renewal of
     the same units is no change)."""
     return check(keys.hold_key(hold.product_id, hold.customer_id),
@@ -78,7 +78,7 @@ class ReleaseSummary:
         return f"holds released: {self.holds} ({self.units} unit{'' if self.units == 1 else 's'})"
 
 
-def holds_ended(*, now: Any = None) -> list[Any]:
+def holds_ended(*, now: int | None = None) -> list[Any]:
     """Every hold that ended by `now` (epoch s): one Query (a page) of each HoldExpiry shard up to now."""
     now = int(time.time()) if now is None else now
     pk, sk = keys.HOLD_EXPIRY_ATTRIBUTES
@@ -102,7 +102,7 @@ def holds_ended(*, now: Any = None) -> list[Any]:
     return found
 
 
-def holds_release_ended(*, now: Any = None) -> ReleaseSummary:
+def holds_release_ended(*, now: int | None = None) -> ReleaseSummary:
     """The release job (run_stock_jobs): every hold that ended by `now` goes back to the stock. The
     index is read eventually consistently: a hold renewed or sold meanwhile is left alone (its
     release's condition fails). Safe to run twice at once, or again after a crash."""

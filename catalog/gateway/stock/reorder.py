@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 
 
+
+
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
 TOKEN_TTL_SECONDS = 7 * 24 * 3600
 # A stocktake's transaction: the change's 4 actions and a ConditionCheck a hold read (DynamoDB: 100).
@@ -101,7 +103,7 @@ def _reorder_point_update(product: Product, reorder_point: int | None) -> dict[s
 
 
 def products_to_reorder(
-    *, brand_id: str | None = None, category_id: str | None = None, after: Any = None, limit: int | None = None
+    *, brand_id: str | None = None, category_id: str | None = None, after: str | None = None, limit: int | None = None
 ) -> Page[Any]:
     """Products at or below their reorder point, sold-out first (then by level, then ID): one
     Query a page of the sparse Reorder index (one partition). A brand or category filter is a

@@ -7,6 +7,7 @@ the idempotency key as used. A lost race is tried again from the level DynamoDB 
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from typing import Any
 
 from .. import keys
@@ -234,7 +235,7 @@ def _held_on_the_shelf(product_id: str, counted: Any) -> tuple[int, list[dict[st
 
 def _apply_stock_change(
     *, product_id: str, current: Any, reorder_point: int | None, delta: int, token: str, reason: str, who: str,
-    reference: str, note: str, at: Any, checks: Any = (), alerts_waiting: int = 0
+    reference: str, note: str, at: datetime, checks: Any = (), alerts_waiting: int = 0
 ) -> StockChange | _UsedToken | Product | None:
     """One TransactWriteItems: the product's level goes from `current` to `current + delta`
     (only if it still is `current` and its reorder point `reorder_point`: the Reorder index key
@@ -291,7 +292,8 @@ class _UsedToken:
 
 
 def opening_adjustment(
-    *, product_id: str, delta: int, resulting_level: int | None, at: Any = None, who: str = "import", note: str = ""
+    *, product_id: str, delta: int, resulting_level: int | None, at: datetime | None = None, who: str = "import",
+    note: str = ""
 ) -> StockAdjustment:
     """The `opening` stock change that an import (or a table migration) writes beside a level it sets,
     so that every level is the sum of its product's changes: a new product's level, the difference

@@ -14,7 +14,7 @@ import dataclasses
 import math
 import random
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from catalog import availability
 from catalog.availability import stock_band
@@ -24,6 +24,10 @@ from ..alerts.marks import alert_due_action
 from ..catalog.entities import Product, reorder_index_keys
 from ..catalog.products import levels_read
 from ..dynamo.transact import delete, update
+
+if TYPE_CHECKING:
+    from catalog.gateway.stock.entities import Hold
+
 
 SPREAD = "spread"
 GATHERING = "gathering"
@@ -218,7 +222,7 @@ def _bucket_take(product: Product, bucket: int, quantity: int, price: Decimal) -
 
 # --- a hold: consumed by its order, or units given back -------------------------------------
 
-def hold_condition(hold: Any, *, ended_by: Any = None) -> tuple[str, dict[str, Any]]:
+def hold_condition(hold: Hold, *, ended_by: Any = None) -> tuple[str, dict[str, Any]]:
     """The condition that `hold` is still the one read (not renewed, sold or released meanwhile)."""
     values = {":hq": hold.quantity, ":hu": hold.until}
     condition = "quantity = :hq AND holdUntil = :hu"
@@ -228,7 +232,7 @@ def hold_condition(hold: Any, *, ended_by: Any = None) -> tuple[str, dict[str, A
     return condition, values
 
 
-def hold_delete(hold: Any) -> dict[str, Any]:
+def hold_delete(hold: Hold) -> dict[str, Any]:
     """The Delete action of a hold, only if it is still the one read."""
     condition, values = hold_condition(hold)
     return delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values)
@@ -280,12 +284,12 @@ class HoldTake:
         return HOLD_GONE
 
 
-def hold_consume(hold: Any) -> HoldTake:
+def hold_consume(hold: Hold) -> HoldTake:
     return HoldTake(hold, hold_delete(hold), ("hold", hold.until))
 
 
 def order_line_take(
-    *, product: Product, line: Any, hold: Any
+    *, product: Product, line: Any, hold: Hold | None
 ) -> tuple[Any, None] | tuple[Any, Any] | tuple[PutBack, Any]:
     """An order line's stock action and the extra action its hold needs (None): without a hold, the
     sale's take; with a hold of the line's quantity, the hold deleted and nothing taken (hold_consume);
