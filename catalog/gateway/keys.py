@@ -222,7 +222,7 @@ def stock_history_since(at: Any) -> tuple[str, str]:
 
 
 # --- warehouse indexes ------------------------------------------------------------------
-def ledger_shard(product_id: str, adjustment_id: str) -> Any:
+def ledger_shard(product_id: str, adjustment_id: str) -> int:
     """A change's Ledger partition of its day: a hash of product and change ID (a hot product's spread too)."""
     return _shard_of(f"{product_id}#{adjustment_id}", LEDGER_SHARDS)
 

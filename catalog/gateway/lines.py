@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 
 
+
 # 2 actions a line (stock, order line) + 3, or 3 with a timed hold of another quantity (its delete): within
 # DynamoDB's 100 actions a transaction (transact.TRANSACTION_ACTIONS). A cancellation takes 3 a line + 1; its
 # back-in-stock marks (1 a line), and those of the units a smaller hold gives back when an order is placed

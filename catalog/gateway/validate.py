@@ -24,7 +24,7 @@ def valid_id(value: Any) -> bool:
     return isinstance(value, str) and keys.ID_PATTERN.fullmatch(value) is not None
 
 
-def check_id(what: str, value: Any) -> Any:
+def check_id(what: str, value: Any) -> str:
     if not valid_id(value):
         raise InvalidId(what, value)
     return value
@@ -45,7 +45,7 @@ def page_size(limit: int | None) -> int:
     return size
 
 
-def check_text(what: str, value: Any, limit: int) -> Any:
+def check_text(what: str, value: Any, limit: int) -> str:
     if not isinstance(value, str):
         raise InvalidInput(f"{what} must be text.")
     value = value.strip()

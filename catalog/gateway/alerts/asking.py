@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 
 
 
+
 # An unconfirmed guest alert is forgotten after this many days.
 PENDING_DAYS = 7
 # At most this many confirmed alerts an owner (an email address or an account) at a time, sent ones
@@ -274,7 +275,7 @@ def _start_waiting(
     return refusal
 
 
-def alerts_of_owner(*, owner: str) -> list[Any]:
+def alerts_of_owner(*, owner: str) -> list[Alert]:
     """An owner's alerts (at most MAX_ALERTS_PER_OWNER: one Query), newest asked first."""
     with translate_errors():
         response = client().query(

@@ -32,7 +32,7 @@ class Due:
     allowance: int
 
 
-def alerts_due(*, shard: int, limit: int = 100) -> list[Any]:
+def alerts_due(*, shard: int, limit: int = 100) -> list[Due]:
     """Products with units made available since the job last looked, of one due shard: one Query."""
     with translate_errors():
         response = client().query(

@@ -97,7 +97,7 @@ def check_email(email: str) -> str:
     return email
 
 
-def stamp(at: datetime) -> Any:
+def stamp(at: datetime) -> str:
     return at.isoformat(timespec="microseconds")
 
 

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 
 
+
 log = logging.getLogger(__name__)
 
 

@@ -3,7 +3,6 @@ confirmation) is sent under a lease: sent, and only then marked sent."""
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from botocore.exceptions import ClientError
 
@@ -19,7 +18,7 @@ from .entities import FAILED, PENDING, Q_PK, Q_SK, SENT, SENT_DAYS, TTL, Alert, 
 LEASE_SECONDS = 300
 
 
-def alerts_outbox(*, shard: int, limit: int = 100) -> list[Any]:
+def alerts_outbox(*, shard: int, limit: int = 100) -> list[Alert]:
     """Alerts of one outbox shard whose email is due (confirmations and claimed alerts), oldest
     asked first: one Query of AlertQueue."""
     with translate_errors():

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 
 
+
 # The catalog import: its file (import_file) and its writing, as the commands, staff and tests use it.
 __all__ = ["DEMO_CATALOG", "ImportInvalid", "ImportResult", "add_term_counts", "import_catalog", "load", "validate",
            "write"]

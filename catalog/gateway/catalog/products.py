@@ -24,7 +24,7 @@ from .entities import Brand, Category, Product
 SORTS = (None, "name", "price", "-price")
 
 
-def check_sort(sort: str | None) -> Any:
+def check_sort(sort: str | None) -> str | None:
     if sort not in SORTS:
         raise InvalidInput('Sort must be "name", "price" or "-price" (or nothing).')
     return sort
@@ -36,13 +36,13 @@ def _sorted_range(scope: Any, partition: Any, sort: str | None) -> KeyRange:
     return KeyRange(index=index, partition=partition, forward=sort != "-price")
 
 
-def brands_all() -> list[Any]:
+def brands_all() -> list[Brand]:
     """Pattern 1: every brand, by name."""
     items = query_all(KeyRange(partition=keys.BRANDS_PK))
     return sorted((Brand.from_item(i) for i in items), key=lambda b: (b.name.casefold(), b.brand_id))
 
 
-def categories_all() -> list[Any]:
+def categories_all() -> list[Category]:
     """Pattern 2: every category, by name."""
     items = query_all(KeyRange(partition=keys.CATEGORIES_PK))
     return sorted((Category.from_item(i) for i in items), key=lambda c: (c.name.casefold(), c.category_id))
@@ -111,7 +111,7 @@ def products_stock_levels(*, product_ids: Iterable[str]) -> dict[str, Any]:
     return {pid: level + sum(spread.get(pid, ())) for pid, level in levels.items()}
 
 
-def with_stock_levels(page: Any) -> Any:
+def with_stock_levels(page: Page[Product]) -> Page[Product]:
     """`page` (of Products) with each product's exact stock level: one BatchGetItem of the levels
     (products_stock_levels). For the lists that show the level, not the band the list indexes and
     search terms carry: the staff stock table; a search (its terms carry no stock at all)."""
@@ -198,7 +198,9 @@ def search_words(query: str) -> tuple[Any, Any]:
     return words, text.lookup_term(words)
 
 
-def products_search(*, query: str, sort: str | None = None, after: str | None = None, limit: int | None = None) -> Any:
+def products_search(
+    *, query: str, sort: str | None = None, after: str | None = None, limit: int | None = None
+) -> Page[Product]:
     """Products whose name has every word of `query` as a word or a word's start (accents and
     case ignored). One Query on TERM#<term> (the longest word) in name or price order; when other
     words must be checked too, the names read are checked and up to MAX_SEARCH_REQUESTS Queries

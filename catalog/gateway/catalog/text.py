@@ -35,7 +35,7 @@ def _parts(chunk: Any) -> list[Any]:
     return [p for p in _WORD.findall(chunk.replace("_", " "))]
 
 
-def words(text: str) -> list[Any]:
+def words(text: str) -> list[str]:
     """The words of a text, in order, each once: letters and digits of every whitespace-separated
     chunk, and the chunk joined up when it had several ("e-tron" -> "e", "tron", "etron")."""
     out = []
@@ -62,7 +62,7 @@ def terms(name: str) -> set[Any]:
     return found
 
 
-def query_words(query: str) -> list[Any]:
+def query_words(query: str) -> list[str]:
     """The words of a search query, cut to MAX_QUERY characters and MAX_WORDS words."""
     return words(str(query)[:MAX_QUERY])[:MAX_WORDS]
 

@@ -35,7 +35,7 @@ CLIENT_SETTINGS = {
 }
 
 
-def table_name() -> Any:
+def table_name() -> str:
     return settings.DYNAMODB_TABLE
 
 

@@ -14,7 +14,7 @@ from ..errors import InvalidCursor
 SALT = "catalog.cursor"
 
 
-def encode(key: dict[str, Any], *, scope: Any) -> Any:
+def encode(key: dict[str, Any], *, scope: Any) -> str:
     plain = {name: value for name, value in key.items()}
     return signing.dumps(plain, salt=f"{SALT}:{scope}", compress=True)
 

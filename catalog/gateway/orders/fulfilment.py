@@ -2,6 +2,7 @@
 stock, exactly), and a product's buyers."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Never
 
@@ -35,7 +36,8 @@ if TYPE_CHECKING:
 
 
 
-def orders_open(*, after: str | None = None, limit: int | None = None) -> Page[Any]:
+
+def orders_open(*, after: str | None = None, limit: int | None = None) -> Page[Order]:
     """Open (placed) orders, oldest first, from the sparse OpenOrders index (an order leaves it when
     shipped or cancelled): its OPEN_ORDER_SHARDS partitions merged by order ID (merged.py): one Query a
     partition not yet done, a page. Each order
@@ -44,7 +46,7 @@ def orders_open(*, after: str | None = None, limit: int | None = None) -> Page[A
     return merged_page(streams, size=page_size(limit), after=after, build=Order.from_item)
 
 
-def product_buyers(*, product_id: str, after: str | None = None, limit: int | None = None) -> Page[Any]:
+def product_buyers(*, product_id: str, after: str | None = None, limit: int | None = None) -> Page[Sale]:
     """Who bought a product: its order lines (Sale: order number, customer, quantity, time), newest
     first, from its BUYER_SHARDS partitions of the Buyers index merged: one Query a shard not yet
     done, a page; never a Scan."""
@@ -52,7 +54,7 @@ def product_buyers(*, product_id: str, after: str | None = None, limit: int | No
     return merged_page(buyer_streams(product_id), size=page_size(limit), after=after, build=Sale.from_item)
 
 
-def product_buyers_all(*, product_id: str) -> Any:
+def product_buyers_all(*, product_id: str) -> Iterator[Sale]:
     """Every order line of a product, newest first (a generator: the recall CSV streams it)."""
     check_id("Product", product_id)
     return merged_all(buyer_streams(product_id), build=Sale.from_item)

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 
 
 
+
 def new_order_id() -> str:
     """Sorts by time (UTC, microseconds), then 80 random bits (20 hex digits), unguessable:
     20261122T024500123456-1a2b3c4d5e6f708192a3. Issued by the server (the checkout in progress)."""
@@ -363,7 +364,7 @@ def order_get_by_id(*, order_id: str) -> Order:
     raise NotFound("Order", order_id)
 
 
-def orders_by_customer(*, customer_id: str, after: str | None = None, limit: int | None = None) -> Page[Any]:
+def orders_by_customer(*, customer_id: str, after: str | None = None, limit: int | None = None) -> Page[Order]:
     """A customer's orders with their lines, newest first: one Query a page.
 
     Newest first, an order's lines come before the order itself (ORDER#b#ITEM#… > ORDER#b);

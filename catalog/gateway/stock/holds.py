@@ -51,7 +51,8 @@ if TYPE_CHECKING:
 
 
 
-def holds_enabled() -> Any:
+
+def holds_enabled() -> bool:
     return settings.STOCK_HOLD_SECONDS > 0
 
 

@@ -123,7 +123,7 @@ def _per_partition(product_id: str, read: Any) -> list[Any]:
     return [results[i] for i in range(len(partitions))]
 
 
-def holds_released(*, product_id: str, limit: int | None = 20) -> list[Any]:
+def holds_released(*, product_id: str, limit: int | None = 20) -> list[ReleasedHold]:
     """A product's released holds, newest first: one Query of each hold partition, `limit` each, and the
     newest `limit` of those (a bounded list)."""
     check_id("Product", product_id)
@@ -137,12 +137,12 @@ def holds_released(*, product_id: str, limit: int | None = 20) -> list[Any]:
     return [ReleasedHold.from_item(item) for item in items[:limit]]
 
 
-def units_held(*, product_id: str, consistent: bool = True) -> Any:
+def units_held(*, product_id: str, consistent: bool = True) -> int:
     """Units of a product held now: the sum of its hold items (every page of each hold partition)."""
     return sum(hold.quantity for hold in holds_all(product_id=product_id, consistent=consistent))
 
 
-def holds_all(*, product_id: str, consistent: bool = True) -> list[Any]:
+def holds_all(*, product_id: str, consistent: bool = True) -> list[Hold]:
     """Every hold of a product now: every page of each of its hold partitions."""
 
     def read(partition: Any) -> list[Any]:

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from catalog.gateway.stock.entities import Hold
 
 
+
 SPREAD = "spread"
 GATHERING = "gathering"
 # What after_refusal answers when the refused action was a hold that is no longer the one read.
@@ -99,7 +100,7 @@ def stock_level_update(
     )
 
 
-def take_floor(reorder_point: int | None) -> Any:
+def take_floor(reorder_point: int | None) -> int:
     """The lowest level a relative take (stock_level_take) may leave: above the reorder point
     (`reorder_point` as stored; None: LOW_STOCK_THRESHOLD), so the product cannot join the Reorder
     index, and in the top stock band, so it stays "In stock" (the band a list shows)."""
@@ -144,7 +145,7 @@ def _relative_take(
 
 # --- a sale (orders._transact_order, holds._transact_holds) -----------------------------------
 
-def share(product: Product) -> Any:
+def share(product: Product) -> int:
     """The units each bucket keeps from a relative take: its share of the take floor."""
     return math.ceil(take_floor(product.reorder_point) / product.stock_buckets)
 
