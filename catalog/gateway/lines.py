@@ -15,11 +15,6 @@ if TYPE_CHECKING:
     from catalog.gateway.stock.entities import Hold
 
 
-
-
-
-
-
 # 2 actions a line (stock, order line) + 3, or 3 with a timed hold of another quantity (its delete): within
 # DynamoDB's 100 actions a transaction (transact.TRANSACTION_ACTIONS). A cancellation takes 3 a line + 1; its
 # back-in-stock marks (1 a line), and those of the units a smaller hold gives back when an order is placed

@@ -43,11 +43,6 @@ if TYPE_CHECKING:
     from catalog.gateway.dynamo.transact import Refusal
 
 
-
-
-
-
-
 # An unconfirmed guest alert is forgotten after this many days.
 PENDING_DAYS = 7
 # At most this many confirmed alerts an owner (an email address or an account) at a time, sent ones

@@ -17,11 +17,6 @@ if TYPE_CHECKING:
     from catalog.gateway.dynamo.transact import Refusal
 
 
-
-
-
-
-
 log = logging.getLogger(__name__)
 
 

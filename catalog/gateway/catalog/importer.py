@@ -35,11 +35,6 @@ if TYPE_CHECKING:
     from catalog.gateway.stock.entities import StockAdjustment
 
 
-
-
-
-
-
 # The catalog import: its file (import_file) and its writing, as the commands, staff and tests use it.
 __all__ = ["DEMO_CATALOG", "ImportInvalid", "ImportResult", "add_term_counts", "import_catalog", "load", "validate",
            "write"]

@@ -31,12 +31,6 @@ if TYPE_CHECKING:
     from catalog.gateway.dynamo.pages import Page
 
 
-
-
-
-
-
-
 def orders_open(*, after: str | None = None, limit: int | None = None) -> Page[Order]:
     """Open (placed) orders, oldest first, from the sparse OpenOrders index (an order leaves it when
     shipped or cancelled): its OPEN_ORDER_SHARDS partitions merged by order ID (merged.py): one Query a

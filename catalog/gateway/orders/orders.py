@@ -54,12 +54,6 @@ if TYPE_CHECKING:
     from catalog.gateway.stock.entities import Hold
 
 
-
-
-
-
-
-
 def new_order_id() -> str:
     """Sorts by time (UTC, microseconds), then 80 random bits (20 hex digits), unguessable:
     20261122T024500123456-1a2b3c4d5e6f708192a3. Issued by the server (the checkout in progress)."""

@@ -46,12 +46,6 @@ if TYPE_CHECKING:
     from catalog.gateway.catalog.entities import Product
 
 
-
-
-
-
-
-
 def holds_enabled() -> bool:
     return settings.STOCK_HOLD_SECONDS > 0
 

@@ -27,11 +27,6 @@ if TYPE_CHECKING:
     from catalog.gateway.dynamo.pages import Page
 
 
-
-
-
-
-
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
 TOKEN_TTL_SECONDS = 7 * 24 * 3600
 # A stocktake's transaction: the change's 4 actions and a ConditionCheck a hold read (DynamoDB: 100).

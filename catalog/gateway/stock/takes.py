@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from catalog.gateway.stock.entities import Hold
 
 
-
 SPREAD = "spread"
 GATHERING = "gathering"
 # What after_refusal answers when the refused action was a hold that is no longer the one read.
