@@ -16,7 +16,7 @@ Layout, lowest first (each imports only those below it):
 - `orders/` (orders, entities) and `catalog/importer` (the catalog import);
 - `table/`: the table's definition (schema), its migrations (runner, steps) and their backfills.
 """
-from .alerts.alerts import (
+from .alerts import (
     FAILED,
     MAX_EMAIL,
     AlertRefused,
@@ -75,14 +75,13 @@ from .lines import MAX_LINES, LineProblem, line_problems
 from .orders.customers import ADDRESS_FIELDS, customer_put
 from .orders.entities import Order, OrderLine, PurchaseLine
 from .orders.fulfilment import order_cancel, order_ship, orders_open, product_buyers, product_buyers_all
+from .orders.numbers import order_number_clean, order_number_for
 from .orders.orders import (
     new_order_id,
     order_confirmation_claim,
     order_get,
     order_get_by_id,
     order_get_by_number,
-    order_number_clean,
-    order_number_for,
     order_place,
     orders_by_customer,
 )
@@ -138,6 +137,6 @@ __all__ = [
     "order_place", "orders_by_customer", "product_get", "valid_id",
     "products_by_brand", "products_by_category", "products_get_many", "stock_decrease",
     "stock_history", "stock_increase", "table_ensure",
-    "Sale", "product_buyers", "product_buyers_all",  # who bought what (issue 33)
+    "Sale", "product_buyers", "product_buyers_all",  # who bought what
     "MAX_STOCK_BUCKETS", "stock_set_buckets",
 ]

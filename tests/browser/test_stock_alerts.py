@@ -3,14 +3,14 @@ without it the form posts and the product page shows the answer."""
 import pytest
 from playwright.sync_api import expect
 
-from catalog.gateway.alerts import alerts
+from catalog.gateway.alerts import asking
 from tests.helpers import screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def test_a_guest_asks_in_place_and_the_count_follows(shop, page):
-    alerts.alert_ask(product_id="3", email="first@example.com", customer_id="c1")
+    asking.alert_ask(product_id="3", email="first@example.com", customer_id="c1")
     page.goto(f"{shop}/products/3/")
     expect(page.locator("#stock-alert-waiting")).to_contain_text("1 person is waiting")
     page.evaluate("window.__sameDocument = true")

@@ -8,7 +8,7 @@ import pytest
 
 from catalog import gateway
 from catalog.gateway import PurchaseLine
-from catalog.gateway.alerts import alerts
+from catalog.gateway.alerts import marks
 from catalog.gateway.dynamo import backoff, transact
 from catalog.gateway.dynamo.budget import request_budget
 from catalog.gateway.errors import OrderRejected, StockBusy
@@ -146,7 +146,7 @@ def _conflicting(monkeypatch, times, code="TransactionConflict"):
         return real(actions, request_token=request_token)
 
     monkeypatch.setattr(fulfilment, "transact_write", transact_write)  # a cancellation's
-    monkeypatch.setattr(alerts, "transact_write", transact_write)  # an order's transaction goes through its due marks
+    monkeypatch.setattr(marks, "transact_write", transact_write)  # an order's transaction goes through its due marks
     return left
 
 

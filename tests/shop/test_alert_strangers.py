@@ -7,7 +7,7 @@ from django.core.management import call_command
 from django.test import Client
 
 from catalog.gateway import keys
-from catalog.gateway.alerts import alerts
+from catalog.gateway.alerts import asking
 from catalog.gateway.dynamo.testing import count_requests
 from shop.stock_alerts import link_token
 from tests.helpers import seed, small_catalog
@@ -24,7 +24,7 @@ def ask(email, product_id=SOLD_OUT, ip="10.0.0.1"):
 
 def alert_of(email, product_id=SOLD_OUT):
     owner = keys.alert_owner_email(email)
-    return next((a for a in alerts.alerts_of_owner(owner=owner) if a.product_id == product_id), None)
+    return next((a for a in asking.alerts_of_owner(owner=owner) if a.product_id == product_id), None)
 
 
 def test_a_guest_ask_makes_the_same_dynamodb_requests_whether_or_not_the_address_asked(catalog):
@@ -73,15 +73,15 @@ def many_sold_out(ddb):
     data["products"] += [
         {"productId": f"s{i}", "name": f"Sold-out thing {i}", "brandId": "10", "categoryId": "10",
          "price": "1.00", "stockLevel": 0}
-        for i in range(alerts.MAX_ALERTS_PER_OWNER + 1)
+        for i in range(asking.MAX_ALERTS_PER_OWNER + 1)
     ]
     seed(data)
-    return [f"s{i}" for i in range(alerts.MAX_ALERTS_PER_OWNER + 1)]
+    return [f"s{i}" for i in range(asking.MAX_ALERTS_PER_OWNER + 1)]
 
 
 def test_strangers_asks_in_an_address_s_name_never_stop_its_owner(many_sold_out):
     for product_id in many_sold_out[:-1]:  # 50 asks for victim@ by strangers, over many hours and connections
-        alerts.alert_ask(product_id=product_id, email="victim@example.com")
+        asking.alert_ask(product_id=product_id, email="victim@example.com")
     response = ask("victim@example.com", product_id=many_sold_out[-1])  # the victim's own
     assert response.status_code == 200 and ASKED in response.content.decode()
     alert = alert_of("victim@example.com", product_id=many_sold_out[-1])
@@ -89,16 +89,16 @@ def test_strangers_asks_in_an_address_s_name_never_stop_its_owner(many_sold_out)
     assert response.status_code == 200
     assert alert_of("victim@example.com", product_id=many_sold_out[-1]).status == "waiting"
     owner = keys.alert_owner_email("victim@example.com")
-    pending = [a for a in alerts.alerts_of_owner(owner=owner) if a.status == "pending"]
+    pending = [a for a in asking.alerts_of_owner(owner=owner) if a.status == "pending"]
     # Each ask over the bound took the oldest pending one's place; the victim's own is confirmed now.
-    assert len(pending) == alerts.MAX_PENDING_PER_OWNER - 1
+    assert len(pending) == asking.MAX_PENDING_PER_OWNER - 1
 
 
 def test_a_strangers_ask_whose_confirmation_was_given_up_does_not_count_toward_the_cap(
         two_sold_out, settings, monkeypatch):
-    monkeypatch.setattr(alerts, "MAX_ALERTS_PER_OWNER", 1)
+    monkeypatch.setattr(asking, "MAX_ALERTS_PER_OWNER", 1)
     settings.STOCK_ALERT_MAIL_ATTEMPTS = 1
-    alerts.alert_ask(product_id=SOLD_OUT, email="victim@example.com")  # a stranger's, in the victim's name
+    asking.alert_ask(product_id=SOLD_OUT, email="victim@example.com")  # a stranger's, in the victim's name
     settings.EMAIL_BACKEND = "tests.shop.test_stock_alerts.RefusingBackend"  # the mail server is down
     call_command("run_stock_jobs")
     assert alert_of("victim@example.com").status == "failed"
@@ -111,18 +111,18 @@ def test_a_strangers_ask_whose_confirmation_was_given_up_does_not_count_toward_t
 def test_an_ask_whose_pending_neighbour_went_meanwhile_is_still_taken(two_sold_out, monkeypatch):
     """At the bound of pending asks an ask replaces the oldest; when that one went between the read and
     the write (confirmed, expired, cancelled), the ask is read again and taken, never dropped."""
-    monkeypatch.setattr(alerts, "MAX_PENDING_PER_OWNER", 1)
-    alerts.alert_ask(product_id=SOLD_OUT, email="victim@example.com")
-    read = alerts._owner_alerts
+    monkeypatch.setattr(asking, "MAX_PENDING_PER_OWNER", 1)
+    asking.alert_ask(product_id=SOLD_OUT, email="victim@example.com")
+    read = asking._owner_alerts
     reads = []
 
     def read_then_the_oldest_goes(owner):
         found = read(owner)
         if not reads:
-            alerts.alert_cancel(owner=owner, product_id=SOLD_OUT)
+            asking.alert_cancel(owner=owner, product_id=SOLD_OUT)
         reads.append(owner)
         return found
 
-    monkeypatch.setattr(alerts, "_owner_alerts", read_then_the_oldest_goes)
-    alerts.alert_ask(product_id="8", email="victim@example.com")
+    monkeypatch.setattr(asking, "_owner_alerts", read_then_the_oldest_goes)
+    asking.alert_ask(product_id="8", email="victim@example.com")
     assert len(reads) == 2 and alert_of("victim@example.com", product_id="8").status == "pending"

@@ -10,7 +10,7 @@ from django.test import Client
 
 from catalog import gateway
 from catalog.gateway import keys
-from catalog.gateway.alerts import alerts
+from catalog.gateway.alerts import asking, claiming, sending
 from catalog.gateway.dynamo.testing import count_requests
 from shop.stock_alerts import send_due_alerts
 from tests.helpers import alert_count, make_account
@@ -36,7 +36,7 @@ def test_the_sold_out_page_offers_the_alert_and_an_in_stock_page_does_not(catalo
     assert "Email me when it’s back" in html and 'name="email"' in html and "Nobody is waiting yet" in html
     assert counter.operations == ["GetItem"]  # the product, which counts the alerts waiting for it
     assert "Email me when it’s back" not in client.get("/products/1/").content.decode()
-    alerts.alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1")
+    asking.alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1")
     assert "1 person is waiting for this product" in client.get(f"/products/{SOLD_OUT}/").content.decode()
 
 
@@ -76,8 +76,8 @@ def test_a_confirm_the_shop_was_too_busy_to_make_says_so(catalog, client, monkey
     client.post(f"/products/{SOLD_OUT}/notify/", {"email": "guest@example.com"})
     call_command("run_stock_jobs")
     confirm = link(mail.outbox[0], "confirm")
-    monkeypatch.setattr(alerts, "transact_write", lambda actions, **kw: Refusal(conflict=True))
-    monkeypatch.setattr(alerts, "contended_attempts", lambda: range(3))
+    monkeypatch.setattr(asking, "transact_write", lambda actions, **kw: Refusal(conflict=True))
+    monkeypatch.setattr(asking, "contended_attempts", lambda: range(3))
     busy = client.post(confirm)
     assert busy.status_code == 503 and "too busy to turn your alert on" in busy.content.decode()
     assert busy["Retry-After"] == "5"
@@ -105,7 +105,7 @@ def test_a_signed_in_shopper_asks_with_one_click_and_sees_it_on_the_account_page
 
 def test_later_askers_are_told_how_many_wait(catalog, client, shopper):
     for i in range(3):
-        alerts.alert_ask(product_id=SOLD_OUT, email=f"s{i}@example.com", customer_id=f"c{i}")
+        asking.alert_ask(product_id=SOLD_OUT, email=f"s{i}@example.com", customer_id=f"c{i}")
     assert "3 people are waiting" in client.get(f"/products/{SOLD_OUT}/").content.decode()
     client.force_login(shopper)
     answer = client.post(f"/products/{SOLD_OUT}/notify/", headers=HX).content.decode()
@@ -136,7 +136,7 @@ def test_a_shopper_cancels_their_alert_and_another_cannot(catalog, client, shopp
 def test_one_click_unsubscribe_from_the_email(catalog, client, shopper):
     client.force_login(shopper)
     client.post(f"/products/{SOLD_OUT}/notify/")
-    alert = alerts.alerts_of_owner(owner=keys.alert_owner_customer(shopper.customer_key_id))[0]
+    alert = asking.alerts_of_owner(owner=keys.alert_owner_customer(shopper.customer_key_id))[0]
     from shop.stock_alerts import alert_email, link_token
 
     url = link(alert_email(alert), "unsubscribe")
@@ -165,13 +165,13 @@ def test_bad_input_is_refused_and_changes_nothing(catalog, client, product_id, d
         assert response.status_code == status
         assert text in response.content.decode()
     assert alert_count(product_id=SOLD_OUT) == 0 and alert_count(product_id="1") == 0
-    assert [a for s in range(keys.ALERT_SHARDS) for a in alerts.alerts_outbox(shard=s)] == []
+    assert [a for s in range(keys.ALERT_SHARDS) for a in sending.alerts_outbox(shard=s)] == []
 
 
 def test_never_more_than_units_plus_margin_oldest_first(catalog, settings):
     settings.STOCK_ALERT_MARGIN = 1
     for i in range(5):
-        alerts.alert_ask(product_id=SOLD_OUT, email=f"s{i}@example.com", customer_id=f"c{i}")
+        asking.alert_ask(product_id=SOLD_OUT, email=f"s{i}@example.com", customer_id=f"c{i}")
     receive(SOLD_OUT, 2)
     send_due_alerts()
     send_due_alerts()
@@ -179,10 +179,10 @@ def test_never_more_than_units_plus_margin_oldest_first(catalog, settings):
 
 
 def test_a_crash_between_claim_and_send_neither_loses_nor_doubles(catalog, monkeypatch):
-    alerts.alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1")
+    asking.alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1")
     receive(SOLD_OUT, 1)
     # The job stops right after claiming (before any email): the claim is kept.
-    assert alerts.alerts_claim(product_id=SOLD_OUT, margin=0) == 1
+    assert claiming.alerts_claim(product_id=SOLD_OUT, margin=0) == 1
     # The next job's mail server fails: nothing sent, the alert stays due.
     from django.core.mail.backends.locmem import EmailBackend
 
@@ -193,8 +193,8 @@ def test_a_crash_between_claim_and_send_neither_loses_nor_doubles(catalog, monke
     assert send_due_alerts().failed == 1
     monkeypatch.undo()
     assert send_due_alerts().sent == 0 and mail.outbox == []  # its lease still runs
-    assert send_due_alerts(now=time.time() + alerts.LEASE_SECONDS + 1).sent == 1
-    assert send_due_alerts(now=time.time() + 2 * alerts.LEASE_SECONDS + 2).sent == 0
+    assert send_due_alerts(now=time.time() + sending.LEASE_SECONDS + 1).sent == 1
+    assert send_due_alerts(now=time.time() + 2 * sending.LEASE_SECONDS + 2).sent == 0
     assert [m.to for m in mail.outbox] == [["ann@example.com"]]
 
 
@@ -215,36 +215,36 @@ def test_an_email_that_keeps_failing_is_given_up_after_the_set_attempts(catalog,
     settings.EMAIL_BACKEND = "tests.shop.test_stock_alerts.RefusingBackend"
     settings.STOCK_ALERT_MAIL_ATTEMPTS = 3
     RefusingBackend.tries = 0
-    alerts.alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1")
+    asking.alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1")
     receive(SOLD_OUT, 1)
-    summaries = [send_due_alerts(now=time.time() + n * (alerts.LEASE_SECONDS + 1)) for n in range(6)]
+    summaries = [send_due_alerts(now=time.time() + n * (sending.LEASE_SECONDS + 1)) for n in range(6)]
     assert RefusingBackend.tries == 3  # one pass after another, then never again
     assert [(s.failed, s.given_up) for s in summaries] == [(1, 0), (1, 0), (0, 1), (0, 0), (0, 0), (0, 0)]
     assert "email not sent after 3 attempts; given up" in caplog.text
     assert "1 given up" in str(summaries[2])
-    alert = alerts.alerts_of_owner(owner=keys.alert_owner_customer("c1"))[0]
+    alert = asking.alerts_of_owner(owner=keys.alert_owner_customer("c1"))[0]
     assert alert.status == "failed" and alert.attempts == 3
     # Sold out again, the shopper may ask again: the new alert takes the failed one's place and waits.
     gateway.stock_decrease(product_id=SOLD_OUT, quantity=1, token=gateway.new_token(), reason="damaged")
-    assert alerts.alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1").state == "waiting"
+    assert asking.alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1").state == "waiting"
 
 
 def test_a_guest_alert_whose_confirmation_needed_tries_still_gets_every_try_for_its_email(catalog, settings):
     """The tries of the confirmation are its own: the alert's email, once confirmed, gets the full
     STOCK_ALERT_MAIL_ATTEMPTS."""
     settings.STOCK_ALERT_MAIL_ATTEMPTS = 2
-    alerts.alert_ask(product_id=SOLD_OUT, email="bob@example.com")
+    asking.alert_ask(product_id=SOLD_OUT, email="bob@example.com")
     settings.EMAIL_BACKEND = "tests.shop.test_stock_alerts.RefusingBackend"
     assert send_due_alerts().failed == 1  # the confirmation's first try fails
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    assert send_due_alerts(now=time.time() + alerts.LEASE_SECONDS + 1).sent == 1  # its second goes out
+    assert send_due_alerts(now=time.time() + sending.LEASE_SECONDS + 1).sent == 1  # its second goes out
     owner = keys.alert_owner_email("bob@example.com")
-    pending = alerts.alerts_of_owner(owner=owner)[0]
-    alerts.alert_confirm(owner=owner, product_id=SOLD_OUT, alert_id=pending.alert_id)
+    pending = asking.alerts_of_owner(owner=owner)[0]
+    asking.alert_confirm(owner=owner, product_id=SOLD_OUT, alert_id=pending.alert_id)
     receive(SOLD_OUT, 1)
     settings.EMAIL_BACKEND = "tests.shop.test_stock_alerts.RefusingBackend"
     RefusingBackend.tries = 0
-    summaries = [send_due_alerts(now=time.time() + n * (alerts.LEASE_SECONDS + 1)) for n in range(2, 5)]
+    summaries = [send_due_alerts(now=time.time() + n * (sending.LEASE_SECONDS + 1)) for n in range(2, 5)]
     assert RefusingBackend.tries == 2 and [s.given_up for s in summaries] == [0, 1, 0]
 
 
@@ -252,7 +252,7 @@ def test_a_failing_mail_server_never_fails_a_stock_write(catalog, monkeypatch):
     from django.core.mail.backends.locmem import EmailBackend
 
     monkeypatch.setattr(EmailBackend, "send_messages", lambda self, messages: 1 / 0)
-    alerts.alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1")
+    asking.alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1")
     receive(SOLD_OUT, 4)  # the write itself sends nothing
     assert gateway.product_get(product_id=SOLD_OUT).stock_level == 4
     assert send_due_alerts().failed == 1
@@ -293,7 +293,7 @@ def test_one_address_asks_at_most_5_times_an_hour_from_anywhere(two_sold_out, cl
     assert response.status_code == 200 and "Almost done: we are sending a link to bob@example.com" in html
     assert TOO_OFTEN not in html and 'id="stock-alert-waiting"' in html  # the box's partial, as every answer
     assert alert_count(product_id="8") == 0
-    assert [a.product_id for s in range(keys.ALERT_SHARDS) for a in alerts.alerts_outbox(shard=s)] == [SOLD_OUT]
+    assert [a.product_id for s in range(keys.ALERT_SHARDS) for a in sending.alerts_outbox(shard=s)] == [SOLD_OUT]
     assert ask(client, "8", "carol@example.com", ip="10.0.1.9", headers=HX).status_code == 200  # others may
 
 
@@ -308,7 +308,7 @@ def test_one_connection_asks_at_most_20_times_an_hour(two_sold_out, client, shop
     html = response.content.decode()
     assert response.status_code == 429 and "<h1>Your alert was not saved</h1>" in html and TOO_OFTEN in html
     assert "Back to Acme Roadster" in html and '<nav' in html
-    assert len([a for s in range(keys.ALERT_SHARDS) for a in alerts.alerts_outbox(shard=s)]) == 10
+    assert len([a for s in range(keys.ALERT_SHARDS) for a in sending.alerts_outbox(shard=s)]) == 10
     assert ask(client, "8", "late@example.com", ip="10.0.0.2").status_code == 302  # another connection
 
 

@@ -533,7 +533,7 @@ def test_a_file_received_on_the_page_is_not_received_again_by_the_command(catalo
 
 
 def test_staff_see_the_waiting_back_in_stock_alerts(catalog, staff_client):
-    from catalog.gateway.alerts.alerts import alert_ask
+    from catalog.gateway.alerts import alert_ask
 
     for i in range(2):
         alert_ask(product_id="3", email=f"s{i}@example.com", customer_id=f"c{i}")

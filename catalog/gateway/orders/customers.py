@@ -1,5 +1,8 @@
 """The customer item (name and email, so it heals if a write was lost) and an order's address."""
+from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
 
 from .. import keys
 from ..dynamo.boundary import translate_errors
@@ -16,7 +19,7 @@ ADDRESS_FIELDS = ("name", "street", "postcode", "city", "country")
 ADDRESS_MAX_LENGTH = 200
 
 
-def customer_update(*, customer_id, name, email, at):
+def customer_update(*, customer_id: str, name: str, email: str | None, at: datetime) -> dict[str, Any]:
     """The customer item: its name and email (so it heals if an earlier customer_put was lost), the
     time of the last order and the order count."""
     return update(
@@ -29,7 +32,7 @@ def customer_update(*, customer_id, name, email, at):
     )
 
 
-def check_address(address):
+def check_address(address: Any) -> dict[str, Any] | None:
     if address is None:
         return None
     missing = [f for f in ADDRESS_FIELDS if not isinstance(address.get(f), str) or not address[f].strip()]
@@ -40,7 +43,7 @@ def check_address(address):
     return {f: address[f] for f in ADDRESS_FIELDS}
 
 
-def customer_put(*, customer_id, name, email):
+def customer_put(*, customer_id: str, name: str, email: str) -> None:
     """The customer item (CUSTOMER#<uuid>/METADATA) gets the account's name and email: one UpdateItem,
     which keeps what orders wrote there (order count, last order time)."""
     check_id("Customer", customer_id)

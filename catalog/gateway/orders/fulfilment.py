@@ -1,9 +1,13 @@
 """What staff do with orders: the list of open orders, shipping and cancelling one (its units back in
 stock, exactly), and a product's buyers."""
+from __future__ import annotations
 
+from collections.abc import Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Never
 
 from .. import keys
-from ..alerts.alerts import alert_due_action, transact_write_marking_due
+from ..alerts.marks import alert_due_action, transact_write_marking_due
 from ..catalog.entities import Product
 from ..catalog.products import products_get_many
 from ..dynamo.backoff import contended_attempts
@@ -23,8 +27,11 @@ from ..validate import check_id, client_request_token, page_size, utc_now
 from .entities import PLACED, SHIPPED, Order
 from .orders import order_get
 
+if TYPE_CHECKING:
+    from catalog.gateway.dynamo.pages import Page
 
-def orders_open(*, after=None, limit=None):
+
+def orders_open(*, after: str | None = None, limit: int | None = None) -> Page[Order]:
     """Open (placed) orders, oldest first, from the sparse OpenOrders index (an order leaves it when
     shipped or cancelled): its OPEN_ORDER_SHARDS partitions merged by order ID (merged.py): one Query a
     partition not yet done, a page. Each order
@@ -33,7 +40,7 @@ def orders_open(*, after=None, limit=None):
     return merged_page(streams, size=page_size(limit), after=after, build=Order.from_item)
 
 
-def product_buyers(*, product_id, after=None, limit=None):
+def product_buyers(*, product_id: str, after: str | None = None, limit: int | None = None) -> Page[Sale]:
     """Who bought a product: its order lines (Sale: order number, customer, quantity, time), newest
     first, from its BUYER_SHARDS partitions of the Buyers index merged: one Query a shard not yet
     done, a page; never a Scan."""
@@ -41,14 +48,14 @@ def product_buyers(*, product_id, after=None, limit=None):
     return merged_page(buyer_streams(product_id), size=page_size(limit), after=after, build=Sale.from_item)
 
 
-def product_buyers_all(*, product_id):
+def product_buyers_all(*, product_id: str) -> Iterator[Sale]:
     """Every order line of a product, newest first (a generator: the recall CSV streams it)."""
     check_id("Product", product_id)
     return merged_all(buyer_streams(product_id), build=Sale.from_item)
 
 
-def _status_update(customer_id, order_id, status, at):
-    """The Update that moves an order from placed (or no status: an order of before statuses)
+def _status_update(customer_id: str, order_id: str, status: str, at: datetime) -> dict[str, Any]:
+    """The Update that moves an order from placed (or no status: an order stored without one)
     to `status` and takes it out of the OpenOrders index."""
     pk, sk = keys.OPEN_ORDER_ATTRIBUTES
     return update(
@@ -61,13 +68,13 @@ def _status_update(customer_id, order_id, status, at):
     )
 
 
-def _refused(order_id, old_item, wanted):
+def _refused(order_id: str, old_item: dict[str, Any], wanted: Any) -> Never:
     if old_item is None:
         raise NotFound("Order", order_id)
     raise OrderStatusRefused(order_id, old_item.get("status", PLACED), wanted)
 
 
-def order_ship(*, customer_id, order_id):
+def order_ship(*, customer_id: str, order_id: str) -> Order:
     """Mark an open order shipped: one conditional write (status placed). A cancelled or shipped
     order is refused (OrderStatusRefused) and nothing changes."""
     check_id("Customer", customer_id)
@@ -83,7 +90,7 @@ def order_ship(*, customer_id, order_id):
     raise StockBusy(f"Order {order_id} is being changed right now; try again.")
 
 
-def order_cancel(*, customer_id, order_id, who=""):
+def order_cancel(*, customer_id: str, order_id: str, who: str = "") -> Order:
     """Cancel an open order: one transaction puts every line's quantity back in stock (each
     conditional on the level read, with a `cancelled` stock change referencing the order), marks
     each line cancelled (`cancelledAt`, for the list of buyers) with the status change (conditional
@@ -119,7 +126,7 @@ def order_cancel(*, customer_id, order_id, who=""):
         actions.extend(update(keys.order_line_key(customer_id, order_id, line.product_id), "SET cancelledAt = :at",
                               {":at": at.isoformat(timespec="microseconds")}, condition="attribute_exists(PK)")
                        for line in order.lines)
-        # Back-in-stock alerts (issue 36): the units put back are due to the product's alerts (after the lines),
+        # Back-in-stock alerts: the units put back are due to the product's alerts (after the lines),
         # in the same transaction while it has room (an order of MAX_LINES lines: not all of them).
         due = [alert_due_action(line.product_id, line.quantity) for line in order.lines if line.product_id in products]
         state = tuple((p.product_id, p.stock_level, p.reorder_point) for p in products.values())

@@ -13,35 +13,30 @@ that conflicted with another is sent again at once (after a few ms of jitter); a
 is decided again from the product DynamoDB returns; the shopper hears "busy" only when the write
 budget is spent.
 
-An order has two names: its ID (sorts by time, unguessable, what URLs and keys use) and its number,
-8 characters people can read out on the phone (ORDER_NUMBER_ALPHABET has no 0/O, 1/I/L or U). The
-number is a hash of the ID and an attempt count, so a retried checkout asks for the same number;
-a number another order holds already (the claim's condition fails) is tried again with the next.
+An order has two names: its ID (sorts by time, unguessable, what URLs and keys use) and its number
+(numbers.py), 8 characters people can read out on the phone.
 """
-import hashlib
+from __future__ import annotations
+
 import secrets
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 from django.conf import settings
 
 from .. import keys
-from ..alerts.alerts import transact_write_marking_due
+from ..alerts.marks import transact_write_marking_due
 from ..catalog.products import products_get_many
 from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause
 from ..dynamo.boundary import error_code, translate_errors
-from ..dynamo.client import client, read, table_name
-from ..dynamo.codec import deserialize, serialize
+from ..dynamo.client import client, table_name
+from ..dynamo.codec import serialize
 from ..dynamo.pages import KeyRange, Page, query_items
 from ..dynamo.transact import put
-from ..errors import (
-    IdempotencyConflict,
-    InvalidInput,
-    NotFound,
-    OrderRejected,
-    StockBusy,
-)
+from ..errors import IdempotencyConflict, InvalidInput, NotFound, OrderRejected, StockBusy
 from ..lines import MAX_LINES, beyond_hold, check_lines, line_problems, with_held
 from ..stock import hold_limits
 from ..stock.buckets import settle_for_sale
@@ -51,40 +46,24 @@ from ..stock.takes import HOLD_GONE, order_line_take
 from ..validate import check_id, client_request_token, utc_now
 from .customers import check_address, customer_update
 from .entities import Order, OrderLine
+from .numbers import ORDER_NUMBER_TRIES, number_claim, order_number_clean, order_number_for
+
+if TYPE_CHECKING:
+    from catalog.gateway.catalog.entities import Product
+    from catalog.gateway.orders.entities import PurchaseLine
+    from catalog.gateway.stock.entities import Hold
 
 
-def new_order_id():
+def new_order_id() -> str:
     """Sorts by time (UTC, microseconds), then 80 random bits (20 hex digits), unguessable:
     20261122T024500123456-1a2b3c4d5e6f708192a3. Issued by the server (the checkout in progress)."""
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f") + "-" + secrets.token_hex(10)
 
 
-ORDER_NUMBER_ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"  # 30 symbols: 30**8 is 6.6e11 numbers
-ORDER_NUMBER_LENGTH = 8
-
-
-def order_number_for(order_id, attempt=0):
-    """The number an order asks for on its `attempt`th try (0 first): 8 symbols of a SHA-256 of the
-    ID and the attempt, so every retry of one checkout asks for the same numbers in the same order."""
-    value = int.from_bytes(hashlib.sha256(f"{order_id}#{attempt}".encode()).digest(), "big")
-    symbols = []
-    for _ in range(ORDER_NUMBER_LENGTH):
-        value, index = divmod(value, len(ORDER_NUMBER_ALPHABET))
-        symbols.append(ORDER_NUMBER_ALPHABET[index])
-    return "".join(symbols)
-
-
-def order_number_clean(text):
-    """The order number in `text` as typed (any case, spaces or hyphens between), or None when it
-    is not one."""
-    number = "".join(ch for ch in str(text or "") if ch not in " -").upper()
-    if len(number) != ORDER_NUMBER_LENGTH or any(ch not in ORDER_NUMBER_ALPHABET for ch in number):
-        return None
-    return number
-
-
-
-def order_place(*, customer_id, customer_name, order_id, token, lines, customer_email=None, address=None):
+def order_place(
+    *, customer_id: str, customer_name: str, order_id: str, token: str, lines: Sequence[PurchaseLine],
+    customer_email: str | None = None, address: Any = None
+) -> Order:
     """Place an order in one transaction, or raise OrderRejected and write nothing.
 
     `order_id` and `token` come from the checkout form: submitting the same form twice
@@ -102,7 +81,7 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     # Until the request's write budget runs out (attempts_until_deadline): a crowd is no reason to
     # give up, only the time the shopper can wait is.
     for attempt in attempts_until_deadline():
-        if holds is None:  # timed holds (issue 36): the units the shopper holds are theirs, no stock check
+        if holds is None:  # timed holds: the units the shopper holds are theirs, no stock check
             holds = holds_of(customer_id=customer_id, product_ids=ids) if holds_enabled() else {}
         # What each line takes beyond the shopper's hold: only those products' buckets are read.
         beyond = [beyond_hold(line, holds) for line in lines]
@@ -135,7 +114,9 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     raise StockBusy("So many people are buying these right now that your order did not go through; please try again.")
 
 
-def _products_for_sale(products, ids, taking, *, consistent):
+def _products_for_sale(
+    products: Mapping[str, Product] | None, ids: Any, taking: Any, *, consistent: bool
+) -> dict[str, Product]:
     """The products of an order (`products`: as read before, None: read them), ready for its takes.
 
     Read as a hot product's crowd can afford (half the units, any replica): every take is
@@ -152,7 +133,7 @@ def _products_for_sale(products, ids, taking, *, consistent):
     return settle_for_sale(products, taking, consistent=consistent)
 
 
-def _after_try(outcome, attempt, products, consistent):
+def _after_try(outcome: Any, attempt: int, products: Mapping[str, Product], consistent: bool) -> tuple[Any, ...]:
     """(products, consistent) to try the order again with after `outcome` of its transaction (CONFLICT,
     THROTTLED or the products a refused condition returned), having paused as the outcome asks."""
     if outcome is CONFLICT:
@@ -178,8 +159,7 @@ THROTTLED = object()  # DynamoDB throttled an item: nothing decided, try again a
 # HOLD_GONE (takes): a line's hold is no longer the one read: read again
 
 
-
-def _same_order(order, *, token, lines):
+def _same_order(order: Any, *, token: str, lines: Sequence[PurchaseLine]) -> Any:
     """`order`, placed before under this ID, if this is the same request again (same key, same
     lines); IdempotencyConflict naming the order if it is not."""
     asked = sorted((line.product_id, line.quantity, line.price) for line in lines)
@@ -194,8 +174,11 @@ def _same_order(order, *, token, lines):
     return order
 
 
-def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at, number,
-                    customer_email=None, address=None, holds=None):
+def _transact_order(
+    *, customer_id: str, customer_name: str, order_id: str, token: str, lines: Sequence[PurchaseLine],
+    products: Mapping[str, Product], at: datetime, number: str, customer_email: str | None = None, address: Any = None,
+    holds: Mapping[str, Hold] | None = None
+) -> Any:
     """One TransactWriteItems: each line's stock decrease (relative or exact, below; if the price is
     still the one seen), the order, its lines (each the record of its sale), the claim of its number
     and the customer. Returns the Order; REPLAY when the order exists already; NUMBER_TAKEN when
@@ -206,7 +189,7 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
     A line takes its units relatively (stock_level_take) while the level read leaves the product
     above take_floor, so buyers of one product do not invalidate each other; near the edge it takes
     the exact path (stock_level_update), which keeps the band and the Reorder index exact. The sale's
-    record of a relative take has no resulting level. A line the shopper holds (`holds`, issue 36)
+    record of a relative take has no resulting level. A line the shopper holds (`holds`)
     deletes its hold (takes.order_line_take) and takes only the units beyond it: its units left the
     stock when they were held; its record says `fromHold`. Returns HOLD_GONE when a hold is no longer
     the one read."""
@@ -253,8 +236,10 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
                           hold_actions=range(first_hold_action, len(actions)))
 
 
-def _new_order(*, customer_id, customer_name, customer_email, order_id, token, lines, products, at, number,
-               address):
+def _new_order(
+    *, customer_id: str, customer_name: str, customer_email: str | None, order_id: str, token: str,
+    lines: Sequence[PurchaseLine], products: Mapping[str, Product], at: datetime, number: str, address: Any
+) -> Order:
     return Order(
         order_id=order_id, customer_id=customer_id, placed_at=at, token=token,
         total=sum((line.price * line.quantity for line in lines), Decimal("0.00")),
@@ -270,7 +255,7 @@ def _new_order(*, customer_id, customer_name, customer_email, order_id, token, l
     )
 
 
-def _sale_records(order, *, stamp, levels_after, holds):
+def _sale_records(order: Any, *, stamp: Any, levels_after: Any, holds: Mapping[str, Hold]) -> list[Any]:
     """The Put of each order line as its sale's record (entities.sale_record): no sale item under P#<pid>."""
     return [put(sale_record(
         item, at=stamp, customer_id=order.customer_id, customer_name=order.customer_name,
@@ -279,7 +264,9 @@ def _sale_records(order, *, stamp, levels_after, holds):
     ) | ({"fromHold": True} if item["productId"] in holds else {})) for item in order.line_items()]
 
 
-def _after_refusal(refusal, lines, takes, products, *, hold_actions):
+def _after_refusal(
+    refusal: Any, lines: Sequence[PurchaseLine], takes: Any, products: Mapping[str, Product], *, hold_actions: Any
+) -> Any:
     """THROTTLED or CONFLICT when nothing was refused; HOLD_GONE if a refused action was of a hold (at
     `hold_actions`, or a take of a held line); else the products as DynamoDB's refusal shows them."""
     if refusal.throttled and not refusal.any_failed:
@@ -302,8 +289,7 @@ def _after_refusal(refusal, lines, takes, products, *, hold_actions):
     return fresh
 
 
-
-def order_confirmation_claim(*, customer_id, order_id):
+def order_confirmation_claim(*, customer_id: str, order_id: str) -> bool:
     """Claim the right to send an order's confirmation email: True for the first caller only (one
     conditional UpdateItem on the order), so a replayed or doubled checkout sends no second email,
     on whichever app server it lands."""
@@ -325,14 +311,14 @@ def order_confirmation_claim(*, customer_id, order_id):
     return True
 
 
-def _order_or_none(*, customer_id, order_id):
+def _order_or_none(*, customer_id: str, order_id: str) -> Order | None:
     try:
         return order_get(customer_id=customer_id, order_id=order_id)
     except NotFound:
         return None
 
 
-def order_get(*, customer_id, order_id):
+def order_get(*, customer_id: str, order_id: str) -> Order:
     """One order with its lines: one Query on the customer's partition."""
     check_id("Customer", customer_id)
     check_id("Order", order_id)
@@ -346,36 +332,25 @@ def order_get(*, customer_id, order_id):
     return Order.from_items(head, [i for i in items if i["SK"].startswith(order_sk + "#ITEM#")])
 
 
-ORDER_NUMBER_TRIES = 3  # numbers an order ID is looked up under: a fourth is never needed (6.6e11 numbers)
-
-
-def _number_claim(number):
-    with translate_errors():
-        response = read("GetItem", {
-            "TableName": table_name(), "Key": serialize(keys.order_number_key(number)), "ConsistentRead": True,
-        })
-    return deserialize(response["Item"]) if "Item" in response else None
-
-
-def order_get_by_number(*, number):
+def order_get_by_number(*, number: str) -> Order:
     """The order of a number (as typed: order_number_clean), or NotFound: one GetItem of its claim,
     then the order (order_get). An order placed before numbers has none until a backfill claims it."""
     cleaned = order_number_clean(number)
     if cleaned is None:
         raise InvalidInput("An order number is 8 letters and digits, such as K7QM4XPD.")
-    claim = _number_claim(cleaned)
+    claim = number_claim(cleaned)
     if claim is None:
         raise NotFound("Order", cleaned)
     return order_get(customer_id=claim["customerId"], order_id=claim["orderId"])
 
 
-def order_get_by_id(*, order_id):
+def order_get_by_id(*, order_id: str) -> Order:
     """An order by its internal ID alone (a stock change's reference names no customer): the claim
     of the number it asked for first (order_number_for), then the next if another order has that;
     then the order. NotFound for an order without a number (placed before numbers, not backfilled)."""
     check_id("Order", order_id)
     for attempt in range(ORDER_NUMBER_TRIES):
-        claim = _number_claim(order_number_for(order_id, attempt))
+        claim = number_claim(order_number_for(order_id, attempt))
         if claim is None:
             break
         if claim["orderId"] == order_id:
@@ -383,7 +358,7 @@ def order_get_by_id(*, order_id):
     raise NotFound("Order", order_id)
 
 
-def orders_by_customer(*, customer_id, after=None, limit=None):
+def orders_by_customer(*, customer_id: str, after: str | None = None, limit: int | None = None) -> Page[Order]:
     """A customer's orders with their lines, newest first: one Query a page.
 
     Newest first, an order's lines come before the order itself (ORDER#b#ITEM#… > ORDER#b);
@@ -404,11 +379,4 @@ def orders_by_customer(*, customer_id, after=None, limit=None):
     read = sum(len(o.lines) + 1 for o in orders)
     more = last is not None or len(items) > read
     return Page(items=orders, next_cursor=key_range.encode(last_head) if more and last_head else None)
-
-
-# --- fulfilment (staff) ---------------------------------------------------------------------
-
-
-# --- who bought what (staff) -----------------------------------------------------------------
-
 

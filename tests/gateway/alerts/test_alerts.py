@@ -6,8 +6,16 @@ import pytest
 
 from catalog import gateway
 from catalog.gateway import keys
-from catalog.gateway.alerts import alerts
-from catalog.gateway.alerts.alerts import AlertRefused, alert_ask, alerts_claim, alerts_outbox
+from catalog.gateway.alerts import (
+    AlertRefused,
+    alert_ask,
+    alerts_claim,
+    alerts_outbox,
+    asking,
+    claiming,
+    marks,
+    sending,
+)
 from catalog.gateway.errors import InvalidInput, NotFound
 from catalog.gateway.stock.buckets import stock_set_buckets
 from tests.helpers import alert_count
@@ -31,7 +39,7 @@ def outbox():
 
 def due_pass(margin):
     return sum(alerts_claim(product_id=due.product_id, margin=margin)
-               for shard in range(keys.ALERT_SHARDS) for due in alerts.alerts_due(shard=shard))
+               for shard in range(keys.ALERT_SHARDS) for due in claiming.alerts_due(shard=shard))
 
 
 def test_a_signed_in_ask_waits_at_once_and_is_counted(catalog):
@@ -46,10 +54,10 @@ def test_a_guest_ask_is_pending_until_confirmed(catalog):
     outcome = alert_ask(product_id=SOLD_OUT, email="Guest@Example.com")
     assert outcome.state == "pending" and alert_count(product_id=SOLD_OUT) == 0
     assert [a.alert_id for a in outbox()] == [outcome.alert.alert_id]  # its confirmation is due
-    confirmed = alerts.alert_confirm(owner=outcome.alert.owner, product_id=SOLD_OUT, alert_id=outcome.alert.alert_id)
+    confirmed = asking.alert_confirm(owner=outcome.alert.owner, product_id=SOLD_OUT, alert_id=outcome.alert.alert_id)
     assert confirmed.status == "waiting" and alert_count(product_id=SOLD_OUT) == 1
     # Confirming twice counts once.
-    alerts.alert_confirm(owner=outcome.alert.owner, product_id=SOLD_OUT, alert_id=outcome.alert.alert_id)
+    asking.alert_confirm(owner=outcome.alert.owner, product_id=SOLD_OUT, alert_id=outcome.alert.alert_id)
     assert alert_count(product_id=SOLD_OUT) == 1
 
 
@@ -64,7 +72,7 @@ def test_asking_for_a_product_in_stock_or_unknown_or_with_a_bad_email_is_refused
 
 
 def test_an_owner_has_at_most_the_cap_of_confirmed_alerts(catalog, monkeypatch):
-    monkeypatch.setattr(alerts, "MAX_ALERTS_PER_OWNER", 1)
+    monkeypatch.setattr(asking, "MAX_ALERTS_PER_OWNER", 1)
     gateway.stock_decrease(product_id="8", quantity=1, token=gateway.new_token())  # Roadster sold out too
     alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1")
     with pytest.raises(AlertRefused, match="already has 1 alerts"):
@@ -72,14 +80,14 @@ def test_an_owner_has_at_most_the_cap_of_confirmed_alerts(catalog, monkeypatch):
     # A guest's asks are pending until confirmed: only confirming counts, and only the owner has the link.
     first = alert_ask(product_id=SOLD_OUT, email="bob@example.com").alert
     second = alert_ask(product_id="8", email="bob@example.com").alert
-    alerts.alert_confirm(owner=first.owner, product_id=SOLD_OUT, alert_id=first.alert_id)
+    asking.alert_confirm(owner=first.owner, product_id=SOLD_OUT, alert_id=first.alert_id)
     with pytest.raises(AlertRefused, match="already has 1 alerts"):
-        alerts.alert_confirm(owner=second.owner, product_id="8", alert_id=second.alert_id)
-    assert alerts.alert_get(owner=second.owner, product_id="8", alert_id=second.alert_id).status == "pending"
+        asking.alert_confirm(owner=second.owner, product_id="8", alert_id=second.alert_id)
+    assert asking.alert_get(owner=second.owner, product_id="8", alert_id=second.alert_id).status == "pending"
 
 
 def all_due():
-    return [(d.product_id, d.units) for s in range(keys.ALERT_SHARDS) for d in alerts.alerts_due(shard=s)]
+    return [(d.product_id, d.units) for s in range(keys.ALERT_SHARDS) for d in claiming.alerts_due(shard=s)]
 
 
 def test_a_receipt_marks_the_product_due_while_alerts_wait_and_a_sale_never(catalog):
@@ -117,7 +125,7 @@ def test_units_sold_again_before_the_job_ran_send_nothing(catalog):
 
 def test_a_cancelled_alert_is_skipped_and_not_counted(catalog):
     first, second = ask(2)
-    assert alerts.alert_cancel(owner=first.owner, product_id=SOLD_OUT) is not None
+    assert asking.alert_cancel(owner=first.owner, product_id=SOLD_OUT) is not None
     assert alert_count(product_id=SOLD_OUT) == 1
     receive(SOLD_OUT, 1)
     assert due_pass(margin=0) == 1
@@ -130,13 +138,13 @@ def test_a_lease_is_one_job_at_a_time_and_runs_out(catalog):
     due_pass(margin=0)
     [alert] = outbox()
     now = time.time()
-    leased = alerts.alert_lease(alert, now=now)
+    leased = sending.alert_lease(alert, now=now)
     assert leased is not None
-    assert alerts.alert_lease(alert, now=now + 1) is None  # another job while the lease runs
-    again = alerts.alert_lease(alert, now=now + alerts.LEASE_SECONDS + 1)  # the first job stopped
+    assert sending.alert_lease(alert, now=now + 1) is None  # another job while the lease runs
+    again = sending.alert_lease(alert, now=now + sending.LEASE_SECONDS + 1)  # the first job stopped
     assert again is not None
-    assert alerts.alert_mark_sent(leased) is False  # the stale lease cannot mark it
-    assert alerts.alert_mark_sent(again) is True
+    assert sending.alert_mark_sent(leased) is False  # the stale lease cannot mark it
+    assert sending.alert_mark_sent(again) is True
     assert outbox() == []
 
 
@@ -164,19 +172,19 @@ def test_due_marks_after_a_full_transaction_are_tried_again_and_never_fail_the_s
         sent.append(request_token)
         return next(answers)
 
-    monkeypatch.setattr(alerts, "transact_write", fake)
-    monkeypatch.setattr(alerts, "conflict_pause", lambda: None)
+    monkeypatch.setattr(marks, "transact_write", fake)
+    monkeypatch.setattr(marks, "conflict_pause", lambda: None)
     stock = [{"Update": {}}] * TRANSACTION_ACTIONS
-    due = [alerts.alert_due_action(SOLD_OUT, 1)]
-    assert alerts.transact_write_marking_due(stock, due, request_token="stock", due_token="marks") is None
+    due = [marks.alert_due_action(SOLD_OUT, 1)]
+    assert marks.transact_write_marking_due(stock, due, request_token="stock", due_token="marks") is None
     assert sent == ["stock", "marks", "marks"]
 
     def down(actions, *, request_token):
         if request_token == "marks":
             raise CatalogUnavailable("DynamoDB is down")
 
-    monkeypatch.setattr(alerts, "transact_write", down)
-    assert alerts.transact_write_marking_due(stock, due, request_token="stock", due_token="marks") is None
+    monkeypatch.setattr(marks, "transact_write", down)
+    assert marks.transact_write_marking_due(stock, due, request_token="stock", due_token="marks") is None
 
 
 def test_units_that_come_in_while_an_alert_is_asked_or_confirmed_still_reach_it(catalog):
@@ -190,7 +198,7 @@ def test_units_that_come_in_while_an_alert_is_asked_or_confirmed_still_reach_it(
     with pytest.raises(AlertRefused, match="is in stock"):
         alert_ask(product_id=SOLD_OUT, email="ann@example.com", customer_id="c1", product=seen)
     assert alert_count(product_id=SOLD_OUT) == 0
-    confirmed = alerts.alert_confirm(owner=guest.owner, product_id=SOLD_OUT, alert_id=guest.alert_id)
+    confirmed = asking.alert_confirm(owner=guest.owner, product_id=SOLD_OUT, alert_id=guest.alert_id)
     assert confirmed.status == "waiting" and alert_count(product_id=SOLD_OUT) == 1
     assert all_due() == [(SOLD_OUT, 1)]
     assert due_pass(margin=0) == 1 and alert_count(product_id=SOLD_OUT) == 0
@@ -209,7 +217,7 @@ def test_an_alert_for_a_product_spread_over_buckets_is_marked_due_when_units_are
         lines=[gateway.PurchaseLine(product_id=SOLD_OUT, quantity=1,
                                     price=gateway.product_get(product_id=SOLD_OUT).price)])
     assert gateway.product_get(product_id=SOLD_OUT).spread
-    alerts.alert_confirm(owner=guest.owner, product_id=SOLD_OUT, alert_id=guest.alert_id)
+    asking.alert_confirm(owner=guest.owner, product_id=SOLD_OUT, alert_id=guest.alert_id)
     assert all_due() == [(SOLD_OUT, 1)] and due_pass(margin=0) == 1
 
 
@@ -219,8 +227,8 @@ def test_a_confirm_waits_out_another_transaction_on_the_product(catalog, monkeyp
     from catalog.gateway.dynamo.transact import Refusal
 
     guest = alert_ask(product_id=SOLD_OUT, email="guest@example.com").alert
-    real, busy = alerts.transact_write, [Refusal(conflict=True)]
-    monkeypatch.setattr(alerts, "transact_write", lambda actions, **kw: busy.pop() if busy else real(actions, **kw))
-    monkeypatch.setattr(alerts, "contended_attempts", lambda: range(3))
-    assert alerts.alert_confirm(owner=guest.owner, product_id=SOLD_OUT, alert_id=guest.alert_id).status == "waiting"
+    real, busy = asking.transact_write, [Refusal(conflict=True)]
+    monkeypatch.setattr(asking, "transact_write", lambda actions, **kw: busy.pop() if busy else real(actions, **kw))
+    monkeypatch.setattr(asking, "contended_attempts", lambda: range(3))
+    assert asking.alert_confirm(owner=guest.owner, product_id=SOLD_OUT, alert_id=guest.alert_id).status == "waiting"
     assert alert_count(product_id=SOLD_OUT) == 1

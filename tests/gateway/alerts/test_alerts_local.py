@@ -7,7 +7,7 @@ import pytest
 from django.core import mail
 
 from catalog import gateway
-from catalog.gateway.alerts import alerts
+from catalog.gateway.alerts import asking, claiming, sending
 from shop.stock_alerts import send_due_alerts
 from tests.helpers import alert_count
 
@@ -17,13 +17,13 @@ SOLD_OUT = "3"
 
 def ask(n):
     for i in range(n):
-        alerts.alert_ask(product_id=SOLD_OUT, email=f"s{i:02d}@example.com", customer_id=f"c{i}")
+        asking.alert_ask(product_id=SOLD_OUT, email=f"s{i:02d}@example.com", customer_id=f"c{i}")
 
 
 def wait_for_index(expected):
     """The AlertQueue index is eventually consistent: wait until it shows the waiting alerts."""
     for _ in range(100):
-        if len(alerts._waiting(SOLD_OUT, limit=100)) == expected:
+        if len(claiming._waiting(SOLD_OUT, limit=100)) == expected:
             return
         time.sleep(0.05)
     raise AssertionError("the index never showed the waiting alerts")
@@ -59,13 +59,13 @@ def test_a_job_that_stops_after_claiming_loses_nothing(local_catalog):
     ask(2)
     wait_for_index(2)
     gateway.stock_increase(product_id=SOLD_OUT, quantity=1, token="shipment-2")
-    assert alerts.alerts_claim(product_id=SOLD_OUT, margin=0) == 1  # and then the job stops
-    assert alerts.alerts_claim(product_id=SOLD_OUT, margin=0) == 0  # the units are not given out again
+    assert claiming.alerts_claim(product_id=SOLD_OUT, margin=0) == 1  # and then the job stops
+    assert claiming.alerts_claim(product_id=SOLD_OUT, margin=0) == 0  # the units are not given out again
     for _ in range(100):  # the outbox entry is in the (eventually consistent) index a moment later
         if send_due_alerts().sent:
             break
         time.sleep(0.05)
-    send_due_alerts(now=time.time() + alerts.LEASE_SECONDS + 1)
+    send_due_alerts(now=time.time() + sending.LEASE_SECONDS + 1)
     assert [m.to for m in mail.outbox] == [["s00@example.com"]]
 
 
@@ -75,18 +75,18 @@ def test_a_guest_ask_is_one_conditional_put_whose_outcome_differs(local_catalog,
     after RESEND_CONFIRMATION_SECONDS the same alert is due again, and over MAX_PENDING_PER_OWNER the
     oldest pending ask goes in the same transaction."""
     gateway.stock_decrease(product_id="8", quantity=1, token=gateway.new_token())  # Roadster sold out too
-    first = alerts.alert_ask(product_id=SOLD_OUT, email="bob@example.com")
+    first = asking.alert_ask(product_id=SOLD_OUT, email="bob@example.com")
     assert first.state == "pending"
-    again = alerts.alert_ask(product_id=SOLD_OUT, email="bob@example.com")
+    again = asking.alert_ask(product_id=SOLD_OUT, email="bob@example.com")
     assert again.state == "already" and again.alert.alert_id == first.alert.alert_id
     send_due_alerts()
     assert len(mail.outbox) == 1
-    monkeypatch.setattr(alerts, "RESEND_CONFIRMATION_SECONDS", -5)
-    assert alerts.alert_ask(product_id=SOLD_OUT, email="bob@example.com").state == "already"
+    monkeypatch.setattr(asking, "RESEND_CONFIRMATION_SECONDS", -5)
+    assert asking.alert_ask(product_id=SOLD_OUT, email="bob@example.com").state == "already"
     send_due_alerts()
     assert len(mail.outbox) == 2 and mail.outbox[1].extra_headers["Message-ID"] == mail.outbox[0].extra_headers[
         "Message-ID"]  # the same alert's confirmation again
-    monkeypatch.setattr(alerts, "MAX_PENDING_PER_OWNER", 1)
-    assert alerts.alert_ask(product_id="8", email="bob@example.com").state == "pending"
-    left = alerts.alerts_of_owner(owner=first.alert.owner)
+    monkeypatch.setattr(asking, "MAX_PENDING_PER_OWNER", 1)
+    assert asking.alert_ask(product_id="8", email="bob@example.com").state == "pending"
+    left = asking.alerts_of_owner(owner=first.alert.owner)
     assert [(a.product_id, a.status) for a in left] == [("8", "pending")]

@@ -155,8 +155,7 @@ def test_a_reset_import_keeps_the_alerts_waiting_and_marks_its_units_due_for_the
     """A product's waiting back-in-stock alerts are counted on its item: an import with reset stock keeps the
     count, and the units it brings are marked due for them."""
     from catalog.gateway import keys
-    from catalog.gateway.alerts import alerts
-    from catalog.gateway.alerts.alerts import alert_ask
+    from catalog.gateway.alerts import alert_ask, claiming
     from tests.helpers import alert_count
 
     seed()
@@ -166,8 +165,8 @@ def test_a_reset_import_keeps_the_alerts_waiting_and_marks_its_units_due_for_the
     importer.import_catalog(data, reset_stock=True)
     assert alert_count(product_id="3") == 1 and gateway.product_get(product_id="3").stock_level == 4
     # The units it brought reach the waiting shopper, as a receipt's would.
-    due = [(d.product_id, d.units) for s in range(keys.ALERT_SHARDS) for d in alerts.alerts_due(shard=s)]
-    assert due == [("3", 4)] and alerts.alerts_claim(product_id="3", margin=0) == 1
+    due = [(d.product_id, d.units) for s in range(keys.ALERT_SHARDS) for d in claiming.alerts_due(shard=s)]
+    assert due == [("3", 4)] and claiming.alerts_claim(product_id="3", margin=0) == 1
 
 
 def test_writes_go_in_transactions_of_100_and_batches_of_25(ddb):

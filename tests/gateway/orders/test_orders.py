@@ -10,7 +10,7 @@ import pytest
 from bench.capacity_meter import CapacityMeter
 from catalog import gateway
 from catalog.gateway import LineProblem, PurchaseLine, keys
-from catalog.gateway.alerts.alerts import alerts_due
+from catalog.gateway.alerts import alerts_due
 from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import InvalidInput, NotFound, OrderRejected
 from catalog.gateway.orders import orders

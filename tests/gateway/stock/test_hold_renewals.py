@@ -10,8 +10,7 @@ from django.core import mail
 
 from catalog import gateway
 from catalog.gateway import LineProblem, PurchaseLine, keys
-from catalog.gateway.alerts import alerts
-from catalog.gateway.alerts.alerts import alerts_due
+from catalog.gateway.alerts import alerts_due, asking
 from catalog.gateway.errors import OrderRejected
 from catalog.gateway.stock.holds import holds_of, holds_take
 from catalog.gateway.stock.releases import holds_released
@@ -115,7 +114,7 @@ def due_units(product_id):
 def test_a_hold_that_shrinks_tells_the_shoppers_waiting(holds_on, settings):
     settings.STOCK_ALERT_MARGIN = 0
     holds_take(customer_id="ann", lines=[model_y(3)])  # every unit held: sold out for others
-    alerts.alert_ask(product_id="2", email="carol@example.com", customer_id="carol")
+    asking.alert_ask(product_id="2", email="carol@example.com", customer_id="carol")
     assert due_units("2") == 0
     holds_take(customer_id="ann", lines=[model_y(2)])  # her cart went down on another device
     assert level("2") == 1 and due_units("2") == 1  # the unit back is due to alerts, as a released one

@@ -8,7 +8,7 @@ import pytest
 
 from catalog import gateway
 from catalog.gateway import LineProblem, PurchaseLine, keys
-from catalog.gateway.alerts.alerts import alerts_due
+from catalog.gateway.alerts import alerts_due
 from catalog.gateway.errors import OrderRejected
 from catalog.gateway.stock.holds import holds_of, holds_release, holds_take
 from catalog.gateway.stock.reconcile import reconcile_product

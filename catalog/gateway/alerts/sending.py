@@ -1,0 +1,104 @@
+"""The job's part of back-in-stock alerts, second step: each claimed alert's email (or a guest's
+confirmation) is sent under a lease: sent, and only then marked sent."""
+from __future__ import annotations
+
+import time
+
+from botocore.exceptions import ClientError
+
+from .. import keys
+from ..dynamo.boundary import error_code, translate_errors
+from ..dynamo.client import client, table_name
+from ..dynamo.codec import deserialize, serialize
+from ..validate import new_token, utc_now
+from .entities import FAILED, PENDING, Q_PK, Q_SK, SENT, SENT_DAYS, TTL, Alert, stamp
+
+# A claimed alert's email is tried by one job at a time for this long (the lease); a job that
+# stopped midway leaves it to be tried again after it.
+LEASE_SECONDS = 300
+
+
+def alerts_outbox(*, shard: int, limit: int = 100) -> list[Alert]:
+    """Alerts of one outbox shard whose email is due (confirmations and claimed alerts), oldest
+    asked first: one Query of AlertQueue."""
+    with translate_errors():
+        response = client().query(
+            TableName=table_name(), IndexName=keys.ALERT_QUEUE, KeyConditionExpression=f"{Q_PK} = :pk",
+            ExpressionAttributeValues=serialize({":pk": keys.alert_outbox_pk(shard)}), Limit=limit,
+        )
+    return [Alert.from_item(deserialize(i)) for i in response["Items"]]
+
+
+def alert_lease(alert: Alert, *, now: float | None = None, seconds: float = LEASE_SECONDS) -> Alert | None:
+    """Take the lease on an alert's email: one conditional UpdateItem (still in the outbox in the
+    same state, and nobody's lease running). Returns the Alert with its lease ID, or None when
+    another job holds it or it is no longer due."""
+    now = time.time() if now is None else now
+    lease_id = new_token()
+    try:
+        with translate_errors():
+            response = client().update_item(
+                TableName=table_name(), Key=serialize(keys.alert_key(alert.owner, alert.product_id)),
+                UpdateExpression="SET leaseId = :lid, leaseUntil = :until ADD attempts :one",
+                ConditionExpression=f"#s = :s AND alertId = :aid AND attribute_exists({Q_PK}) "
+                "AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues=serialize({
+                    ":lid": lease_id, ":until": int(now + seconds), ":one": 1, ":s": alert.status,
+                    ":aid": alert.alert_id, ":now": int(now),
+                }),
+                ReturnValues="ALL_NEW",
+            )
+    except ClientError as exc:
+        if error_code(exc) != "ConditionalCheckFailedException":
+            raise
+        return None
+    return Alert.from_item(deserialize(response["Attributes"]))
+
+
+def alert_mark_sent(alert: Alert) -> bool:
+    """The email of a leased alert went out: a claimed alert is `sent` (listed SENT_DAYS, then
+    gone); a pending one's confirmation is recorded (it waits for the link). Out of the outbox,
+    conditional on the lease still being this job's. False if it was not (someone cancelled)."""
+    if alert.status == PENDING:
+        # the confirmation's tries are its own: the alert's email, once confirmed, gets every try
+        expression = f"SET confirmationSentEpoch = :epoch REMOVE {Q_PK}, {Q_SK}, leaseId, leaseUntil, attempts"
+        values = {":epoch": int(time.time())}
+    else:
+        expression = f"SET #s = :sent, sentAt = :at, {TTL} = :ttl REMOVE {Q_PK}, {Q_SK}, leaseId, leaseUntil"
+        values = {":sent": SENT, ":at": stamp(utc_now()), ":ttl": int(time.time()) + SENT_DAYS * 86400}
+    try:
+        with translate_errors():
+            client().update_item(
+                TableName=table_name(), Key=serialize(keys.alert_key(alert.owner, alert.product_id)),
+                UpdateExpression=expression, ConditionExpression="leaseId = :lid AND #s = :was",
+                ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues=serialize({**values, ":lid": alert.lease_id, ":was": alert.status}),
+            )
+    except ClientError as exc:
+        if error_code(exc) != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True
+
+
+def alert_give_up(alert: Alert) -> bool:
+    """A leased alert's email failed for the last time: the alert is `failed`, out of the outbox, listed
+    SENT_DAYS (then gone), conditional on the lease still being this job's. False if it was not."""
+    try:
+        with translate_errors():
+            client().update_item(
+                TableName=table_name(), Key=serialize(keys.alert_key(alert.owner, alert.product_id)),
+                UpdateExpression=f"SET #s = :failed, failedAt = :at, {TTL} = :ttl "
+                f"REMOVE {Q_PK}, {Q_SK}, leaseId, leaseUntil",
+                ConditionExpression="leaseId = :lid AND #s = :was", ExpressionAttributeNames={"#s": "status"},
+                ExpressionAttributeValues=serialize({
+                    ":failed": FAILED, ":at": stamp(utc_now()), ":ttl": int(time.time()) + SENT_DAYS * 86400,
+                    ":lid": alert.lease_id, ":was": alert.status,
+                }),
+            )
+    except ClientError as exc:
+        if error_code(exc) != "ConditionalCheckFailedException":
+            raise
+        return False
+    return True
