@@ -38,6 +38,8 @@ run: setup
 # Everything on SQLite (the default DATABASE_URL), then the tests where the database matters on PostgreSQL.
 test: system-deps setup dynamodb-local axe
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
+	$(VENV)/bin/ruff check .
 	DATABASE_URL= CACHE_URL= $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_ARGS)
 	CACHE_URL= $(PY) tools/postgres_local.py run -- $(PY) -m pytest -n $(PYTEST_WORKERS) $(PYTEST_PG_ARGS)
 

@@ -1,14 +1,8 @@
 #!/usr/bin/env python
-"""Capacity model: `make capacity`.
+"""Capacity model: `make capacity` (docs/scale.md).
 
-1. Starts its own DynamoDB Local (in memory), makes a table from catalog/gateway/table/schema.py and a small
-   catalog, and measures the consumed capacity of every operation of bench/capacity_ops.py (views and
-   gateway calls), by table, index and partition key (bench/capacity_meter.py).
-2. Feeds those costs into the traffic mixes (bench/capacity_mixes.json, or --mix FILE) of
-   bench/capacity_model.py: busiest partitions of the table and of each index against DynamoDB's
-   per-partition limits, the highest sales rate of one product and of one brand, monthly on-demand cost.
-3. Writes var/capacity/capacity.json and capacity.md (the headline figures and the busiest partitions).
-
+Measures the consumed capacity of every operation (bench/capacity_ops.py) on a DynamoDB Local of its own, feeds
+it into the traffic mixes (bench/capacity_model.py) and writes var/capacity/capacity.json and capacity.md.
 `--costs var/capacity/capacity.json` re-runs the model on saved measurements (no DynamoDB).
 """
 
@@ -29,22 +23,18 @@ if __package__ in (None, ""):
 def parse_args(argv=None):
     from bench.capacity_model import LIMITS, PRICES
 
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--mix", type=Path, default=ROOT / "bench" / "capacity_mixes.json",
-                        help="JSON file of named traffic mixes (default bench/capacity_mixes.json)")
-    parser.add_argument("--visits-per-s", type=float, help="override every mix's visits a second")
-    parser.add_argument("--read-price", type=float, default=PRICES["read_per_million"],
-                        help=f"USD per million read request units (default {PRICES['read_per_million']}, "
-                        f"{PRICES['region']}, {PRICES['date']})")
-    parser.add_argument("--write-price", type=float, default=PRICES["write_per_million"],
-                        help=f"USD per million write request units (default {PRICES['write_per_million']})")
-    parser.add_argument("--read-limit", type=float, default=LIMITS["R"], help="read units a second a partition")
-    parser.add_argument("--write-limit", type=float, default=LIMITS["W"], help="write units a second a partition")
-    parser.add_argument("--costs", type=Path, help="model only: per-operation costs from a saved capacity.json")
-    parser.add_argument("--holds", type=int, default=0, metavar="SECONDS",
-                        help="STOCK_HOLD_SECONDS while measuring (default 0: holds off; the model's funnel and band "
-                             "changes assume the stock is taken when the order is placed)")
-    parser.add_argument("--out", type=Path, default=ROOT / "var" / "capacity")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    add = parser.add_argument
+    add("--mix", type=Path, default=ROOT / "bench" / "capacity_mixes.json", help="JSON file of named traffic mixes")
+    add("--visits-per-s", type=float, help="override every mix's visits a second")
+    add("--read-price", type=float, default=PRICES["read_per_million"],
+        help=f"USD per million read request units ({PRICES['region']}, {PRICES['date']})")
+    add("--write-price", type=float, default=PRICES["write_per_million"], help="USD per million write request units")
+    add("--read-limit", type=float, default=LIMITS["R"], help="read units a second a partition")
+    add("--write-limit", type=float, default=LIMITS["W"], help="write units a second a partition")
+    add("--costs", type=Path, help="model only: per-operation costs from a saved capacity.json")
+    add("--holds", type=int, default=0, metavar="SECONDS", help="STOCK_HOLD_SECONDS while measuring (0: holds off)")
+    add("--out", type=Path, default=ROOT / "var" / "capacity", help="where the report goes")
     return parser.parse_args(argv)
 
 
@@ -53,7 +43,7 @@ def log(message):
 
 
 def measure(log=log):
-    """Per-operation costs on the current DynamoDB (a fresh table, deleted afterwards)."""
+    """Per-operation costs on the current DynamoDB, in a table of their own."""
     from django.conf import settings
     from django.core.management import call_command
 
@@ -99,9 +89,7 @@ def run_model(costs, args):
 
 
 def assemble(meta, costs, args, mixes, sales, linearity):
-    """capacity.json's content. First the headline figures (README, Scale): `limits`, units sold a second
-    of one product, one brand and one category and (one-line) orders a second of the shop at DynamoDB's
-    partition limits; `write_units` of a checkout line and of a staff adjustment."""
+    """capacity.json's content, the headline figures first: `limits` and `write_units`."""
     from .capacity_model import limits, write_units
 
     return {
@@ -117,8 +105,7 @@ def _u(x):
 
 
 def markdown(results):
-    """capacity.md: the headline figures, the highest sales rates and each mix's busiest partitions
-    (every measured cost is in capacity.json)."""
+    """capacity.md: the headline figures, the highest sales rates and each mix's busiest partitions."""
     meta, w, lim = results["meta"], results["write_units"], results["limits"]
     out = ["# Capacity model", "", f"Measured {meta['date']} on DynamoDB Local; limits a partition: "
            f"{meta['limits']['read_units_per_s']:g} RRU/s, {meta['limits']['write_units_per_s']:g} WRU/s.", "",
@@ -162,14 +149,10 @@ def main(argv=None):
         with open(args.out / "dynamodb-local.log", "wb") as ddb_log:
             process, url = dynamodb_local.start(log=ddb_log)
             try:
-                os.environ.update({
-                    "DJANGO_SETTINGS_MODULE": "storefront.settings",
-                    "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-                    "DJANGO_DEBUG": "1",  # static files without collectstatic; costs do not depend on it
-                    "DYNAMODB_ENDPOINT_URL": url,
-                    "DJANGO_SQLITE_PATH": str(args.out / "db.sqlite3"),
-                    "DJANGO_LOG_LEVEL": "WARNING",
-                    "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+                os.environ.update({  # DEBUG: static files without collectstatic; costs do not depend on it
+                    "DJANGO_SETTINGS_MODULE": "storefront.settings", "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+                    "DJANGO_DEBUG": "1", "DYNAMODB_ENDPOINT_URL": url, "DJANGO_LOG_LEVEL": "WARNING",
+                    "DJANGO_SQLITE_PATH": str(args.out / "db.sqlite3"), "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
                     "STOCK_HOLD_SECONDS": str(args.holds),
                 })
                 (args.out / "db.sqlite3").unlink(missing_ok=True)
@@ -180,9 +163,9 @@ def main(argv=None):
                 costs = measure()
             finally:
                 dynamodb_local.stop(process)
-        from catalog.gateway.table import create_table_request
+        from .capacity_meter import schema_indexes
 
-        meta["indexes"] = [g["IndexName"] for g in create_table_request("x").get("GlobalSecondaryIndexes", [])]
+        meta["indexes"] = list(schema_indexes())
     mixes, sales, linearity = run_model(costs, args)
     meta.setdefault("stock_hold_seconds", args.holds)
     meta["seconds"] = round(time.perf_counter() - started, 1)

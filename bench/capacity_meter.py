@@ -1,18 +1,9 @@
-"""Consumed capacity of each DynamoDB request, by table or index AND by partition key.
+"""Consumed capacity of each DynamoDB request, by table or index AND by partition key (docs/scale.md).
 
-DynamoDB answers `ReturnConsumedCapacity=INDEXES` per table and index for the whole request, never per
-partition key, and DynamoDB Local gets transactions wrong (4 x one item's units per table or index, whatever
-the number of items). So the meter, hooked on the app's own botocore client (the gateway is untouched):
-
-- reads: a GetItem or Query is one partition key, charged what Local reports; a BatchGetItem is replayed
-  key by key as GetItems (same consistency);
-- writes (each action of a TransactWriteItems too): the item as it was before is copied into a shadow table
-  of the same definition (`catalog/gateway/schema.py`), the action replayed there as a single write, and
-  what Local reports for it (table and each index) is its cost; a transactional write counts twice
-  (prepare and commit). Index partition keys come from the item before and after the write.
-
-Each charge is (where: "table" or the index name, partition key value, item kind, "R"/"W", units).
-`item_size` and `index_entry_size` are DynamoDB's documented size rules, for the tests.
+Hooked on the app's botocore client: a read is charged what DynamoDB Local reports (a BatchGetItem replayed
+key by key); a write (each action of a transaction too) is replayed alone on a shadow table holding the item
+as it was, and charged what Local reports there, twice when transactional. `item_size` and
+`index_entry_size` are DynamoDB's documented size rules, for the tests.
 """
 
 import copy
@@ -42,7 +33,7 @@ class Charge:
 @dataclass
 class Call:
     operation: str
-    reported: dict = field(default_factory=dict)  # {where: {"R": u, "W": u}} as DynamoDB Local said
+    reported: dict  # {where: {"R": u, "W": u}} as DynamoDB Local said
     charges: list = field(default_factory=list)
 
 
@@ -68,9 +59,7 @@ def _kind(item_key):
 
 def _s(attr):
     """The string (or number) value of a wire-format attribute value."""
-    if not attr:
-        return None
-    return next(iter(attr.values()))
+    return next(iter(attr.values())) if attr else None
 
 
 class CapacityMeter:
@@ -84,8 +73,6 @@ class CapacityMeter:
         self.shadow = None
         self.indexes = schema_indexes()
         self.hash_key, self.range_key = table_keys()
-
-    # --- botocore events -------------------------------------------------------------------
 
     def _before(self, params, model, **kwargs):
         if model.name not in READS | WRITES:
@@ -102,13 +89,13 @@ class CapacityMeter:
             return  # a refused request (a lost race): the scenarios measured here do not lose any
         call = Call(model.name, reported=self._reported(model.name, parsed.get("ConsumedCapacity")))
         if model.name == "GetItem":
-            call.charges.append(self._read_charge(params["Key"], call.reported))
+            call.charges = [self._read_charge(params["Key"], call.reported)]
         elif model.name == "Query":
-            call.charges.append(self._query_charge(params, call.reported))
+            call.charges = [self._query_charge(params, call.reported)]
         elif model.name == "BatchGetItem":
-            call.charges += self._batch_get_charges(params)
+            call.charges = self._batch_get_charges(params)
         elif model.name in WRITES:
-            call.charges += self._write_charges(model.name, params, old)
+            call.charges = self._write_charges(model.name, params, old)
         with self._lock:
             self.calls.append(call)
 
@@ -125,8 +112,6 @@ class CapacityMeter:
                     out.setdefault(where, {"R": 0.0, "W": 0.0})[rw] += float(units)
         return out
 
-    # --- reads -----------------------------------------------------------------------------
-
     def _read_charge(self, key, reported):
         return Charge("table", _s(key[self.hash_key]), _kind(key), "R", reported.get("table", {}).get("R", 0.0))
 
@@ -140,31 +125,22 @@ class CapacityMeter:
         return Charge(where, pk, "query", "R", reported.get(where, {}).get("R", 0.0))
 
     def _batch_get_charges(self, params):
-        charges = []
-        for table, request in params["RequestItems"].items():
-            for key in request["Keys"]:
-                answer = self._own.get_item(
-                    TableName=table, Key=key, ConsistentRead=request.get("ConsistentRead", False),
-                    ReturnConsumedCapacity="INDEXES",
-                )
-                charges.append(self._read_charge(key, self._reported("GetItem", answer.get("ConsumedCapacity"))))
-        return charges
+        """Each key of a BatchGetItem read again alone, with the same consistency."""
+        def cost(table, key, consistent):
+            answer = self._own.get_item(TableName=table, Key=key, ConsistentRead=consistent,
+                                        ReturnConsumedCapacity="INDEXES")
+            return self._read_charge(key, self._reported("GetItem", answer.get("ConsumedCapacity")))
 
-    # --- writes ----------------------------------------------------------------------------
+        return [cost(table, key, request.get("ConsistentRead", False))
+                for table, request in params["RequestItems"].items() for key in request["Keys"]]
 
     def _actions(self, operation, params):
         """(action type, its parameters as a single write, transactional?) of a write request."""
         if operation in ("PutItem", "UpdateItem", "DeleteItem"):
             return [(operation[:-4], dict(params), False)]
-        if operation == "BatchWriteItem":
-            actions = []
-            for table, requests in params["RequestItems"].items():
-                for request in requests:
-                    if "PutRequest" in request:
-                        actions.append(("Put", {"TableName": table, **request["PutRequest"]}, False))
-                    else:
-                        actions.append(("Delete", {"TableName": table, **request["DeleteRequest"]}, False))
-            return actions
+        if operation == "BatchWriteItem":  # {"PutRequest": body} or {"DeleteRequest": body}
+            return [(kind.removesuffix("Request"), {"TableName": table, **body}, False)
+                    for table, requests in params["RequestItems"].items() for r in requests for kind, body in r.items()]
         return [(kind, dict(body), True) for action in params["TransactItems"] for kind, body in action.items()]
 
     def _item_key(self, kind, body):
@@ -173,11 +149,8 @@ class CapacityMeter:
         return body["Key"]
 
     def _old_items(self, operation, params):
-        olds = []
-        for kind, body, _ in self._actions(operation, params):
-            key = self._item_key(kind, body)
-            olds.append(self._own.get_item(TableName=body["TableName"], Key=key, ConsistentRead=True).get("Item"))
-        return olds
+        return [self._own.get_item(TableName=body["TableName"], Key=self._item_key(kind, body), ConsistentRead=True)
+                .get("Item") for kind, body, _ in self._actions(operation, params)]
 
     def _write_charges(self, operation, params, olds):
         charges = []
@@ -195,47 +168,41 @@ class CapacityMeter:
                 self._own.delete_item(TableName=self.shadow, Key=key)
             else:
                 self._own.put_item(TableName=self.shadow, Item=old)
-            replay = {k: v for k, v in body.items() if k not in ("ReturnValuesOnConditionCheckFailure",)}
-            replay["TableName"] = self.shadow
-            replay["ReturnConsumedCapacity"] = "INDEXES"
-            send = {"Put": self._own.put_item, "Update": self._own.update_item, "Delete": self._own.delete_item}[kind]
-            reported = self._reported("PutItem", send(**replay).get("ConsumedCapacity"))
+            replay = {**body, "TableName": self.shadow, "ReturnConsumedCapacity": "INDEXES"}
+            replay.pop("ReturnValuesOnConditionCheckFailure", None)
+            answer = getattr(self._own, f"{kind.lower()}_item")(**replay)  # put_item, update_item, delete_item
+            reported = self._reported("PutItem", answer.get("ConsumedCapacity"))
             new = self._own.get_item(TableName=self.shadow, Key=key, ConsistentRead=True).get("Item")
             for where, units in reported.items():
                 if where == "table":
                     charges.append(Charge("table", _s(key[self.hash_key]), item_kind, "W", units["W"] * factor))
                     continue
                 hash_key = self.indexes[where][0]
-                before = _s((old or {}).get(hash_key))
-                after = _s((new or {}).get(hash_key))
-                pks = [pk for pk in dict.fromkeys([before, after]) if pk is not None] or ["?"]
+                pks = [pk for pk in dict.fromkeys(_s((i or {}).get(hash_key)) for i in (old, new)) if pk] or ["?"]
                 for pk in pks:  # a key change is a delete under the old key and a put under the new
                     charges.append(Charge(where, pk, item_kind, "W", units["W"] * factor / len(pks)))
         return charges
 
-    # --- lifecycle -------------------------------------------------------------------------
+    def _hooks(self):
+        return (("before-parameter-build.dynamodb", self._before), ("after-call.dynamodb", self._after))
 
     def __enter__(self):
         self._own = dynamo._build_client()
         self.shadow = f"{dynamo.table_name()}-shadow"
         table_ensure(self.shadow)
-        events = dynamo.client().meta.events
-        events.register("before-parameter-build.dynamodb", self._before)
-        events.register("after-call.dynamodb", self._after)
+        for event, hook in self._hooks():
+            dynamo.client().meta.events.register(event, hook)
         return self
 
     def __exit__(self, *exc):
-        events = dynamo.client().meta.events
-        events.unregister("before-parameter-build.dynamodb", self._before)
-        events.unregister("after-call.dynamodb", self._after)
+        for event, hook in self._hooks():
+            dynamo.client().meta.events.unregister(event, hook)
         table_delete(self.shadow)
         return False
 
     def reset(self):
         with self._lock:
             self.calls = []
-
-    # --- summaries -------------------------------------------------------------------------
 
     def charges(self):
         return [c for call in self.calls for c in call.charges]
@@ -256,26 +223,14 @@ class CapacityMeter:
 
 def _value_size(value):
     (kind, v), = value.items()
-    if kind == "S":
-        return len(v.encode())
+    if kind in ("SS", "NS", "BS"):
+        return sum(_value_size({kind[0]: e}) for e in v)
+    if kind in ("L", "M"):
+        entries = v.items() if kind == "M" else (("", e) for e in v)
+        return 3 + sum(len(k.encode()) + _value_size(e) + 1 for k, e in entries)
     if kind == "N":
-        digits = Decimal(v).normalize().as_tuple().digits
-        return math.ceil(len(digits) / 2) + 1
-    if kind == "B":
-        return len(v)
-    if kind in ("BOOL", "NULL"):
-        return 1
-    if kind == "SS":
-        return sum(len(s.encode()) for s in v)
-    if kind == "NS":
-        return sum(_value_size({"N": n}) for n in v)
-    if kind == "BS":
-        return sum(len(b) for b in v)
-    if kind == "L":
-        return 3 + sum(_value_size(e) + 1 for e in v)
-    if kind == "M":
-        return 3 + sum(len(k.encode()) + _value_size(e) + 1 for k, e in v.items())
-    raise ValueError(kind)
+        return math.ceil(len(Decimal(v).normalize().as_tuple().digits) / 2) + 1
+    return {"S": lambda: len(v.encode()), "B": lambda: len(v), "BOOL": lambda: 1, "NULL": lambda: 1}[kind]()
 
 
 def item_size(item):
@@ -300,6 +255,3 @@ def index_entry_size(item, index, table="x"):
 def write_units(size_bytes, *, transactional=False):
     return math.ceil(max(size_bytes, 1) / 1024) * (2 if transactional else 1)
 
-
-def read_units(size_bytes, *, consistent=False):
-    return math.ceil(max(size_bytes, 1) / 4096) * (1 if consistent else 0.5)

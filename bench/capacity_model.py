@@ -1,11 +1,5 @@
-"""The traffic model: measured per-operation costs (bench/capacity_ops.py) times a traffic mix.
-
-A mix (bench/capacity_mixes.json) gives visits a second and their pages, conversion, lines an order, Zipf
-popularity over the products, the counts of products, brands and categories, and optionally a focus (a share
-of views and lines on one product or one brand). Product rank r is brand r mod B and category r mod C. Each
-role of a charge is spread by that role's share; "customer" and "order" over many keys; any other key is one
-partition for all.
-"""
+"""The traffic model: measured per-operation costs (bench/capacity_ops.py) times a traffic mix
+(bench/capacity_mixes.json); docs/scale.md explains it."""
 
 import math
 
@@ -14,23 +8,17 @@ from catalog.gateway import keys
 LIMITS = {"R": 3000.0, "W": 1000.0}  # DynamoDB's per-partition throughput, units a second
 SECONDS_A_MONTH = 730 * 3600
 FUNNEL = ("cart_view", "checkout_get", "checkout_post")
-# The stock buckets of the hot product `make capacity` measures (issue 33: "10 buckets or fewer").
-HOT_BUCKETS = 10
-# A product's own keys: its item and history (product), its stock buckets, its Buyers index shards, its timed
-# holds' partitions (issue 36).
+HOT_BUCKETS = 10  # the stock buckets of the hot product `make capacity` measures
+# A product's own keys: its item and history, its stock buckets, its Buyers shards, its holds' partitions.
 PER_LINE_ROLES = {"product", "bucket", "buyers", "holds", "brand", "category"}
-# Per-product roles spread evenly over that many keys of the product (read from keys.py where it has them).
-PRODUCT_SHARDS = {"bucket": HOT_BUCKETS, "buyers": getattr(keys, "BUYER_SHARDS", 1),
-                  "holds": getattr(keys, "HOLD_KEY_SHARDS", 1)}
-# A buyer's own partition; an order number's claim (a partition per order); history moved under a sharded key.
+# Per-product roles spread evenly over that many keys of the product.
+PRODUCT_SHARDS = {"bucket": HOT_BUCKETS, "buyers": keys.BUYER_SHARDS, "holds": keys.HOLD_KEY_SHARDS}
+# A buyer's own partition; an order number's claim (a partition per order); history under a sharded key.
 SPREAD_ROLES = {"customer", "order", "history"}
-# Roles whose load is spread evenly over a fixed number of keys: a day's Ledger shards, the OpenOrders shards
-# (keys.py: one partition until issue 33's sharding, OPEN_ORDER_SHARDS after).
-SHARDED_ROLES = {"ledger": keys.LEDGER_SHARDS, "open_orders": getattr(keys, "OPEN_ORDER_SHARDS", 1),
-                 "hold_expiry": getattr(keys, "HOLD_SHARDS", 1)}
+# Roles whose load is spread evenly over a fixed number of keys.
+SHARDED_ROLES = {"ledger": keys.LEDGER_SHARDS, "open_orders": keys.OPEN_ORDER_SHARDS, "hold_expiry": keys.HOLD_SHARDS}
 
-# On-demand list prices, us-east-1, USD, in effect since 2024-11-01 (aws.amazon.com/dynamodb/pricing/on-demand/,
-# checked 2026-11-23); other regions cost more (eu-central-1 about 20 % more): pass yours.
+# On-demand list prices, us-east-1, USD (aws.amazon.com/dynamodb/pricing/on-demand/); other regions cost more.
 PRICES = {"read_per_million": 0.125, "write_per_million": 0.625, "date": "2024-11-01 (checked 2026-11-23)",
           "region": "us-east-1"}
 
@@ -49,29 +37,44 @@ DEFAULTS = {
     "staff_adjustments_per_s": 0.1,
     "app_processes": 8,
     "names_ttl_s": 60,
-    # HOT_PRODUCT_CACHE_SECONDS (settings): each process reads a spread product about once this often
-    # (catalog/hot_products.py); 0: not kept, its pages read it each time.
-    "hot_product_ttl_s": 1,
+    "hot_product_ttl_s": 1,  # HOT_PRODUCT_CACHE_SECONDS: each process reads a spread product this often (0: never kept)
     "customer_orders_per_s": 1 / 60,
     "stock_per_product": 1000,
     "low_stock_threshold": 5,  # LOW_STOCK_THRESHOLD: the stock bands a product passes on its way to sold out
 }
 
 
-def _split(charges):
-    """{(where, role, rw): units} and {(where, role, kind, rw): units} of "where|role|kind|rw" keys."""
-    by_role, by_kind = {}, {}
-    for key, units in charges.items():
-        where, role, kind, rw = key.split("|")
-        by_role[(where, role, rw)] = by_role.get((where, role, rw), 0.0) + units
-        by_kind[(where, role, kind, rw)] = units
-    return by_role, by_kind
+def _parse(charges):
+    """{(where, role, kind, rw): units} of capacity_ops' "where|role|kind|rw" keys."""
+    return {tuple(key.split("|")): units for key, units in charges.items()}
+
+
+def _of(costs, name):
+    return _parse(costs[name]["charges"])
+
+
+def _add(target, charges, times=1.0):
+    for k, v in charges.items():
+        target[k] = target.get(k, 0.0) + v * times
+    return target
+
+
+def _by_role(charges):
+    """{(where, role, rw): units}: the item kinds added up."""
+    out = {}
+    for (where, role, _kind, rw), units in charges.items():
+        out[(where, role, rw)] = out.get((where, role, rw), 0.0) + units
+    return out
+
+
+def _writes(charges):
+    return sum(v for k, v in charges.items() if k[3] == "W")
 
 
 def per_line(costs, family):
     """(fixed, per line) of an order-sized operation family, fitted on its 1- and 5-line measurements:
     {(where, role, kind, rw): units} each. Also the 2-line prediction error (linearity check)."""
-    measured = {int(name.rsplit("_", 1)[1]): _split(c["charges"])[1]
+    measured = {int(name.rsplit("_", 1)[1]): _parse(c["charges"])
                 for name, c in costs.items() if name.startswith(family + "_")}
     lo, hi = min(measured), max(measured)
     keys = set(measured[lo]) | set(measured[hi])
@@ -88,18 +91,12 @@ def per_line(costs, family):
 def order_costs(costs, lines_per_order):
     """One order's funnel: add to cart a line each, the cart, the checkout page, the checkout, the
     order page. Returns (per-line charges, fixed charges), {(where, role, kind, rw): units}."""
-    line, fixed = {}, {}
-
-    def add(target, charges, times=1.0):
-        for k, v in charges.items():
-            target[k] = target.get(k, 0.0) + v * times
-
-    add(line, _split(costs["add_to_cart"]["charges"])[1])
+    line, fixed = _add({}, _of(costs, "add_to_cart")), {}
     for family in FUNNEL:
         f, per, _ = per_line(costs, family)
-        add(fixed, f)
-        add(line, per)
-    add(fixed, _split(costs["order_detail"]["charges"])[1])
+        _add(fixed, f)
+        _add(line, per)
+    _add(fixed, _of(costs, "order_detail"))
     # A line's own partitions (product, brand, category) stay per line; the rest is the order's.
     for k in [k for k in line if k[1] not in PER_LINE_ROLES]:
         fixed[k] = fixed.get(k, 0.0) + line.pop(k) * lines_per_order
@@ -107,19 +104,12 @@ def order_costs(costs, lines_per_order):
 
 
 def band_change_charges(costs):
-    """What a sale that moves its product's stock band (catalog/availability.stock_band) writes beyond
-    one inside a band: the product's list index entries, {(where, role, kind, rw): units}. Measured as
-    the difference of a one-line checkout page and order that cross a band (`band_change_checkout`) and
-    ones that do not (`checkout_get_1` + `checkout_post_1`), index entries only: with timed holds the
-    band moves when the checkout page holds the unit, without when the order takes it."""
+    """The list index entries a sale that moves its product's stock band writes beyond one inside a band:
+    `band_change_checkout` less `checkout_get_1` + `checkout_post_1`, index entries only."""
     if "band_change_checkout" not in costs:
         return {}
-    crossing = _split(costs["band_change_checkout"]["charges"])[1]
-    inside = {}
-    for name in ("checkout_get_1", "checkout_post_1"):
-        for k, v in _split(costs[name]["charges"])[1].items():
-            inside[k] = inside.get(k, 0.0) + v
-    out = {k: v - inside.get(k, 0.0) for k, v in crossing.items() if k[0] != "table"}
+    inside = _add(_add({}, _of(costs, "checkout_get_1")), _of(costs, "checkout_post_1"))
+    out = {k: v - inside.get(k, 0.0) for k, v in _of(costs, "band_change_checkout").items() if k[0] != "table"}
     return {k: v for k, v in out.items() if v > 1e-9}
 
 
@@ -172,16 +162,13 @@ def model(costs, mix, prices=PRICES, limits=LIMITS):
     line, fixed = order_costs(costs, lines)
 
     # (rate a second, {(where, role, kind, rw): units}, spread): spread "share" or "uniform"
-    events = []
-    total_mix = sum(mix["page_mix"].values())
-    for page, fraction in mix["page_mix"].items():
-        events.append((pages_per_s * fraction / total_mix, _split(costs[page]["charges"])[1], "share"))
-    events.append((orders_per_s * lines, line, "share"))
-    events.append((orders_per_s * lines * band_change_share(mix), band_change_charges(costs), "share"))
-    events.append((orders_per_s, fixed, "share"))
-    events.append((mix["staff_adjustments_per_s"], _split(costs["staff_adjustment"]["charges"])[1], "uniform"))
-    names_rate = mix["app_processes"] / mix["names_ttl_s"]
-    events.append((names_rate, _split(costs["home_cold"]["charges"])[1], "share"))
+    pages = mix["page_mix"]
+    events = [(pages_per_s * share / sum(pages.values()), _of(costs, page), "share") for page, share in pages.items()]
+    events += [(orders_per_s * lines, line, "share"),
+               (orders_per_s * lines * band_change_share(mix), band_change_charges(costs), "share"),
+               (orders_per_s, fixed, "share"),
+               (mix["staff_adjustments_per_s"], _of(costs, "staff_adjustment"), "uniform"),
+               (mix["app_processes"] / mix["names_ttl_s"], _of(costs, "home_cold"), "share")]  # names re-read
 
     totals = {"R": 0.0, "W": 0.0}
     role_load = {}  # (where, role, rw) -> list of per-key loads (role spread) or a scalar (one key)
@@ -254,60 +241,43 @@ def _partition(where, key, role, r, w, limits):
             "over": utilisation >= 1}
 
 
-# --- the highest sales rate of one product and of one brand --------------------------------------
-
 def hot_sale(costs):
-    """What one unit sold of a product spread over HOT_BUCKETS stock buckets costs (the funnel measured
-    on such a product: add to cart, cart, checkout page, the order, the order page), {(where, role, kind,
-    rw): units}; None when it was not measured."""
+    """What one unit sold of a product spread over HOT_BUCKETS stock buckets costs (its funnel, its order,
+    the order page), {(where, role, kind, rw): units}; None when it was not measured."""
     if "hot_funnel" not in costs or "hot_checkout" not in costs:
         return None
     charges = {}
     for name in ("hot_funnel", "hot_checkout", "order_detail"):
-        for k, v in _split(costs[name]["charges"])[1].items():
-            charges[k] = charges.get(k, 0.0) + v
+        _add(charges, _of(costs, name))
     return charges
 
 
 def hot_refresh_load(costs, mix=None):
-    """What the server processes read of a product spread over HOT_BUCKETS buckets a second, however many
-    buy it: each process's `hot_products` copy (catalog/hot_products.py) read again as it expires
-    (`hot_refresh` measured; `app_processes` / `hot_product_ttl_s`), {(where, role, rw): units a second}.
+    """What the server processes read a second of a product spread over HOT_BUCKETS buckets, however many
+    buy it: each process's `hot_products` copy read again as it expires, {(where, role, rw): units a second}.
     Empty when not measured or not kept (ttl 0: then the funnel's measured reads are per sale)."""
     mix = {**DEFAULTS, **(mix or {})}
     if "hot_refresh" not in costs or not mix["hot_product_ttl_s"]:
         return {}
     rate = mix["app_processes"] / mix["hot_product_ttl_s"]
-    out = {}
-    for (where, role, _kind, rw), units in _split(costs["hot_refresh"]["charges"])[1].items():
-        out[(where, role, rw)] = out.get((where, role, rw), 0.0) + units * rate
-    return out
+    return _by_role({k: units * rate for k, units in _of(costs, "hot_refresh").items()})
 
 
 def sale_charges(costs, mix=None, *, hot=False):
-    """What one unit sold (a one-line order of quantity 1, the whole funnel) costs each partition
-    role: {(where, role, rw): units}; `hot`: of a product spread over HOT_BUCKETS stock buckets (as
-    measured)."""
+    """What one unit sold (a one-line order of quantity 1, the whole funnel) costs each partition role,
+    {(where, role, rw): units}; `hot`: of a product spread over HOT_BUCKETS stock buckets."""
     charges = hot_sale(costs) if hot else None
     if charges is None:
         line, fixed = order_costs(costs, 1)
-        charges = dict(line)
-        for k, v in fixed.items():
-            charges[k] = charges.get(k, 0.0) + v
-    share = band_change_share(mix)  # the sales that move the band write the list index entries too
-    for k, v in band_change_charges(costs).items():
-        charges[k] = charges.get(k, 0.0) + v * share
-    out = {}
-    for (where, role, _kind, rw), units in charges.items():
-        out[(where, role, rw)] = out.get((where, role, rw), 0.0) + units
-    return out
+        charges = _add(dict(line), fixed)
+    # the sales that move the band write the list index entries too
+    return _by_role(_add(charges, band_change_charges(costs), band_change_share(mix)))
 
 
 def max_sales(costs, mix=None, limits=LIMITS, *, hot=True):
     """Highest sales a second of one product (spread over HOT_BUCKETS stock buckets where measured and
-    `hot`), of one brand and of one category (each spread over its many products) as their own
-    partitions allow, and of the whole shop (one-line orders: what every order writes under one key,
-    which also caps the others), and the partition that limits each."""
+    `hot`), of one brand, of one category, and of the whole shop (one-line orders), as their partitions
+    allow, and the partition that limits each."""
     ordinary = sale_charges(costs, mix)
     hot_charges = sale_charges(costs, mix, hot=True) if hot else ordinary
     # A hot product's pages are read from each process's copy: those reads take their share first.
@@ -318,8 +288,7 @@ def max_sales(costs, mix=None, limits=LIMITS, *, hot=True):
         best = (math.inf, None)
         charges = hot_charges if target == "product" else ordinary
         for (where, role, rw), units in charges.items():
-            # One product, brand or category: the partitions of its own (its brand's and category's for a
-            # product); the shop: the keys every order writes (OPEN_ORDERS, a day's Ledger shards, ...).
+            # The shop: the keys every order writes (OPEN_ORDERS, a day's Ledger shards, ...).
             mine = role in roles if roles else role not in PER_LINE_ROLES
             if units <= 0 or role in SPREAD_ROLES or not mine:
                 continue
@@ -337,22 +306,18 @@ def max_sales(costs, mix=None, limits=LIMITS, *, hot=True):
 
 
 def limits(costs, mix=None, limits=LIMITS):
-    """The headline limits of capacity.json: units sold a second of one product, of one brand and of
-    one category, and (one-line) orders a second of the shop."""
+    """capacity.json's `limits`: units sold a second of one product, one brand, one category; orders a second."""
     sales = max_sales(costs, mix=mix, limits=limits)
-    return {"product_units_per_s": sales["product"]["sales_per_s"], "brand_units_per_s": sales["brand"]["sales_per_s"],
-            "category_units_per_s": sales["category"]["sales_per_s"], "shop_orders_per_s": sales["shop"]["sales_per_s"]}
+    return {f"{t}_units_per_s": sales[t]["sales_per_s"] for t in ("product", "brand", "category")} | {
+        "shop_orders_per_s": sales["shop"]["sales_per_s"]}
 
 
 def write_units(costs):
-    """Write units of one checkout line (fitted on the 1- and 5-line checkouts, inside a stock band), of
-    one line of a product spread over stock buckets (its one-line checkout less the order's fixed part)
-    and of one staff adjustment."""
+    """Write units of one checkout line (fitted, inside a stock band), of one line of a product spread over
+    stock buckets (its one-line checkout less the order's fixed part) and of one staff adjustment."""
     fixed, line, _errors = per_line(costs, "checkout_post")
-    units = {"checkout_line": round(sum(v for k, v in line.items() if k[3] == "W"), 3)}
+    units = {"checkout_line": round(_writes(line), 3)}
     if "hot_checkout" in costs:
-        hot = sum(v for k, v in _split(costs["hot_checkout"]["charges"])[1].items() if k[3] == "W")
-        units["hot_checkout_line"] = round(hot - sum(v for k, v in fixed.items() if k[3] == "W"), 3)
-    units["staff_adjustment"] = round(
-        sum(v for k, v in _split(costs["staff_adjustment"]["charges"])[1].items() if k[3] == "W"), 3)
+        units["hot_checkout_line"] = round(_writes(_of(costs, "hot_checkout")) - _writes(fixed), 3)
+    units["staff_adjustment"] = round(_writes(_of(costs, "staff_adjustment")), 3)
     return units

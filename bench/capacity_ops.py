@@ -1,19 +1,16 @@
 """Every operation the shop performs, measured through the real views and gateway calls: OPERATIONS.
 
-An entry names the operation, how to drive it (a view through Django's test client, or a gateway call) and
-what it is per (a page, an order of N lines, an imported product). Partition keys become roles the traffic
-model spreads over a catalog: "product" (P#<pid>, and its ByReason partitions), "brand", "category",
-"customer", "order" (an order number's claim), "ledger" (a day's shard), ...; any other key stays as it is:
-every request that touches it touches the same partition.
+Each names the operation, how to drive it (`run(ctx, measure)`, `measure()` around the part measured) and
+what it is per. Partition keys become the roles the traffic model spreads over a catalog (Context.role);
+any other key stays as it is: every request that touches it touches the same partition.
 """
 
-import html
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.core.cache import cache, caches
-from django.test import Client
 
 from catalog import availability, gateway, hot_products
 from catalog.gateway import keys
@@ -27,12 +24,16 @@ from .capacity_meter import CapacityMeter
 from .capacity_model import HOT_BUCKETS
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY, make_catalog
 from .flows import give_second_factor, record_second_factor
+from .pages import django_client, next_url
 
 CATALOG_SIZE = 80  # products 1-60 are brand 1 in category 1 (bench/catalog_data.py): full pages and a Load more
 LINE_COUNTS = (1, 2, 5)
 IMPORTED = 25  # products imported to measure the import's cost per product
 HX = {"HTTP_HX_REQUEST": "true"}
-LEDGER_PREFIX = keys.ledger_pk("", 0).removesuffix("#0")  # "LEDGER#"
+PREFIX_ROLES = ((keys.OPEN_ORDERS_PK, "open_orders"), (keys.holds_pk(""), "hold_expiry"),
+                (keys.customer_pk(""), "customer"), (keys.ORDER_NUMBER_PREFIX, "order"),  # a claim: once per order
+                (keys.ledger_pk("", 0).removesuffix("#0"), "ledger"))  # one of a day's LEDGER_SHARDS
+PRODUCT_KEY_ROLES = {"S": "bucket", "B": "buyers", "H": "holds"}  # P#<pid>#S#<k>, P#<pid>#B#<n>, P#<pid>#H#<n>
 
 
 @dataclass(frozen=True)
@@ -58,12 +59,15 @@ class Context:
         self.next_product = 1
         self.adjusted = "1"
 
-    def client(self, user=None):
-        client = Client(HTTP_HOST="127.0.0.1")
+    def client(self, user=None, *, warm=False):
+        """A client signed in as `user`; `warm`: it has been to the home page."""
+        client = django_client()
         if user is not None:
             client.force_login(user)
         if user is not None and user.is_staff:
             record_second_factor(client, user, self.staff_app)  # staff pages ask for a factor used in the session
+        if warm:
+            _ok(client.get("/"), "home page")
         return client
 
     def fresh_products(self, n):
@@ -73,110 +77,88 @@ class Context:
         return ids
 
     def role(self, pk):
-        sharded = self.product_shard_role(pk)
-        if sharded:
-            return sharded
-        if pk.startswith(keys.OPEN_ORDERS_PK):
-            return "open_orders"  # the OpenOrders partition (or, sharded, one of its shards)
-        if hasattr(keys, "holds_pk") and pk.startswith(keys.holds_pk("")):
-            return "hold_expiry"  # one of the HoldExpiry index's shards (timed holds, issue 36)
-        if pk.startswith(keys.customer_pk("")):
-            return "customer"
-        if pk.startswith(keys.ORDER_NUMBER_PREFIX):
-            return "order"  # an order number's claim: a partition of its own, written once per order
-        if pk.startswith(LEDGER_PREFIX):
-            return "ledger"  # one day's shard: a day's changes are spread over LEDGER_SHARDS of them
-        if any(pk == keys.pair_pk(p["brandId"], p["categoryId"]) for p in self.products.values()):
-            return "brand"  # a brand's products in one category (ByName3/ByPrice3): at most the brand's load
-        if any(pk == keys.by_reason_pk(pid, reason) for pid in self.products for reason in gateway.REASONS):
-            return "product"  # one product's changes of one reason (its own ByReason partition)
-        if pk.startswith(keys.product_pk("")) and pk[len(keys.product_pk("")):] in self.products:
-            return "product"
-        brand, category = pk.removeprefix(keys.brand_gsi_pk("")), pk.removeprefix(keys.category_gsi_pk(""))
-        if pk == keys.brand_gsi_pk(brand) and any(p["brandId"] == brand for p in self.products.values()):
-            return "brand"
-        if pk == keys.category_gsi_pk(category) and any(p["categoryId"] == category for p in self.products.values()):
-            return "category"
+        """"product", "bucket", "buyers", "holds" (a product's keys), "brand" (its list entries, alone or in a
+        category), "category", "customer", "order", "ledger", "open_orders", "hold_expiry"; else the key."""
+        role = next((role for prefix, role in PREFIX_ROLES if pk.startswith(prefix)), None)
+        parts, products = pk.split("#"), self.products.values()
+        if role or len(parts) < 2:
+            return role or pk
+        if parts[0] == "P" and parts[1] in self.products:
+            if len(parts) == 2 or len(parts) == 4 and parts[2] == "R" and parts[3] in gateway.REASONS:
+                return "product"  # its item, or its changes of one reason (a ByReason partition)
+            return PRODUCT_KEY_ROLES.get(parts[2], pk)
+        if parts[0] == "B" and len(parts) == 4 and parts[2] == "C":  # a brand in one category: at most the brand
+            return "brand" if any((p["brandId"], p["categoryId"]) == (parts[1], parts[3]) for p in products) else pk
+        field = {"B": "brandId", "C": "categoryId"}.get(parts[0])
+        if field and len(parts) == 2 and any(p[field] == parts[1] for p in products):
+            return {"B": "brand", "C": "category"}[parts[0]]
         return pk
 
 
-    def product_shard_role(self, pk):
-        """"bucket" for a product's stock bucket (P#<pid>#S#<k>), "buyers" for one of its Buyers index
-        shards (P#<pid>#B#<n>, issue 33's who-bought-what), "holds" for one of its timed holds' partitions
-        (P#<pid>#H#<n>, issue 36): a product's own keys, each of many."""
-        prefix, _, rest = pk.partition("#")
-        pid, _, tail = rest.partition("#")
-        if prefix != "P" or pid not in self.products:
-            return None
-        kind = tail.split("#", 1)[0]
-        return {"S": "bucket", "B": "buyers", "H": "holds"}.get(kind)
-
-
-def _ok(response, what):
+def _ok(response, what, *, placed=False):
     if not 200 <= response.status_code < 400:
         raise RuntimeError(f"{what}: HTTP {response.status_code}")
+    if placed and (response.status_code != 302 or "/account/orders/" not in response["Location"]):
+        raise RuntimeError(f"{what} did not place the order")
     return response
 
 
-def _page(path, headers=None, *, cold=False):
+def _add(client, pid):
+    return _ok(client.post("/cart/add/", {"product_id": pid, "quantity": 1}, **HX), "add to cart")
+
+
+def _page(path, *, cold=False):
     def run(ctx, measure):
-        client = ctx.client()
-        if not cold:
-            _ok(client.get("/"), "warm-up")  # the brand and category names, cached as on a busy site
-        else:
+        client = ctx.client(warm=not cold)  # warm: the brand and category names cached, as on a busy site
+        if cold:
             cache.clear()
         with measure():
-            _ok(client.get(path.format(brand=FEATURED_BRAND, category=FEATURED_CATEGORY), **(headers or {})), path)
+            _ok(client.get(path.format(brand=FEATURED_BRAND, category=FEATURED_CATEGORY)), path)
     return run
 
 
 def _load_more(ctx, measure):
     client = ctx.client()
-    page = _ok(client.get(f"/brands/{FEATURED_BRAND}/"), "brand page").content.decode()
-    url = html.unescape(re.search(r'hx-get="([^"]*[?&](?:amp;)?after=[^"]*)"', page).group(1))
+    url = next_url(_ok(client.get(f"/brands/{FEATURED_BRAND}/"), "brand page").content.decode())
     with measure():
         _ok(client.get(url, **HX), "load more")
 
 
 def _add_to_cart(ctx, measure):
-    client = ctx.client()
-    client.get("/")
+    client = ctx.client(warm=True)
     (pid,) = ctx.fresh_products(1)
     with measure():
-        _ok(client.post("/cart/add/", {"product_id": pid, "quantity": 1}, **HX), "add to cart")
+        _add(client, pid)
 
 
 def _cart_with(ctx, lines):
-    client = ctx.client(ctx.shopper)
-    client.get("/")
+    """A shopper's client whose cart holds `lines` fresh products."""
+    client = ctx.client(ctx.shopper, warm=True)
     for pid in ctx.fresh_products(lines):
-        _ok(client.post("/cart/add/", {"product_id": pid, "quantity": 1}, **HX), "add to cart")
+        _add(client, pid)
     return client
 
 
-def _cart_view(lines):
-    def run(ctx, measure):
-        client = _cart_with(ctx, lines)
-        with measure():
-            _ok(client.get("/cart/"), "cart")
-    return run
+def _with_cart(lines, step):
+    return lambda ctx, measure: step(_cart_with(ctx, lines), measure)
+
+
+def _cart_view(client, measure):
+    with measure():
+        _ok(client.get("/cart/"), "cart")
 
 
 def _checkout_page(client):
-    """The checkout page as a shopper who holds the cart's units gets it: its button, POST action=hold (with
-    timed holds off it only shows the page, reading what its GET reads)."""
+    """The checkout page as its button gets it: POST action=hold (with timed holds off, only the page)."""
     response = _ok(client.post("/checkout/", {"action": "hold"}), "checkout page")
     if response.status_code != 200:
         raise RuntimeError(f"the checkout page held nothing: HTTP {response.status_code}")
     return response
 
 
-def _checkout_get(lines):
-    def run(ctx, measure):
-        client = _cart_with(ctx, lines)
-        with measure():
-            _checkout_page(client)
-    return run
+def _checkout_get(client, measure):
+    with measure():
+        _checkout_page(client)
 
 
 ADDRESS = {"name": "Bench Shopper", "street": "Bench Street 1", "postcode": "10115", "city": "Berlin", "country": "DE"}
@@ -188,41 +170,30 @@ def _checkout_form(client):
     return {**ADDRESS, **hidden}
 
 
-def _checkout_post(lines):
-    def run(ctx, measure):
-        client = _cart_with(ctx, lines)
-        form = _checkout_form(client)
-        with measure():
-            response = _ok(client.post("/checkout/", form), "checkout")
-        if response.status_code != 302 or "/account/orders/" not in response["Location"]:
-            raise RuntimeError(f"checkout of {lines} lines did not place the order")
-    return run
+def _checkout_post(client, measure):
+    form = _checkout_form(client)
+    with measure():
+        _ok(client.post("/checkout/", form), "checkout", placed=True)
 
 
 def _band_change_checkout(ctx, measure):
-    """A one-line checkout of a product at the top of the "In stock" band, its checkout page and its order:
-    the sale moves it to "Only N left", so its list index entries are written (the sales inside a band write
-    none). With timed holds the units leave the stock when the checkout page holds them, without when the
-    order is placed: both are measured, so either way the move is in it."""
+    """A one-line checkout page and order of a product at the top of the "In stock" band: the sale moves it
+    to "Only N left", so its list index entries are written (with timed holds by the page, else the order)."""
     (pid,) = ctx.fresh_products(1)
     level = gateway.product_get(product_id=pid).stock_level
     gateway.stock_decrease(product_id=pid, quantity=level - availability.in_stock_band(), token=gateway.new_token(),
                            reason="damaged", who="capacity")
-    client = ctx.client(ctx.shopper)
-    client.get("/")
-    _ok(client.post("/cart/add/", {"product_id": pid, "quantity": 1}, **HX), "add to cart")
+    client = ctx.client(ctx.shopper, warm=True)
+    _add(client, pid)
     with measure():
-        form = _checkout_form(client)
-        response = _ok(client.post("/checkout/", form), "checkout")
-    if response.status_code != 302 or gateway.product_get(product_id=pid).stock_band == availability.in_stock_band():
+        _ok(client.post("/checkout/", _checkout_form(client)), "checkout", placed=True)
+    if gateway.product_get(product_id=pid).stock_band == availability.in_stock_band():
         raise RuntimeError("the band-changing checkout did not change the band")
 
 
 def _relative_sale_line(ctx, measure):
-    """What one line of a sale on the relative path writes (issue 32: `SET stockLevel = stockLevel - :q` on
-    `stockLevel >= :min`, which keeps the band, so no band is written): the product and the order line,
-    which is the sale's record (issue 33: entities.sale_record, with its Ledger and Buyers entries; no
-    resulting level), as one transaction (the order itself not included)."""
+    """One sale line as the relative path writes it, one transaction: the product's conditional
+    `stockLevel - :q` (which keeps the band) and the order line as the sale's record (no resulting level)."""
     (pid,) = ctx.fresh_products(1)
     product = gateway.product_get(product_id=pid)
     order_id, customer_id = gateway.new_order_id(), str(ctx.shopper.customer_key_id)
@@ -244,51 +215,38 @@ def _relative_sale_line(ctx, measure):
         raise RuntimeError("the relative sale line was refused")
 
 
-def _hot_product(ctx):
-    """A fresh product spread over HOT_BUCKETS stock buckets (buckets.py): its K set by staff, then one
-    sale (not measured) spreads its units."""
+def _hot_funnel(ctx, measure):
+    """A fresh product spread over HOT_BUCKETS stock buckets (its K set by staff, one sale spreads its units),
+    kept in the process's `hot_products` cache by its product page; then a buyer's add to cart, cart and
+    checkout page of it (which read nothing: the model counts `hot_refresh` a process and second)."""
     (pid,) = ctx.fresh_products(1)
     gateway.stock_set_buckets(product_id=pid, buckets=HOT_BUCKETS)
-    product = gateway.product_get(product_id=pid)
     gateway.order_place(
         customer_id=str(ctx.shopper.customer_key_id), customer_name="Bench Shopper", order_id=gateway.new_order_id(),
-        token=gateway.new_token(), lines=[gateway.PurchaseLine(product_id=pid, quantity=1, price=product.price)],
+        token=gateway.new_token(),
+        lines=[gateway.PurchaseLine(product_id=pid, quantity=1, price=gateway.product_get(product_id=pid).price)],
     )
     if gateway.product_get(product_id=pid).bucket_levels is None:
         raise RuntimeError("the hot product's stock was not spread over its buckets")
-    return pid
-
-
-def _hot_funnel(ctx, measure):
-    """A buyer of a product spread over HOT_BUCKETS buckets, up to the checkout: add to cart, the cart and
-    the checkout page (what they read of the product and its buckets). On a busy site the product is kept in
-    each process's `hot_products` cache (catalog/hot_products.py), as here after the product page: these
-    pages read nothing, and the model counts the process's own reads of it (`hot_refresh`) per second."""
-    ctx.hot = _hot_product(ctx)
-    client = ctx.client(ctx.shopper)
-    client.get("/")
-    _ok(client.get(f"/products/{ctx.hot}/"), "hot product page")
+    ctx.hot, ctx.hot_client = pid, ctx.client(ctx.shopper, warm=True)
+    _ok(ctx.hot_client.get(f"/products/{pid}/"), "hot product page")
     with measure():
-        _ok(client.post("/cart/add/", {"product_id": ctx.hot, "quantity": 1}, **HX), "add to cart")
-        _ok(client.get("/cart/"), "cart")
-        ctx.hot_form = _checkout_form(client)
-    ctx.hot_client = client
+        _add(ctx.hot_client, pid)
+        _ok(ctx.hot_client.get("/cart/"), "cart")
+        ctx.hot_form = _checkout_form(ctx.hot_client)
 
 
 def _hot_checkout(ctx, measure):
-    """Placing that buyer's one-line order: the unit taken from one of the product's buckets."""
+    """That buyer's one-line order: the unit taken from one of the product's buckets."""
     with measure():
-        response = _ok(ctx.hot_client.post("/checkout/", ctx.hot_form), "checkout")
-    if response.status_code != 302 or "/account/orders/" not in response["Location"]:
-        raise RuntimeError("the checkout of the hot product did not place the order")
+        _ok(ctx.hot_client.post("/checkout/", ctx.hot_form), "checkout of the hot product", placed=True)
 
 
 def _hot_refresh(ctx, measure):
-    """The product page of that product with the `hot_products` cache empty: what one server process reads
-    of it each time its kept copy expires (about once a second, HOT_PRODUCT_CACHE_SECONDS)."""
+    """That product's page with the `hot_products` cache empty: what a server process reads of it each time
+    its kept copy expires (HOT_PRODUCT_CACHE_SECONDS)."""
     caches[hot_products.CACHE].clear()
-    client = ctx.client()
-    client.get("/")
+    client = ctx.client(warm=True)
     with measure():
         _ok(client.get(f"/products/{ctx.hot}/"), "hot product page, not kept")
 
@@ -309,19 +267,16 @@ def _orders_list(ctx, measure):
 
 def _staff_adjustment(ctx, measure):
     (pid,) = ctx.fresh_products(1)
-    client = ctx.client(ctx.staff)
-    client.get("/")
+    client = ctx.client(ctx.staff, warm=True)
     ctx.adjusted = pid
-    level = gateway.product_get(product_id=pid).stock_level
     form = {"action": "increase", "quantity": 1, "reason": "received", "token": gateway.new_token(),
-            "seen_level": str(level)}
+            "seen_level": str(gateway.product_get(product_id=pid).stock_level)}
     with measure():
         _ok(client.post(f"/staff/products/{pid}/stock/", form, **HX), "staff adjustment")
 
 
 def _staff_stock_page(ctx, measure):
-    client = ctx.client(ctx.staff)
-    client.get("/")
+    client = ctx.client(ctx.staff, warm=True)
     with measure():
         _ok(client.get(f"/staff/products/{ctx.adjusted}/stock/"), "staff stock page")
 
@@ -336,8 +291,7 @@ def _import(ctx, measure):
     data = {"brands": ctx.data["brands"], "categories": ctx.data["categories"], "products": [
         {**p, "productId": str(base + i)} for i, p in enumerate(ctx.data["products"][:IMPORTED])
     ]}
-    for p in data["products"]:
-        ctx.products[p["productId"]] = p
+    ctx.products.update((p["productId"], p) for p in data["products"])
     with measure():
         importer.import_catalog(data)
 
@@ -352,11 +306,10 @@ OPERATIONS = [
     Operation("product", "page", _page("/products/1/"), "a product page"),
     Operation("load_more", "page", _load_more, "a brand page's next page (HTMX)"),
     Operation("add_to_cart", "request", _add_to_cart, "add to cart (HTMX): the product's level"),
-    *[Operation(f"cart_view_{n}", "page", _cart_view(n), f"the cart with {n} lines", lines=n) for n in LINE_COUNTS],
-    *[Operation(f"checkout_get_{n}", "page", _checkout_get(n), f"the checkout page, {n} lines", lines=n)
-      for n in LINE_COUNTS],
-    *[Operation(f"checkout_post_{n}", "order", _checkout_post(n), f"placing an order of {n} lines", lines=n)
-      for n in LINE_COUNTS],
+    *[Operation(f"{family}_{n}", per, _with_cart(n, step), note.format(n=n), lines=n) for family, per, step, note in (
+        ("cart_view", "page", _cart_view, "the cart with {n} lines"),
+        ("checkout_get", "page", _checkout_get, "the checkout page, {n} lines"),
+        ("checkout_post", "order", _checkout_post, "placing an order of {n} lines")) for n in LINE_COUNTS],
     Operation("band_change_checkout", "order", _band_change_checkout,
               "a one-line order that moves its product from In stock to Only N left", lines=1),
     Operation("relative_sale_line", "line", _relative_sale_line,
@@ -376,20 +329,20 @@ OPERATIONS = [
 ]
 
 
-def aggregate(meter, ctx, divisor=1):
-    """{"where|role|kind|rw": units} of what the meter saw, divided by `divisor`."""
-    out = {}
+def _summary(meter, ctx, divisor):
+    """{"where|role|kind|rw": units} and {where: items written} of what the meter saw, over `divisor`."""
+    charges, items = {}, {}
     for c in meter.charges():
         key = "|".join((c.where, ctx.role(c.pk), c.kind, c.rw))
-        out[key] = out.get(key, 0.0) + c.units / divisor
-    return {k: round(v, 6) for k, v in sorted(out.items())}
+        charges[key] = charges.get(key, 0.0) + c.units / divisor
+        if c.rw == "W":
+            items[c.where] = items.get(c.where, 0) + 1 / divisor
+    return {k: round(v, 6) for k, v in sorted(charges.items())}, {k: round(v, 3) for k, v in items.items()}
 
 
 def measure_all(operations=OPERATIONS, log=print):
     """Seeds the current table with the capacity catalog and measures every operation.
     Returns {name: {...}}: charges by where/role/kind/rw, what DynamoDB Local reported, requests."""
-    from contextlib import contextmanager
-
     importer.import_catalog(make_catalog(CATALOG_SIZE))
     ctx = Context()
     results = {}
@@ -403,40 +356,13 @@ def measure_all(operations=OPERATIONS, log=print):
         for op in operations:
             op.run(ctx, measure)
             divisor = IMPORTED if op.per == "product" else 1
-            reported = {
-                where: {rw: round(u / divisor, 4) for rw, u in units.items()}
-                for where, units in meter.reported_totals().items()
-            }
+            charges, items = _summary(meter, ctx, divisor)
             results[op.name] = {
-                "per": op.per,
-                "note": op.note,
-                "lines": op.lines,
-                "requests": meter.operations(),
-                "charges": aggregate(meter, ctx, divisor),
-                "reported": reported,
-                "items": _item_counts(meter, divisor),
+                "per": op.per, "note": op.note, "lines": op.lines, "requests": meter.operations(), "charges": charges,
+                "reported": {where: {rw: round(u / divisor, 4) for rw, u in units.items()}
+                             for where, units in meter.reported_totals().items()},
+                "items": items,
             }
-            log(f"  {op.name:<20} {_short(results[op.name])}")
+            units = {rw: sum(u for k, u in charges.items() if k.endswith(rw)) for rw in ("R", "W")}
+            log(f"  {op.name:<20} {units['R']:.1f} RRU {units['W']:.1f} WRU  {results[op.name]['requests']}")
     return results
-
-
-def _item_counts(meter, divisor):
-    """Written table items and index entries, by where."""
-    counts = {}
-    for c in meter.charges():
-        if c.rw == "W":
-            counts[c.where] = counts.get(c.where, 0) + 1 / divisor
-    return {k: round(v, 3) for k, v in counts.items()}
-
-
-def totals(charges):
-    """{"R": units, "W": units} of an operation's charges."""
-    out = {"R": 0.0, "W": 0.0}
-    for key, units in charges.items():
-        out[key.rsplit("|", 1)[1]] += units
-    return out
-
-
-def _short(result):
-    t = totals(result["charges"])
-    return f"{t['R']:.1f} RRU {t['W']:.1f} WRU  {result['requests']}"

@@ -1,11 +1,6 @@
-"""Large catalogs, made in memory in the import file format (what `import_catalog` reads).
-
-Deterministic for a size: 50 brands, 20 categories, descriptions of 150 to 300 characters and
-four to eight attributes a product. Brand and category popularity is skewed (a few large
-brands, a long tail), and the first FEATURED products are brand 1 in category 1, so the pages
-the benchmark measures (brand 1, category 1, their intersection, the second page) have the
-same shape, full pages with a "Load more", at every catalog size.
-"""
+"""Large catalogs, made in memory in the import file format, deterministic for a size: skewed brand and
+category popularity, and the first FEATURED products brand 1 in category 1, so the measured pages have the
+same shape (full pages with a "Load more") at every size."""
 
 import random
 from decimal import Decimal
@@ -29,13 +24,10 @@ _MATERIALS = ["aluminium", "steel", "recycled plastic", "carbon fibre", "oak", "
 
 
 def _description(rng):
-    target = rng.randint(150, 300)
-    words = []
-    length = 0
+    target, words, length = rng.randint(150, 300), [], 0
     while length < target:
-        word = rng.choice(_WORDS)
-        words.append(word)
-        length += len(word) + 1
+        words.append(rng.choice(_WORDS))
+        length += len(words[-1]) + 1
     text = " ".join(words)[:target].rstrip()
     return text[0].upper() + text[1:] + "."
 
@@ -47,12 +39,8 @@ def _attributes(rng, i):
         "warranty_years": rng.choice([1, 2, 3, 5]),
         "model": f"FX-{i:06d}-{rng.randint(100, 999)}",
     }
-    extra = [
-        ("material", lambda: rng.choice(_MATERIALS)),
-        ("power_w", lambda: rng.randint(5, 3000)),
-        ("waterproof", lambda: rng.random() < 0.5),
-        ("width_cm", lambda: Decimal(rng.randint(10, 20_000)) / 10),
-    ]
+    extra = [("material", lambda: rng.choice(_MATERIALS)), ("power_w", lambda: rng.randint(5, 3000)),
+             ("waterproof", lambda: rng.random() < 0.5), ("width_cm", lambda: Decimal(rng.randint(10, 20_000)) / 10)]
     for name, value in extra[: rng.randint(0, len(extra))]:
         attributes[name] = value()
     return attributes
@@ -76,18 +64,11 @@ def make_catalog(products, *, seed=20240501, stock=100):
         else:
             brand_id = rng.choices(brand_ids, brand_weights)[0]
             category_id = rng.choices(category_ids, category_weights)[0]
-        items.append(
-            {
-                "productId": str(i),
-                "name": f"{rng.choice(_WORDS).capitalize()} {rng.choice(_WORDS)} {i}",
-                "brandId": brand_id,
-                "categoryId": category_id,
-                "price": f"{rng.randint(99, 500_000) / 100:.2f}",
-                "stockLevel": stock,
-                "description": _description(rng),
-                "attributes": _attributes(rng, i),
-            }
-        )
+        items.append({
+            "productId": str(i), "name": f"{rng.choice(_WORDS).capitalize()} {rng.choice(_WORDS)} {i}",
+            "brandId": brand_id, "categoryId": category_id, "price": f"{rng.randint(99, 500_000) / 100:.2f}",
+            "stockLevel": stock, "description": _description(rng), "attributes": _attributes(rng, i),
+        })
     return {
         "brands": [{"brandId": b, "name": f"Brand {b}"} for b in brand_ids],
         "categories": [{"categoryId": c, "name": f"Category {c}"} for c in category_ids],

@@ -50,7 +50,7 @@ def main(argv=None):
     import pyperf
 
     from .pages import PAGES
-    from .run import inproc, log, medians_ms, served_settings, use_table
+    from .run import import_catalogs, inproc, log, medians_ms, served_settings
 
     args = parse_args(argv)
     args.pages = PAGES
@@ -59,18 +59,10 @@ def main(argv=None):
     ref_commit = checkout(args.ref, roots["ref"])
     files = {side: args.out / f"compare-{side}.json" for side in roots}
     with served_settings(args.out, "compare-") as env:
-        from catalog.gateway import importer
-        from catalog.gateway.table import table_ensure
-
-        from .catalog_data import make_catalog
         from .load import collectstatic
         from .pages import discover_ids
 
-        table = f"compare-{secrets.token_hex(4)}"
-        log(f"import {args.products:,} products into {table}")
-        use_table(table)
-        table_ensure(table)
-        importer.import_catalog(make_catalog(args.products))
+        table = import_catalogs([args.products], f"compare-{secrets.token_hex(4)}")[0][args.products]
         page_ids = discover_ids(log=log)
         collectstatic(env, root=roots["ref"])
         for path in files.values():

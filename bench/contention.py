@@ -1,23 +1,18 @@
 #!/usr/bin/env python
-"""Many buyers at once on one product, each taking 1 until the stock runs out; exact or not.
+"""Many buyers at once on one product, each taking 1 until the stock runs out; exact or not (docs/benchmarks.md).
 
-A buyer is a function (product_id, price, buyer_no) -> True when it took one, False when there is nothing
-left: "checkout" places an order (one transaction that takes the stock and writes the order, its line and
-the sale's stock adjustment), "stock_decrease" is the gateway's stock write alone. Each buyer's time to an
-order ("busy" answers and their retries included) gives p50_ms and p99_ms. At most `server_threads` buyers
-are in the shop at once (gunicorn's workers x threads of scripts/run.sh; 0: every buyer), the others wait as
-in the server's queue. Each run reports orders a second over the whole run and until sold out, the
-transactions DynamoDB refused by reason (a condition: the exact path near the edge; a TransactionConflict)
-and whether the result is exact: sold out, one sale in the history and one order a unit sold.
-`make bench` runs it on its largest catalog (bench/run.py).
+A buyer (BUYERS) places an order ("checkout") or writes the stock alone ("stock_decrease"); at most the
+server's threads (scripts/run.sh's workers x threads) are in the shop at once, the others wait as in its queue.
 """
 
 import statistics
 import threading
 import time
 import uuid
+from collections import Counter
 from decimal import Decimal
 
+from django.conf import settings
 from django.test import override_settings
 
 from bench.catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
@@ -74,24 +69,9 @@ def orders_count(buyers, product_id):
     return total
 
 
-def history_counts(product_id):
-    """(sale changes, other changes) in the product's stock history, read consistently: the other is
-    the opening change the import wrote with the product's level."""
-    reasons = [change.reason for change in gateway.stock_history_all(product_id=product_id)]
-    return reasons.count(SOLD), len(reasons) - reasons.count(SOLD)
-
-
-def server_threads_default():
-    """The shop's request threads as `make run` starts it: gunicorn's workers x threads."""
-    flags = gunicorn_flags()
-    return flags["workers"] * flags["threads"]
-
-
 class Refusals:
-    """TransactWriteItems that DynamoDB cancelled, by reason: `refused` (a condition failed: a sale
-    at the edge lost its exact compare-and-set, or a relative take met the edge) and `conflicts`
-    (TransactionConflict: another transaction had the item at that moment). Hooks the client's own
-    events, as count_requests does."""
+    """TransactWriteItems that DynamoDB cancelled: `refused` (a condition failed: the exact path's
+    compare-and-set lost, or a relative take met the edge) and `conflicts` (TransactionConflict)."""
 
     def __init__(self):
         self.refused = self.conflicts = 0
@@ -114,16 +94,18 @@ class Refusals:
 
 
 def percentile(values, q):
-    """The q-th percentile of `values` (linear between the nearest two)."""
-    return values[0] if len(values) == 1 else statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+    """The q-th percentile of `values` (linear between the nearest two); None of none."""
+    if not values:
+        return None
+    return round(values[0] if len(values) == 1 else statistics.quantiles(values, n=100, method="inclusive")[q - 1], 1)
 
 
 def run(buyers, *, start_stock, buyer="checkout", server_threads=None):
-    """`buyers` threads on a fresh product holding `start_stock`, at most `server_threads` of them
-    in the shop at once (None: the server's, server_threads_default(); 0: all of them); returns
-    the figures and proof."""
+    """`buyers` threads on a fresh product holding `start_stock`, at most `server_threads` of them in the
+    shop at once (None: gunicorn's workers x threads; 0: all of them); returns the figures and proof."""
     buy = BUYERS[buyer]
-    server_threads = server_threads_default() if server_threads is None else server_threads
+    if server_threads is None:
+        server_threads = gunicorn_flags()["workers"] * gunicorn_flags()["threads"]
     inside = min(buyers, server_threads) if server_threads else buyers
     product_id = f"contention-{buyers}-{uuid.uuid4().hex[:8]}"
     importer.write([], [], [Product(product_id=product_id, name="Contended", brand_id=FEATURED_BRAND,
@@ -159,7 +141,7 @@ def run(buyers, *, start_stock, buyer="checkout", server_threads=None):
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(buyers)]
     # A connection for each buyer inside (the settings' pool is sized for a worker's threads).
-    pool = max(inside, gateway_pool_size())
+    pool = max(inside, settings.DYNAMODB_MAX_POOL_CONNECTIONS)
     with override_settings(DYNAMODB_MAX_POOL_CONNECTIONS=pool), count_requests() as counter, Refusals() as refusals:
         started = time.perf_counter()
         for t in threads:
@@ -167,11 +149,11 @@ def run(buyers, *, start_stock, buyer="checkout", server_threads=None):
         for t in threads:
             t.join()
         elapsed = time.perf_counter() - started
-    ops = {}
-    for op in counter.operations:
-        ops[op] = ops.get(op, 0) + 1
+    ops = dict(Counter(counter.operations))
     final = gateway.product_get(product_id=product_id, consistent=True).stock_level
-    history, other_history = history_counts(product_id)
+    # the history read consistently: the sales, and the rest (the import's opening change)
+    reasons = [change.reason for change in gateway.stock_history_all(product_id=product_id)]
+    history, other_history = reasons.count(SOLD), len(reasons) - reasons.count(SOLD)
     placed = orders_count(buyers, product_id) if buyer == "checkout" else None
     transactions = ops.get("TransactWriteItems", 0)
     # Exact: sold out, one sale in the history a unit sold (the opening change aside) and one order.
@@ -194,8 +176,8 @@ def run(buyers, *, start_stock, buyer="checkout", server_threads=None):
         "sold_out_seconds": round(sold_out, 3) if sold_out is not None else None,
         "edge_seconds": round(edge, 3) if edge is not None else None,  # when the exact path took over
         "successes_per_s_until_sold_out": round(successes[0] / sold_out, 1) if sold_out else None,
-        "p50_ms": round(percentile(waits_ms, 50), 1) if waits_ms else None,
-        "p99_ms": round(percentile(waits_ms, 99), 1) if waits_ms else None,
+        "p50_ms": percentile(waits_ms, 50),
+        "p99_ms": percentile(waits_ms, 99),
         "transactions": transactions,
         "retries": transactions - successes[0],
         "refused": refusals.refused,
@@ -210,12 +192,6 @@ def run(buyers, *, start_stock, buyer="checkout", server_threads=None):
         "orders": placed,
         "consistent": exact and placed in (None, successes[0]) and not failures,
     }
-
-
-def gateway_pool_size():
-    from django.conf import settings
-
-    return settings.DYNAMODB_MAX_POOL_CONNECTIONS
 
 
 def run_all(buyer_counts, *, start_stock, buyers=tuple(BUYERS), log=print, server_threads=None):

@@ -1,18 +1,13 @@
 #!/usr/bin/env python
-"""Storefront benchmarks: `make bench` (full) or `make bench QUICK=1`, on a DynamoDB Local of their own.
-
-1. imports two generated catalogs (smallest and largest size), each into its own table;
-2. counts each page's DynamoDB requests (bench/pages.py); pyperf times each page in-process and its
-   DynamoDB requests alone (bench/inproc.py);
-3. wrk loads every page over gunicorn (run.sh's flags), at concurrency 1 on both catalogs (flatness) and at
-   each concurrency on the largest, beside the stall probe (bench/stalls.py);
-4. N buyers on one product at once, and whether the result is exact (bench/contention.py).
-
-Writes var/bench/results.json and results.md (bench/results.py; targets informative) and keeps pyperf's JSON
-(inproc-<size>.json: `python -m pyperf stats|hist FILE`).
+"""Storefront benchmarks: `make bench` (full) or `make bench QUICK=1`, on a DynamoDB Local of their own
+(docs/benchmarks.md): two generated catalogs; each page's DynamoDB requests (bench/pages.py) and pyperf's
+in-process timings (bench/inproc.py); wrk over gunicorn beside the stall probe (bench/load.py, bench/stalls.py);
+N buyers on one product (bench/contention.py). Writes var/bench/results.json and results.md (bench/results.py)
+and keeps pyperf's JSON (inproc-<size>.json: `python -m pyperf stats|hist FILE`).
 """
 
 import argparse
+import json
 import os
 import secrets
 import subprocess
@@ -83,8 +78,7 @@ def use_table(table):
 
 
 def ttl_off(tables):
-    """TTL off on the bench's tables: DynamoDB Local answers no read while its TTL sweep runs (about
-    every 10 s, up to a second on a large table); AWS's expiry runs beside the reads."""
+    """TTL off on the bench's tables: DynamoDB Local answers no read while its TTL sweep runs."""
     from catalog.gateway.table import table_set_ttl
 
     for table in tables:
@@ -92,7 +86,7 @@ def ttl_off(tables):
 
 
 def drop_tables(tables):
-    """Delete the bench's tables; a DeleteTable that times out is logged, so the results are kept."""
+    """Delete the bench's tables; one that cannot be deleted is logged, so the results are kept."""
     from catalog.gateway import CatalogUnavailable
     from catalog.gateway.table import table_delete
 
@@ -125,8 +119,6 @@ def import_catalogs(sizes, run_id):
 
 def inproc(size, table, page_ids, args, *, raw=True, root=ROOT, name=None):
     """pyperf's benchmarks of bench/inproc.py for the pages of one catalog; returns pyperf's JSON file."""
-    import json
-
     pages = [{"name": p.name, "path": p.path.format(**page_ids), "headers": p.headers} for p in args.pages]
     out = args.out / (name or f"inproc-{size}.json")
     out.unlink(missing_ok=True)
@@ -145,7 +137,7 @@ def medians_ms(path):
 
 @contextmanager
 def stall_probe(path, env, patience=60.0):
-    """bench/stalls.py in a process of its own while the block runs; the block starts once the probe has.
+    """bench/stalls.py in a process of its own while the block runs, which starts once the probe has.
     Yields a dict whose "exit_code" is set at the end if the probe had stopped before it."""
     from tools.dynamodb_local import stop as stop_process
 

@@ -1,9 +1,6 @@
-"""A probe run beside the load points of `make bench`, in a process of its own: every 100 ms it
-reads one product (one GetItem, through the gateway) and writes down any read slower than 100 ms
-or failed, and any wake-up of its own more than 50 ms late. A late wake-up is the host not running
-the probe while it slept (the machine, not DynamoDB Local); a stall of the host that falls during a
-read shows as a slow read. Set beside the load points' slowest answers and the JVM's pause log, it
-tells a pause of DynamoDB Local from a stall of the whole machine, most of the time.
+"""A probe beside `make bench`'s load points, in a process of its own: every 100 ms one GetItem through the
+gateway; it writes down each read slower than 100 ms or failed and each wake-up of its own more than 50 ms
+late (the host, not DynamoDB Local). docs/benchmarks.md tells how to read it.
 
     python -m bench.stalls OUT_FILE PRODUCT_ID   (Django settings and DYNAMODB_TABLE from the environment)
 
@@ -26,9 +23,8 @@ STOPPED = "probe stopped"
 
 def probe(out, product_id, *, interval=INTERVAL, stop=lambda: False, clock=time.monotonic, sleep=time.sleep,
           counts=None):
-    """Read product `product_id` every `interval` seconds until `stop()`; write a line to `out`
-    for each slow or failed read and each late wake-up. Counts in `counts` as it goes (so that a
-    probe stopped by a signal still has them). Returns (reads, slow or failed reads, late wake-ups)."""
+    """Read product `product_id` every `interval` seconds until `stop()`, writing each slow or failed read and
+    late wake-up to `out`; counts in `counts` as it goes. Returns (reads, slow or failed reads, late wake-ups)."""
     from catalog.gateway.catalog import products
 
     counts = counts if counts is not None else {}
@@ -67,16 +63,10 @@ def summary(path):
             reads = int(parts[-2])
         elif len(parts) >= 4 and parts[1] in found:
             found[parts[1]].append(float(parts[-2]))
-    read_stalls = found["slow-read"] + found["failed-read"]
-    return {
-        "started": started,
-        "reads": reads,
-        "slow_reads": len(found["slow-read"]),
-        "failed_reads": len(found["failed-read"]),
-        "longest_read_ms": max(read_stalls, default=0),
-        "late_wakes": len(found["late-wake"]),
-        "longest_late_ms": max(found["late-wake"], default=0),
-    }
+    return {"started": started, "reads": reads, "slow_reads": len(found["slow-read"]),
+            "failed_reads": len(found["failed-read"]),
+            "longest_read_ms": max(found["slow-read"] + found["failed-read"], default=0),
+            "late_wakes": len(found["late-wake"]), "longest_late_ms": max(found["late-wake"], default=0)}
 
 
 def _now():

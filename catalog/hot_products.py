@@ -1,6 +1,6 @@
-"""A hot product's reads for shoppers' pages, kept a second (issue 33).
+"""A hot product's reads for shoppers' pages, kept a second.
 
-A product whose stock is spread over buckets (gateway/buckets.py: the few products a crowd buys) costs
+A product whose stock is spread over buckets (gateway/stock/buckets.py: the few products a crowd buys) costs
 one GetItem and one BatchGetItem of its K buckets a read. Read on every product page, add to cart, cart
 and checkout page, those reads, not its writes, would cap its sales (`make capacity`). So for shoppers
 the spread product, as read with its buckets, is kept in Django's cache `hot_products`
@@ -8,7 +8,7 @@ the spread product, as read with its buckets, is kept in Django's cache `hot_pro
 cache): a process reads it about once a second however many buy it. What a shopper sees of it is then up
 to a second old; nothing is decided on it: the checkout reads the product again, consistently, and its
 writes are conditional on price, reorder point and level (orders.order_place). A product on one item (K = 1,
-or gathered) is not kept: its pages read it as before, one GetItem; staff pages always read exactly.
+or gathered) is not kept: its pages read it with one GetItem each time; staff pages always read exactly.
 """
 from django.core.cache import caches
 

@@ -7,8 +7,11 @@ Only plain ASCII digits are numbers here. Python's own int() and str.isdigit() a
 anything but `[0-9]+` (with one `.` for a decimal) is unreadable, a clear error and never a 500.
 No Django imports: settings.py uses it too.
 """
+from __future__ import annotations
+
 import re
 from decimal import Decimal
+from typing import Any
 
 WHOLE = re.compile(r"-?[0-9]{1,100}", re.ASCII)  # a sign, so "-3" can say "at least 1"
 DECIMAL = re.compile(r"[0-9]{1,18}(\.[0-9]{1,9})?", re.ASCII)
@@ -18,14 +21,15 @@ class Unreadable(ValueError):
     """Not a number this parser reads, or out of its range; the message says which."""
 
 
-def parse_whole(text, *, minimum=0, maximum=None):
+def parse_whole(text: str, *, minimum: int | None = 0, maximum: int | None = None) -> Any:
     """A whole number from `text` (surrounding spaces allowed), `minimum` to `maximum`."""
     if not isinstance(text, str) or not WHOLE.fullmatch(text.strip()):
         raise Unreadable("must be a whole number (digits 0-9 only)")
     return _in_range(int(text.strip(), 10), minimum, maximum)
 
 
-def parse_decimal(text, *, minimum=0, maximum=None, places=None):
+def parse_decimal(text: str, *, minimum: int | None = 0, maximum: Decimal | int | None = None,
+                  places: int | None = None) -> Any:
     """A non-negative decimal amount (digits, one optional point; at most `places` decimals) from `text`,
     as a Decimal."""
     if not isinstance(text, str) or not DECIMAL.fullmatch(text.strip()):
@@ -35,7 +39,7 @@ def parse_decimal(text, *, minimum=0, maximum=None, places=None):
     return _in_range(Decimal(text.strip()), minimum, maximum)
 
 
-def _in_range(value, minimum, maximum):
+def _in_range(value: Any, minimum: int | None, maximum: Decimal | int | None) -> Any:
     if minimum is not None and value < minimum:
         raise Unreadable(f"must be at least {minimum}")
     if maximum is not None and value > maximum:
@@ -43,6 +47,6 @@ def _in_range(value, minimum, maximum):
     return value
 
 
-def euro(amount):
+def euro(amount: Decimal) -> str:
     """€1,299.00: a price or a total as every page and message shows it."""
     return f"€{Decimal(amount):,.2f}"

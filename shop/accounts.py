@@ -88,9 +88,10 @@ def send_order_confirmation(user, order):
 
 
 def with_customer_names(orders):
-    """The orders, each naming its customer: an order placed since issue 37 carries the name and email
-    the account had then; for the others (placed before) one query of the accounts fills them in,
-    whatever the number of orders. A customer whose account is gone keeps "" (the page says so)."""
+    """The orders, each naming its customer: an order item that carries the name and email the account
+    had when it was placed keeps them; for the others (items written without them) one query of the
+    accounts fills them in, whatever the number of orders. A customer whose account is gone keeps ""
+    (the page says so)."""
     missing = {order.customer_id for order in orders if not order.customer_name}
     if not missing:
         return list(orders)

@@ -1,5 +1,5 @@
-"""Back-in-stock alerts (issue 36): ask on a sold-out product page, confirm (guests), unsubscribe from
-an email, cancel on the account page. Thin views over catalog/gateway/alerts.py; the emails are sent
+"""Back-in-stock alerts: ask on a sold-out product page, confirm (guests), unsubscribe from
+an email, cancel on the account page. Thin views over catalog/gateway/alerts/; the emails are sent
 by run_stock_jobs (shop/stock_alerts.py), never here."""
 from allauth.core import ratelimit
 from django import forms

@@ -53,7 +53,7 @@ def done(session):
     session.pop(SESSION_KEY, None)
 
 
-# --- timed holds (issue 36): what this session holds, so the cart can count it as the shopper's ----
+# --- timed holds: what this session holds, so the cart can count it as the shopper's ----
 
 HOLDS_KEY = "held"
 

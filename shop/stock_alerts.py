@@ -1,6 +1,6 @@
 """Back-in-stock alerts, the shop's side: the signed links in their emails, the emails, and the job's
 pass (run_stock_jobs) that claims due alerts and sends what is due. DynamoDB is the gateway's
-(catalog/gateway/alerts.py); nothing here runs in a stock write, so a slow or failing mail server
+(catalog/gateway/alerts/); nothing here runs in a stock write, so a slow or failing mail server
 delays alerts and never a sale, a receipt or a cancellation.
 
 Crash safety: an alert's email is sent under a lease and marked sent after the mail server took it.

@@ -12,7 +12,7 @@ urlpatterns = [
     path("account/", views.account, name="account"),
     path("account/orders/", views.order_list, name="orders"),
     path("account/orders/<str:order_id>/", views.order_detail, name="order"),
-    # Back-in-stock alerts (issue 36)
+    # Back-in-stock alerts
     path("products/<str:product_id>/notify/", alert_views.notify, name="product_notify"),
     path("alerts/confirm/<str:token>/", alert_views.confirm, name="alert_confirm"),
     path("alerts/unsubscribe/<str:token>/", alert_views.unsubscribe, name="alert_unsubscribe"),

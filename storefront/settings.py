@@ -291,7 +291,7 @@ DYNAMODB_MAX_ATTEMPTS = env_int("DYNAMODB_MAX_ATTEMPTS", 3, minimum=1)
 DYNAMODB_MAX_POOL_CONNECTIONS = env_int("DYNAMODB_MAX_POOL_CONNECTIONS", 32, minimum=1)
 # Time budgets of one web request for DynamoDB (connects, answers and retries together), counted from
 # the request's start: a GET's, and a POST's (a write, its reads, its tries again after a lost race).
-# No single answer is awaited longer than the read budget. Past the budget: 503 (catalog/gateway/budget.py).
+# No single answer is awaited longer than the read budget. Past the budget: 503 (catalog/gateway/dynamo/budget.py).
 DYNAMODB_READ_BUDGET = env_float("DYNAMODB_READ_BUDGET", 1.5)
 DYNAMODB_WRITE_BUDGET = env_float("DYNAMODB_WRITE_BUDGET", 10.0)
 if not 0 < DYNAMODB_READ_BUDGET <= DYNAMODB_WRITE_BUDGET:
@@ -343,7 +343,7 @@ ACCOUNT_RATE_LIMITS["stock_alert"] = _hourly(ip=STOCK_ALERT_ASKS_PER_IP)  # gues
 ACCOUNT_RATE_LIMITS["stock_alert_email"] = _hourly(key=STOCK_ALERT_ASKS_PER_EMAIL)
 ACCOUNT_RATE_LIMITS["stock_alert_user"] = _hourly(user=STOCK_ALERT_ASKS_PER_USER)
 
-# --- Timed holds (catalog/gateway/holds.py; run_stock_jobs releases those that ended) -----
+# --- Timed holds (catalog/gateway/stock/holds.py; run_stock_jobs releases those that ended) -----
 # Opening the checkout holds the cart's units for this many seconds; 0 turns holds off (the shop sells
 # at the moment the order is placed).
 STOCK_HOLD_SECONDS = env_int("STOCK_HOLD_SECONDS", 600)

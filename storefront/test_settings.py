@@ -25,6 +25,6 @@ STORAGES = {
 STATIC_ROOT = None
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
-# Timed holds (issue 36) are off unless a test turns them on (tests/shop/test_holds.py): the tests of
-# before check the shop that sells when the order is placed, which is the shop with holds off.
+# Timed holds are off unless a test turns them on (tests/shop/test_holds_*.py): most tests check the
+# shop that takes the stock when the order is placed, which is the shop with holds off.
 STOCK_HOLD_SECONDS = 0

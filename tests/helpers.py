@@ -114,10 +114,10 @@ SALE_RECORD = (*keys.BUYER_ATTRIBUTES, f"{keys.LEDGER}PK", f"{keys.LEDGER}SK", "
                "customerEmail", "orderNumber", "resultingLevel")
 
 
-def as_before_issue_33(items, *, keep=()):
-    """`items` as the code of before issue 33 wrote them: a sale's record was a stock adjustment under
-    P#<pid> (with its Ledger and ByReason keys), its order line a plain line (`keep`: but these of
-    its attributes)."""
+def with_sales_as_adjustments(items, *, keep=()):
+    """`items` with each sale's record a stock adjustment under P#<pid> (with its Ledger and ByReason keys)
+    and its order line a plain line (`keep`: but these of its attributes), as a table of the seed's layout
+    holds sales."""
     out = {}
     for key, item in items.items():
         if is_sale_record(item):

@@ -130,9 +130,9 @@ def stop(process):
 
 
 def move_old_data(old, new):
-    """Move the files of an earlier `make run` from where they landed (`old`: the relative data path
-    resolved inside the emulator's folder, before issue 37) to `new`, once: only when `new` has no
-    data yet. Returns the files moved."""
+    """Move the files of an earlier `make run` from where the emulator puts a relative data path (`old`:
+    resolved inside the emulator's folder, its working directory) to `new`, once: only when `new` has
+    no data yet. Returns the files moved."""
     old, new = Path(old), Path(new)
     if not old.is_dir() or old.resolve() == new.resolve():
         return []

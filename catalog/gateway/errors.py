@@ -1,4 +1,7 @@
 """The catalog's own exceptions: the gateway turns DynamoDB's errors into these."""
+from __future__ import annotations
+
+from typing import Any
 
 
 class CatalogError(Exception):
@@ -14,14 +17,14 @@ ID_RULE = "1 to 64 letters, digits, '-' or '_'"
 
 
 class InvalidId(InvalidInput):
-    def __init__(self, what, value):
+    def __init__(self, what: str, value: Any) -> None:
         self.what = what
         self.value = value
         super().__init__(f"{what} ID must be {ID_RULE}")
 
 
 class InvalidCursor(InvalidInput):
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__("This page link is invalid or has expired; start again from the first page.")
 
 
@@ -30,7 +33,7 @@ class InvalidQuantity(InvalidInput):
 
 
 class NotFound(CatalogError):
-    def __init__(self, what, identifier):
+    def __init__(self, what: str, identifier: str) -> None:
         self.what = what
         self.identifier = identifier
         super().__init__(f"No {what.lower()} with ID {identifier!r}")
@@ -39,7 +42,7 @@ class NotFound(CatalogError):
 class InsufficientStock(CatalogError):
     """A decrease would take stock below zero; nothing was changed."""
 
-    def __init__(self, product_id, available, requested):
+    def __init__(self, product_id: str, available: Any, requested: Any) -> None:
         self.product_id = product_id
         self.available = available
         self.requested = requested
@@ -62,7 +65,7 @@ class IdempotencyConflict(CatalogError):
     """An idempotency key (or an order ID) came back with a different request than the one it was
     first used for: refused, nothing changed (HTTP 409). `first` describes the first request."""
 
-    def __init__(self, message, *, first):
+    def __init__(self, message: str, *, first: Any) -> None:
         self.first = first
         super().__init__(message)
 
@@ -73,7 +76,7 @@ class StockBusy(CatalogUnavailable):
 
     CHANGING = "Stock of product {product_id} is changing too often right now; try again."
 
-    def __init__(self, message=None, *, product_id=None):
+    def __init__(self, message: str | None = None, *, product_id: str | None = None) -> None:
         self.product_id = product_id
         super().__init__(self.CHANGING.format(product_id=product_id) if message is None else message)
 
@@ -82,7 +85,7 @@ class OrderRejected(CatalogError):
     """Nothing was written: some lines cannot be bought as they are. `problems` says which
     and why (a LineProblem each)."""
 
-    def __init__(self, problems):
+    def __init__(self, problems: list[Any]) -> None:
         self.problems = problems
         super().__init__("; ".join(f"{p.product_id}: {p.kind}" for p in problems))
 
@@ -92,7 +95,7 @@ class StockMoved(CatalogError):
     against (a sale meanwhile), or other units are held for shoppers now (timed holds). Nothing was
     written; `level` is the level now, `held` the units held now (None: not the reason)."""
 
-    def __init__(self, product_id, level, *, held=None):
+    def __init__(self, product_id: str, level: int | None, *, held: Any = None) -> None:
         self.product_id = product_id
         self.level = level
         self.held = held
@@ -103,7 +106,7 @@ class OrderStatusRefused(CatalogError):
     """An order cannot go where it was asked to (cancel a cancelled or shipped one, ship a
     cancelled one); nothing was changed. `status` is its status now."""
 
-    def __init__(self, order_id, status, wanted):
+    def __init__(self, order_id: str, status: str, wanted: Any) -> None:
         self.order_id = order_id
         self.status = status
         self.wanted = wanted

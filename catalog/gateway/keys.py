@@ -2,8 +2,12 @@
 
 The items, their keys and indexes, and the access patterns that read them: docs/table.md.
 """
+from __future__ import annotations
+
 import hashlib
 import re
+from decimal import Decimal
+from typing import Any
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
@@ -51,23 +55,23 @@ LIST_INDEXES = [GSI1, GSI2, *SORT_INDEXES]
 LIST_INDEX_SUFFIX = "v2"
 
 
-def list_index(prefix):
+def list_index(prefix: str) -> str:
     """The index a list of `prefix`'s key attributes is read from: its v2 name (the warehouse's: `prefix`)."""
     return f"{prefix}{LIST_INDEX_SUFFIX}" if prefix in LIST_INDEXES else prefix
 
 
-def index_key_prefix(index):
+def index_key_prefix(index: Any) -> Any:
     """The prefix of an index's key attribute names: "GSI1" for GSI1 and GSI1v2."""
     base = index.removesuffix(LIST_INDEX_SUFFIX)
     return base if base in LIST_INDEXES else index
 
 
-def _shard_of(text, shards):
+def _shard_of(text: str, shards: Any) -> Any:
     """A stable shard number of `text`: sha256, mod `shards`."""
     return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % shards
 
 
-def _index_keys(index, pk, sk):
+def _index_keys(index: Any, pk: Any, sk: Any) -> dict[str, Any]:
     """An item's key attributes in the index `index`: <index>PK and <index>SK."""
     return {f"{index}PK": pk, f"{index}SK": sk}
 
@@ -84,43 +88,45 @@ TERM_COUNT_HIGH = "~COUNT"
 PROBE_KEY = {"PK": "PROBE", "SK": "READY"}
 
 
-def brand_key(brand_id):
+def brand_key(brand_id: str) -> dict[str, Any]:
     return {"PK": BRANDS_PK, "SK": f"B#{brand_id}"}
 
 
-def category_key(category_id):
+def category_key(category_id: str) -> dict[str, Any]:
     return {"PK": CATEGORIES_PK, "SK": f"C#{category_id}"}
 
 
-def product_pk(product_id):
+def product_pk(product_id: str) -> str:
     return f"P#{product_id}"
 
 
-def product_key(product_id):
+def product_key(product_id: str) -> dict[str, Any]:
     return {"PK": product_pk(product_id), "SK": PRODUCT_SK}
 
 
-def product_index_keys(*, product_id, brand_id, category_id):
+def product_index_keys(*, product_id: str, brand_id: str, category_id: str) -> dict[str, Any]:
     """The GSI keys that put a product under its brand (GSI1) and its category (GSI2)."""
     return {**_index_keys(GSI1, brand_gsi_pk(brand_id), f"{category_gsi_pk(category_id)}#P#{product_id}"),
             **_index_keys(GSI2, category_gsi_pk(category_id), f"{brand_gsi_pk(brand_id)}#P#{product_id}")}
 
 
-def pair_pk(brand_id, category_id):
+def pair_pk(brand_id: str, category_id: str) -> str:
     return f"B#{brand_id}#C#{category_id}"
 
 
-def name_key(normalised_name):
+def name_key(normalised_name: str) -> str:
     """The sort-key form of a normalised name (text.normalise): cut and padded to a fixed width."""
     return normalised_name[:NAME_KEY_WIDTH].ljust(NAME_KEY_WIDTH)
 
 
-def price_key(price):
+def price_key(price: Decimal) -> str:
     """9.99 -> "00000000999": the price in cents, zero-padded, so text order is price order."""
     return f"{int(price * 100):0{PRICE_KEY_DIGITS}d}"
 
 
-def product_sort_keys(*, product_id, brand_id, category_id, normalised_name, price):
+def product_sort_keys(
+    *, product_id: str, brand_id: str, category_id: str, normalised_name: str, price: Decimal
+) -> dict[str, Any]:
     """The six sort indexes' keys: name and price order under brand, category and pair; ties by product ID."""
     by_name = f"{name_key(normalised_name)}#P#{product_id}"
     by_price = f"{price_key(price)}#P#{product_id}"
@@ -131,63 +137,63 @@ def product_sort_keys(*, product_id, brand_id, category_id, normalised_name, pri
     return out
 
 
-def term_pk(term):
+def term_pk(term: str) -> str:
     return f"{TERM_PREFIX}{term}"
 
 
-def term_key(term, *, product_id, normalised_name):
+def term_key(term: str, *, product_id: str, normalised_name: str) -> dict[str, Any]:
     return {"PK": term_pk(term), "SK": f"{name_key(normalised_name)}#P#{product_id}"}
 
 
-def term_index_keys(term, *, product_id, price):
+def term_index_keys(term: str, *, product_id: str, price: Decimal) -> dict[str, Any]:
     return _index_keys(BY_PRICE["brand"], term_pk(term), f"{price_key(price)}#P#{product_id}")
 
 
-def term_count_keys(term):
+def term_count_keys(term: str) -> list[Any]:
     """A term's two count items: the first read by name and by price going up, the second by price going down."""
     return [{"PK": term_pk(term), "SK": sk, **_index_keys(BY_PRICE["brand"], term_pk(term), sk)}
             for sk in (TERM_COUNT_LOW, TERM_COUNT_HIGH)]
 
 
-def brand_gsi_pk(brand_id):
+def brand_gsi_pk(brand_id: str) -> str:
     return f"B#{brand_id}"
 
 
-def category_gsi_pk(category_id):
+def category_gsi_pk(category_id: str) -> str:
     return f"C#{category_id}"
 
 
-def brand_in_category_prefix(brand_id):
+def brand_in_category_prefix(brand_id: str) -> str:
     """GSI2SK prefix of a brand's products; the trailing '#' keeps B#1 from matching B#10."""
     return f"B#{brand_id}#"
 
 
-def category_in_brand_prefix(category_id):
+def category_in_brand_prefix(category_id: str) -> str:
     """GSI1SK prefix of a category's products; the trailing '#' keeps C#1 from matching C#10."""
     return f"C#{category_id}#"
 
 
-def stock_adjustment_key(product_id, *, at, adjustment_id):
+def stock_adjustment_key(product_id: str, *, at: Any, adjustment_id: str) -> dict[str, Any]:
     return {"PK": product_pk(product_id), "SK": f"{STOCK_PREFIX}{at}#{adjustment_id}"}
 
 
-def token_key(product_id, token):
+def token_key(product_id: str, token: str) -> dict[str, Any]:
     return {"PK": product_pk(product_id), "SK": f"{TOKEN_PREFIX}{token}"}
 
 
-def customer_pk(customer_id):
+def customer_pk(customer_id: str) -> str:
     return f"CUSTOMER#{customer_id}"
 
 
-def customer_key(customer_id):
+def customer_key(customer_id: str) -> dict[str, Any]:
     return {"PK": customer_pk(customer_id), "SK": CUSTOMER_SK}
 
 
-def order_key(customer_id, order_id):
+def order_key(customer_id: str, order_id: str) -> dict[str, Any]:
     return {"PK": customer_pk(customer_id), "SK": f"{ORDER_PREFIX}{order_id}"}
 
 
-def order_line_key(customer_id, order_id, product_id):
+def order_line_key(customer_id: str, order_id: str, product_id: str) -> dict[str, Any]:
     return {"PK": customer_pk(customer_id), "SK": f"{ORDER_PREFIX}{order_id}#ITEM#{product_id}"}
 
 
@@ -197,73 +203,73 @@ BUCKET_SK = "STOCK"
 MAX_STOCK_BUCKETS = 100
 
 
-def bucket_pk(product_id, bucket):
+def bucket_pk(product_id: str, bucket: int) -> str:
     return f"{product_pk(product_id)}#S#{bucket}"
 
 
-def bucket_key(product_id, bucket):
+def bucket_key(product_id: str, bucket: int) -> dict[str, Any]:
     return {"PK": bucket_pk(product_id, bucket), "SK": BUCKET_SK}
 
 
-def order_number_key(number):
+def order_number_key(number: str) -> dict[str, Any]:
     """The claim item of an order number (people's short reference of an order)."""
     return {"PK": f"{ORDER_NUMBER_PREFIX}{number}", "SK": ORDER_NUMBER_SK}
 
 
-def stock_history_since(at):
+def stock_history_since(at: Any) -> tuple[str, str]:
     """The SK bounds of a product's adjustments after `at` (a stamp): BETWEEN these two."""
     return f"{STOCK_PREFIX}{at}~", f"{STOCK_PREFIX}~"
 
 
 # --- warehouse indexes ------------------------------------------------------------------
-def ledger_shard(product_id, adjustment_id):
+def ledger_shard(product_id: str, adjustment_id: str) -> int:
     """A change's Ledger partition of its day: a hash of product and change ID (a hot product's spread too)."""
     return _shard_of(f"{product_id}#{adjustment_id}", LEDGER_SHARDS)
 
 
-def ledger_pk(day, shard):
+def ledger_pk(day: Any, shard: int) -> str:
     """`day` is an ISO date (yyyy-mm-dd)."""
     return f"LEDGER#{day}#{shard}"
 
 
-def ledger_keys(product_id, *, at, adjustment_id):
+def ledger_keys(product_id: str, *, at: Any, adjustment_id: str) -> dict[str, Any]:
     return _index_keys(LEDGER, ledger_pk(at[:10], ledger_shard(product_id, adjustment_id)),
                        f"{at}#P#{product_id}#{adjustment_id}")
 
 
-def by_reason_pk(product_id, reason):
+def by_reason_pk(product_id: str, reason: str) -> str:
     return f"{product_pk(product_id)}#R#{reason}"
 
 
-def by_reason_keys(product_id, reason, *, at, adjustment_id):
+def by_reason_keys(product_id: str, reason: str, *, at: Any, adjustment_id: str) -> dict[str, Any]:
     return _index_keys(BY_REASON, by_reason_pk(product_id, reason), f"{at}#{adjustment_id}")
 
 
-def reorder_keys(product_id, level):
+def reorder_keys(product_id: str, level: int | None) -> dict[str, Any]:
     """The Reorder index keys of a product at `level`: sold-out first, then by level."""
     return _index_keys(REORDER, REORDER_PK, f"{level:010d}#P#{product_id}")
 
 
-def open_orders_pk(shard):
+def open_orders_pk(shard: int) -> str:
     return f"{OPEN_ORDERS_PK}#{shard}"
 
 
-def open_order_keys(order_id):
+def open_order_keys(order_id: str) -> dict[str, Any]:
     """An open order's OpenOrders keys: its shard is a hash of its ID."""
     return _index_keys(OPEN_ORDERS, open_orders_pk(_shard_of(order_id, OPEN_ORDER_SHARDS)), order_id)
 
 
-def open_orders_partitions():
+def open_orders_partitions() -> list[Any]:
     """Every partition of the OpenOrders index a reader merges: its OPEN_ORDER_SHARDS shards."""
     return [open_orders_pk(n) for n in range(OPEN_ORDER_SHARDS)]
 
 
 # --- who bought what -----------------------------------------------------------------------
-def buyers_pk(product_id, shard):
+def buyers_pk(product_id: str, shard: int) -> str:
     return f"{product_pk(product_id)}#B#{shard}"
 
 
-def buyers_keys(product_id, *, at, order_id):
+def buyers_keys(product_id: str, *, at: Any, order_id: str) -> dict[str, Any]:
     """An order line's Buyers keys: its product's shard (a hash of the order ID), newest last."""
     return _index_keys(BUYERS, buyers_pk(product_id, _shard_of(order_id, BUYER_SHARDS)), f"{at}#{order_id}")
 
@@ -277,36 +283,36 @@ ALERT_SHARDS = 8
 ALERT_PRODUCT_PREFIX = "P#"
 
 
-def alert_owner_customer(customer_id):
+def alert_owner_customer(customer_id: str) -> str:
     return f"C#{customer_id}"
 
 
-def alert_owner_email(email):
+def alert_owner_email(email: str) -> str:
     return "E#" + hashlib.sha256(email.strip().lower().encode()).hexdigest()[:32]
 
 
-def alert_pk(owner):
+def alert_pk(owner: str) -> str:
     return f"ALERT#{owner}"
 
 
-def alert_key(owner, product_id):
+def alert_key(owner: str, product_id: str) -> dict[str, Any]:
     return {"PK": alert_pk(owner), "SK": f"{ALERT_PRODUCT_PREFIX}{product_id}"}
 
 
-def alert_waiting_keys(product_id, *, asked_at, alert_id):
+def alert_waiting_keys(product_id: str, *, asked_at: Any, alert_id: str) -> dict[str, Any]:
     """AlertQueue keys of a waiting alert: under its product, oldest first."""
     return _index_keys(ALERT_QUEUE, alert_waiting_pk(product_id), f"{asked_at}#{alert_id}")
 
 
-def alert_waiting_pk(product_id):
+def alert_waiting_pk(product_id: str) -> str:
     return f"AQ#P#{product_id}"
 
 
-def alert_outbox_pk(shard):
+def alert_outbox_pk(shard: int) -> str:
     return f"AQ#OUT#{shard}"
 
 
-def alert_outbox_keys(*, asked_at, alert_id):
+def alert_outbox_keys(*, asked_at: Any, alert_id: str) -> dict[str, Any]:
     """AlertQueue keys of an alert whose email is due (its confirmation or the alert)."""
     return _index_keys(ALERT_QUEUE, alert_outbox_pk(_shard_of(alert_id, ALERT_SHARDS)), f"{asked_at}#{alert_id}")
 
@@ -315,11 +321,11 @@ def alert_outbox_keys(*, asked_at, alert_id):
 ALERTS_WAITING = "alertsWaiting"
 
 
-def alert_due_pk(shard):
+def alert_due_pk(shard: int) -> str:
     return f"ALERTS_DUE#{shard}"
 
 
-def alert_due_key(product_id):
+def alert_due_key(product_id: str) -> dict[str, Any]:
     return {"PK": alert_due_pk(_shard_of(product_id, ALERT_SHARDS)), "SK": f"{ALERT_PRODUCT_PREFIX}{product_id}"}
 
 
@@ -338,62 +344,62 @@ HOLD_UNITS_SK = "HOLDUNITS"
 HOLD_KEY_SHARDS = 8
 
 
-def hold_pk(product_id, shard):
+def hold_pk(product_id: str, shard: int) -> str:
     return f"{product_pk(product_id)}#H#{shard}"
 
 
-def hold_partitions(product_id):
+def hold_partitions(product_id: str) -> list[Any]:
     """Every partition a product's holds and their records are in."""
     return [hold_pk(product_id, shard) for shard in range(HOLD_KEY_SHARDS)]
 
 
-def hold_key(product_id, customer_id):
+def hold_key(product_id: str, customer_id: str) -> dict[str, Any]:
     """A shopper's hold of a product's units (one a shopper and product)."""
     return {"PK": hold_pk(product_id, _shard_of(customer_id, HOLD_KEY_SHARDS)), "SK": f"{HOLD_PREFIX}{customer_id}"}
 
 
-def holds_pk(shard):
+def holds_pk(shard: int) -> str:
     return f"HOLDS#{shard}"
 
 
-def hold_expiry_keys(product_id, customer_id, until):
+def hold_expiry_keys(product_id: str, customer_id: str, until: Any) -> dict[str, Any]:
     """A hold's HoldExpiry keys: its shard (a hash of product and customer), then its end (epoch s)."""
     return _index_keys(HOLD_EXPIRY, holds_pk(_shard_of(f"{product_id}#{customer_id}", HOLD_SHARDS)),
                        f"{until:010d}#{product_id}#{customer_id}")
 
 
-def hold_expiry_before(now):
+def hold_expiry_before(now: Any) -> str:
     """The HoldExpirySK bound of holds that ended by `now` (epoch s): SK < this."""
     return f"{now + 1:010d}#"
 
 
-def hold_cap_key(product_id, customer_id):
+def hold_cap_key(product_id: str, customer_id: str) -> dict[str, Any]:
     """When a released hold was first taken, kept through its cap (STOCK_HOLD_MAX_SECONDS after) and the cool-down
     (STOCK_HOLD_COOLDOWN_SECONDS): a shopper holding again is held only until that cap, not at all in the cool-down."""
     return {"PK": hold_pk(product_id, _shard_of(customer_id, HOLD_KEY_SHARDS)), "SK": f"{HOLD_CAP_PREFIX}{customer_id}"}
 
 
-def hold_units_key(customer_id):
+def hold_units_key(customer_id: str) -> dict[str, Any]:
     """Units a shopper holds, over every product (STOCK_HOLD_MAX_UNITS_PER_SHOPPER); an order updates it too."""
     return {"PK": customer_pk(customer_id), "SK": HOLD_UNITS_SK}
 
 
-def hold_log_key(product_id, customer_id, at):
+def hold_log_key(product_id: str, customer_id: str, at: Any) -> dict[str, Any]:
     """The record of a released hold (`at`: the release's time stamp)."""
     return {"PK": hold_pk(product_id, _shard_of(customer_id, HOLD_KEY_SHARDS)),
             "SK": f"{HOLD_LOG_PREFIX}{at}#{customer_id}"}
 
 
 # --- table migrations -------------------------------------------------------------------
-def migration_key(step_name):
+def migration_key(step_name: str) -> dict[str, Any]:
     """The record that a migration step was applied."""
     return {"PK": MIGRATIONS_PK, "SK": f"{MIGRATION_STEP_PREFIX}{step_name}"}
 
 
-def migration_progress_key(step_name, segment):
+def migration_progress_key(step_name: str, segment: int) -> dict[str, Any]:
     """Where segment `segment` of a backfill's parallel Scan stopped (its LastEvaluatedKey)."""
     return {"PK": MIGRATIONS_PK, "SK": f"{MIGRATION_PROGRESS_PREFIX}{step_name}#{segment:04d}"}
 
 
-def migration_progress_prefix(step_name):
+def migration_progress_prefix(step_name: str) -> str:
     return f"{MIGRATION_PROGRESS_PREFIX}{step_name}#"

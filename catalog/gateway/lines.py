@@ -1,10 +1,19 @@
 """Purchase lines: the checks of an order's or a hold's lines, and what stands in the way of buying
 each as it is (LineProblem, data: the shop words it)."""
+from __future__ import annotations
+
 import dataclasses
+from collections.abc import Mapping
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidInput
 from .validate import check_id, check_quantity
+
+if TYPE_CHECKING:
+    from catalog.gateway.catalog.entities import Product
+    from catalog.gateway.stock.entities import Hold
+
 
 # 2 actions a line (stock, order line) + 3, or 3 with a timed hold of another quantity (its delete): within
 # DynamoDB's 100 actions a transaction (transact.TRANSACTION_ACTIONS). A cancellation takes 3 a line + 1; its
@@ -14,7 +23,7 @@ from .validate import check_id, check_quantity
 MAX_LINES = 25
 
 
-def check_lines(lines):
+def check_lines(lines: Any) -> None:
     if not lines:
         raise InvalidInput("The cart is empty.")
     if len(lines) > MAX_LINES:
@@ -49,12 +58,12 @@ class LineProblem:
     price: Decimal | None = None
     until: int | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if not self.name:
             object.__setattr__(self, "name", self.product_id)
 
 
-def line_problems(lines, products):
+def line_problems(lines: Any, products: Mapping[str, Product]) -> list[LineProblem]:
     """Why lines cannot be bought as they are (a LineProblem each: gone, price changed, short),
     given the products as they are now ({product_id: Product}). The order's transaction holds
     DynamoDB to the same three conditions."""
@@ -72,13 +81,13 @@ def line_problems(lines, products):
     return problems
 
 
-def beyond_hold(line, holds):
+def beyond_hold(line: Any, holds: Mapping[str, Hold]) -> Any:
     """The line's units beyond what the shopper holds of it."""
     hold = holds.get(line.product_id)
     return dataclasses.replace(line, quantity=line.quantity - hold.quantity) if hold else line
 
 
-def with_held(products, holds):
+def with_held(products: Mapping[str, Product], holds: Mapping[str, Hold]) -> dict[str, Any]:
     """The products as the shopper may buy them: what others can buy plus the units they hold."""
     return {pid: dataclasses.replace(p, stock_level=(p.stock_level or 0) + holds[pid].quantity) if pid in holds else p
             for pid, p in products.items()}

@@ -1,8 +1,11 @@
 """Input checks shared by every access pattern: nothing malformed is sent to DynamoDB."""
+from __future__ import annotations
+
 import hashlib
 import time
 import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 from django.conf import settings
 
@@ -16,19 +19,19 @@ MAX_NOTE = 500
 MAX_REORDER = 1_000_000
 
 
-def valid_id(value) -> bool:
+def valid_id(value: Any) -> bool:
     """Whether `value` can be the ID of a brand, category, product, order or idempotency key
     (the one rule for IDs: keys.ID_PATTERN)."""
     return isinstance(value, str) and keys.ID_PATTERN.fullmatch(value) is not None
 
 
-def check_id(what, value):
+def check_id(what: str, value: Any) -> str:
     if not valid_id(value):
         raise InvalidId(what, value)
     return value
 
 
-def check_quantity(quantity):
+def check_quantity(quantity: int) -> int:
     if isinstance(quantity, bool) or not isinstance(quantity, int):
         raise InvalidQuantity("Quantity must be a whole number.")
     if not 1 <= quantity <= MAX_QUANTITY:
@@ -36,14 +39,14 @@ def check_quantity(quantity):
     return quantity
 
 
-def page_size(limit):
+def page_size(limit: int | None) -> int:
     size = settings.CATALOG_PAGE_SIZE if limit is None else limit
     if not isinstance(size, int) or not 1 <= size <= 1000:
         raise ValueError("page size must be 1 to 1000")
     return size
 
 
-def check_text(what, value, limit):
+def check_text(what: str, value: Any, limit: int) -> str:
     if not isinstance(value, str):
         raise InvalidInput(f"{what} must be text.")
     value = value.strip()
@@ -53,21 +56,21 @@ def check_text(what, value, limit):
 
 
 
-def new_token():
+def new_token() -> str:
     """A fresh idempotency key for one stock write (a form render, a command run)."""
     return uuid.uuid4().hex
 
 
-def utc_now():
+def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def expires_in(seconds):
+def expires_in(seconds: int) -> int:
     """The epoch second `seconds` from now: the value of an item's TTL attribute, after which DynamoDB deletes it."""
     return int(time.time()) + seconds
 
 
-def client_request_token(*parts):
+def client_request_token(*parts: Any) -> str:
     """DynamoDB's ClientRequestToken (at most 36 characters) for one exact request."""
     return hashlib.sha256("|".join(str(p) for p in parts).encode()).hexdigest()[:36]
 

@@ -1,4 +1,4 @@
-"""Accounts move onto django-allauth (issue 34): every existing account with an email address gets
+"""Accounts on django-allauth: every existing account with an email address gets
 allauth's EmailAddress row for it, primary and verified. Verified, because the address has been the
 account's way back in all along (password reset links went there), so confirming it again would add
 a step for every shopper and take nothing from an attacker. Accounts without an address get none."""

@@ -83,7 +83,7 @@ def test_a_staff_adjustment_costs_what_its_items_and_two_index_entries_cost(loca
     by_kind = {i["SK"].split("#")[0]: i for i in written}
     assert set(by_kind) == {"METADATA", "STOCK", "TOKEN"} and by_kind["METADATA"]["stockLevel"] == 75
     # Units available again: the product's back-in-stock due item, in the same transaction, only while alerts
-    # wait (issue 36; the product item counts them, so the write knows without a read: issue 32).
+    # wait (the product item counts them, so the write knows without a read).
     due = keys.alert_due_key("1")
     marked = [i for i in items_in_partition(due["PK"]) if i["SK"] == due["SK"]]
     assert len(marked) == waiting
@@ -93,7 +93,7 @@ def test_a_staff_adjustment_costs_what_its_items_and_two_index_entries_cost(loca
     assert measured == _expected_writes(written, before)
     # Small items: 2 units each (transactional), and the adjustment's entries in the warehouse indexes: its
     # day's Ledger shard, its product's ByReason. None of the product's eight list index entries: 70 -> 75
-    # stays in the band "In stock", which is all they hold of the stock (issue 32; 26 units before).
+    # stays in the band "In stock", which is all they hold of the stock.
     change = by_kind["STOCK"]
     assert measured == {("table", "P#1", "W"): 6, ("Ledger", change["LedgerPK"], "W"): 2,
                         ("ByReason", "P#1#R#received", "W"): 2, **({("table", due["PK"], "W"): 2} if waiting else {})}
@@ -140,7 +140,7 @@ def test_a_checkout_line_costs_its_product_update_and_its_order_line_with_two_in
 
     two, second = place(["1", "4"])
     # Each order claims its own number, and its open-order entry and its lines' Ledger and Buyers entries go to
-    # shards chosen by hash (issue 33): compare the units by table and index, not by partition.
+    # shards chosen by hash: compare the units by table and index, not by partition.
     def by_where(meter):
         out = {}
         for (where, _pk, rw), units in _charged(meter).items():
@@ -151,7 +151,7 @@ def test_a_checkout_line_costs_its_product_update_and_its_order_line_with_two_in
     line = {k: v - by_where(one).get(k, 0) for k, v in by_where(two).items() if v != by_where(one).get(k, 0)}
     # Line 2 (Pixel 9, 12 in stock -> 11: the band stays "In stock"): its product and its order line (the sale's
     # record), the line's entries in its day's Ledger shard and its product's Buyers shard; no list index entry
-    # (issue 32), nothing else under P#4.
+    # (the band stays), nothing else under P#4.
     assert line == {"table": 4, "Ledger": 2, "Buyers": 2} and sum(line.values()) == 8
     sale = next(i for i in items_in_partition(keys.customer_pk("42")) if i["SK"].endswith(f"{second}#ITEM#4"))
     charged = _charged(two)
@@ -172,7 +172,7 @@ def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, 
     assert costs["product"]["requests"] == {"GetItem": 1} and costs["brand"]["requests"] == {"Query": 1}
     assert all(error == 0 for errors in linearity.values() for error in errors.values())
     # A sale of a product in one stock bucket writes 2 units under the product's key (its level, transactional;
-    # its record is the order line, issue 33): 500 sales/s. Spread over 10 buckets the level's 2 units go to one
+    # its record is the order line): 500 sales/s. Spread over 10 buckets the level's 2 units go to one
     # bucket of 10 and the product item is not written: then reads limit it. Its pages (add to cart, cart, checkout
     # page) read the process's kept copy (catalog/hot_products.py): nothing a sale; the checkout reads the item
     # and its buckets from any replica (0.5 read units a sale on each), and each of the model's 8 processes reads
@@ -201,9 +201,9 @@ def test_capacity_measures_every_operation_and_writes_the_report(local_ddb, db, 
     assert saved["limits"] == {"product_units_per_s": 4000, "brand_units_per_s": 83_333.3,
                                "category_units_per_s": 83_333.3, "shop_orders_per_s": 500 * shards}
     # A checkout line: its product (or bucket) and order line (the sale's record), the line's Ledger and Buyers
-    # entries (issue 33; 10 with a history item and its ByReason entry, 26 before the stock band); a staff
+    # entries (10 with a history item and its ByReason entry, 26 with the list index entries); a staff
     # adjustment: the product, history item and idempotency mark, Ledger and ByReason (an increase of a product
-    # nobody waits for marks no back-in-stock alerts due: issue 32's 10).
+    # nobody waits for marks no back-in-stock alerts due: 10).
     assert saved["write_units"] == {"checkout_line": 8, "hot_checkout_line": 8, "staff_adjustment": 10}
     # A line shaped as a relative sale writes (no band, no resulting level) costs the same: the product update
     # is one unit's worth either way, and it writes no list index entry either.
@@ -230,7 +230,7 @@ def test_item_size_follows_the_documented_rules():
 def test_with_timed_holds_on_one_product_still_sells_2000_units_a_second(local_ddb, db, settings):
     """`make capacity --holds 600`, the shop's default: the checkout page holds the unit (a bucket's level, the
     hold in one of the product's 8 hold partitions and its HoldExpiry entry), placing the order deletes the hold
-    and reads no bucket. The hold partitions limit one product: 4 units a sale over 8, 2,000 sales/s (issue 33's
+    and reads no bucket. The hold partitions limit one product: 4 units a sale over 8, 2,000 sales/s (the
     target; 1,498 when both steps read every bucket consistently). The band moves when the page holds the unit,
     so the brand's and category's figures are the same as without holds."""
     settings.STOCK_HOLD_SECONDS = 600

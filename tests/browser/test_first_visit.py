@@ -1,4 +1,4 @@
-"""A first visit, as a person sees it (issue 37), at phone and laptop width: the shopper's whole path
+"""A first visit, as a person sees it, at phone and laptop width: the shopper's whole path
 (home, brand, product, cart, checkout, order) and the staff's (open orders, an order found by its
 number, a sale in the stock history), asserting what is on the screen: no stray fields, order numbers
 not IDs, names not UUIDs, stock badges, what prices include. axe-core checks these pages in

@@ -1,4 +1,4 @@
-"""The checkout page of a timed hold (issue 36) in a browser: opening it holds nothing; its button holds
+"""The checkout page of a timed hold in a browser: opening it holds nothing; its button holds
 the units (an HTMX post that swaps in the hold's part), then the time it ends, a live countdown, polite
 announcements for screen readers, and the cancel button that releases the units."""
 import re

@@ -1,4 +1,4 @@
-"""Browse pages with sort orders, counts, search and pictures (issue 14)."""
+"""Browse pages with sort orders, counts, search and pictures."""
 import re
 
 import pytest

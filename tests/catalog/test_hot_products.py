@@ -1,5 +1,5 @@
-"""A product whose stock is spread over buckets (issue 33): shoppers' pages read it about once a second
-(catalog/hot_products.py), a product on one item on every page as before; the checkout still decides
+"""A product whose stock is spread over buckets: shoppers' pages read it about once a second
+(catalog/hot_products.py), a product on one item on every page; the checkout still decides
 exactly, on a consistent read and conditional writes."""
 import re
 

@@ -10,7 +10,7 @@ from shop.stock_alerts import PassSummary
 
 @pytest.fixture(autouse=True)
 def no_holds_ended(monkeypatch):
-    """The pass's hold release (timed holds, issue 36) finds nothing unless a test says otherwise."""
+    """The pass's hold release (timed holds) finds nothing unless a test says otherwise."""
     monkeypatch.setattr(run_stock_jobs, "holds_release_ended", lambda: ReleaseSummary(holds=0, units=0))
 
 

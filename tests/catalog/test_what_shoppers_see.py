@@ -1,4 +1,4 @@
-"""What a shopper meets on list pages (issue 37): search results with the same stock badges as the
+"""What a shopper meets on list pages: search results with the same stock badges as the
 other lists, and breadcrumbs that lead to the part of the home page they name."""
 import re
 

@@ -1,4 +1,4 @@
-"""A crowd on one product (issue 32): every buyer gets an order or "sold out", never "busy"; nothing
+"""A crowd on one product: every buyer gets an order or "sold out", never "busy"; nothing
 is oversold; the sales far from the edge take their units relatively, those near it exactly."""
 import threading
 from concurrent.futures import ThreadPoolExecutor

@@ -457,7 +457,7 @@ def test_accounts_from_before_allauth_keep_signing_in_with_their_orders(catalog,
     from django.db.migrations.executor import MigrationExecutor
 
     executor = MigrationExecutor(connection)
-    state = executor.migrate([("shop", "0001_user")])  # the database as it was before allauth
+    state = executor.migrate([("shop", "0001_user")])  # the database at its first migration, without allauth's tables
     # Accounts as the old sign-up made them (UserCreationForm.save with a customer item), and one from
     # createsuperuser with no email address; made with the model of that migration (the model of today
     # has columns that database lacks).
@@ -556,7 +556,7 @@ def test_the_confirmation_email_has_number_lines_total_and_address(alice, client
     assert len(mail.outbox) == 1
     message = mail.outbox[0]
     assert message.to == ["alice@example.com"]
-    number = gateway.order_number_for(form["order_id"])  # the short number people read out (issue 37)
+    number = gateway.order_number_for(form["order_id"])  # the short number people read out
     assert message.subject == f"Your Fromatoz order {number}"
     for text in ("1 × Model 3 at €39,990.00: €39,990.00", "2 × Pixel 9 at €899.00: €1,798.00",
                  "Order total: €41,788.00", "Alice Liddell", "Hauptstraße 1", "10115 Berlin", "Germany"):
@@ -620,7 +620,7 @@ def test_a_recreated_auth_database_does_not_hand_over_old_orders(catalog, client
     assert signup(client, username="mallory", email="mallory@example.com").status_code == 302
     assert confirm_email(client).status_code == 302
     newcomer = django_user_model.objects.get()
-    assert newcomer.pk == first.pk  # the same row number as before: the old keys would have matched
+    assert newcomer.pk == first.pk  # the same row number as the first account's: a key made of it would match
     assert newcomer.customer_id != first.customer_id
     html = client.get("/account/orders/").content.decode()
     assert "You have no orders yet." in html

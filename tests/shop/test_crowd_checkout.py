@@ -1,4 +1,4 @@
-"""The crowd contract over HTTP (issue 32): when more shoppers press "Place order" at once than there
+"""The crowd contract over HTTP: when more shoppers press "Place order" at once than there
 are units, every one of them ends on their order page or on the cart with a message saying the
 product sold out or how many are left; nobody is told the product is busy."""
 import re

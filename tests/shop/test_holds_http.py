@@ -1,4 +1,4 @@
-"""Timed holds over HTTP (issue 36): app servers as `make run` serves the shop, shoppers as browsers.
+"""Timed holds over HTTP: app servers as `make run` serves the shop, shoppers as browsers.
 The checkout page's button (POST action=hold) holds the cart's units; others see only what they can still buy; the order
 turns the hold into the sale; the release job gives back the units of a hold that ended."""
 import re

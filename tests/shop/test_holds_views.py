@@ -1,4 +1,4 @@
-"""Timed holds (issue 36) in the shop's views, on moto: what each page asks DynamoDB, and what the
+"""Timed holds in the shop's views, on moto: what each page asks DynamoDB, and what the
 holder and others see in their carts. The checkout page holds on a POST (`action=hold`), never on a GET."""
 import re
 import time

@@ -50,7 +50,7 @@ def test_a_shopper_moves_between_two_app_servers(local_catalog, settings, shared
         order_id = response.headers["Location"].rstrip("/").rsplit("/", 1)[1]
 
         html = browser.get(second.url + "/account/orders/", timeout=TIMEOUT).text
-        number = gateway.order_number_for(order_id)  # the short number people read out (issue 37)
+        number = gateway.order_number_for(order_id)  # the short number people read out
         assert f'Order number <strong class="order-number">{number}</strong>' in html and "2 × Pixel 9" in html
         html = browser.get(f"{second.url}/account/orders/{order_id}/", timeout=TIMEOUT).text
         assert "Hauptstraße 1" in html and "Germany" in html

@@ -1,4 +1,4 @@
-"""What a shopper sees before and after paying (issue 37): no stray fields at checkout, a short order
+"""What a shopper sees before and after paying: no stray fields at checkout, a short order
 number on the order page and in the email, what prices include and what delivery costs."""
 import re
 from html.parser import HTMLParser

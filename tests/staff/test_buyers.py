@@ -1,4 +1,4 @@
-"""Who bought a product (issue 33): staff see its orders and customers, newest first, a page at a
+"""Who bought a product: staff see its orders and customers, newest first, a page at a
 time, and download all of them as CSV for a recall; nobody else sees them."""
 import csv
 import io

@@ -1,4 +1,4 @@
-"""The product's stock page shows timed holds (issue 36): held now, released, sold from a hold."""
+"""The product's stock page shows timed holds: held now, released, sold from a hold."""
 from decimal import Decimal
 
 import pytest

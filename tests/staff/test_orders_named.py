@@ -1,4 +1,4 @@
-"""Staff order screens name customers and link every order reference (issue 37): the open orders,
+"""Staff order screens name customers and link every order reference: the open orders,
 an order, finding one by the number a customer reads out, and a sale in a product's history."""
 import re
 from datetime import UTC, datetime
@@ -33,7 +33,7 @@ def test_open_orders_name_the_customer_and_link_the_order_by_its_number(catalog,
     assert link in html
 
 
-def test_an_order_of_before_names_comes_from_the_accounts_in_one_query(
+def test_orders_without_names_take_them_from_the_accounts_in_one_query(
         catalog, staff_client, alice, django_user_model, django_assert_max_num_queries):
     bob = django_user_model.objects.create_user("bob", email="bob@example.com", password="pw", name="Bob Stone")
     for user in (alice, bob, alice):

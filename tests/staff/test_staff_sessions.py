@@ -1,6 +1,6 @@
 """Sessions and factors: adding or removing a second factor signs the account out everywhere else (the
 session that made the change stays); staff sessions end STAFF_SESSION_SECONDS after their sign-in, while
-a shopper's lasts as long as before."""
+a shopper's lasts SESSION_COOKIE_AGE."""
 import re
 import time
 from unittest import mock

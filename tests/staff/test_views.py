@@ -339,7 +339,7 @@ def test_the_stock_page_is_one_getitem_and_a_query_of_the_history_and_of_each_bu
     staff_client.get("/")  # warms the names cache
     with count_requests() as counter:
         assert staff_client.get(STOCK_URL.format("1")).status_code == 200
-    # The product (its waiting alerts counted on it, issue 36); its own changes and its sales (order lines, issue 33),
+    # The product (its waiting alerts counted on it); its own changes and its sales (order lines),
     # newest first.
     assert counter.operations == ["GetItem"] + ["Query"] * (1 + keys.BUYER_SHARDS)
 

@@ -1,4 +1,4 @@
-"""The warehouse (issue 16): reorder list, stocktake, history by reason and CSV, the ledger, bulk
+"""The warehouse: reorder list, stocktake, history by reason and CSV, the ledger, bulk
 receiving, orders for staff, reconcile_stock; on DynamoDB Local the races."""
 import csv
 import io
@@ -400,7 +400,7 @@ def test_reconcile_stock_finds_a_level_changed_on_a_product_never_adjusted(catal
 
 
 def test_reconcile_stock_adds_up_sales_that_did_not_record_the_level_they_left(catalog):
-    """A sale during a rush records its delta and order but not the level after it (issue 32's
+    """A sale during a rush records its delta and order but not the level after it (a
     relative sale): the deltas still add up to the level, so it is no drift, and a break still is."""
     sale = gateway.StockAdjustment(
         product_id="7", adjustment_id="rush-1", at=datetime.now(UTC), delta=-3, resulting_level=None,

@@ -1,4 +1,4 @@
-"""The first run (issue 37): DynamoDB Local's data lands where the README says (var/dynamodb/), an
+"""The first run: DynamoDB Local's data lands where the README says (var/dynamodb/), an
 earlier shop's data is moved there once, `manage.py` in a second terminal reads the settings
 `make run` chose, and the demo import says what it is doing."""
 import json

@@ -1,4 +1,4 @@
-"""Every link on every page leads somewhere that exists (issue 37): a walker follows each page's
+"""Every link on every page leads somewhere that exists: a walker follows each page's
 links, as a visitor, a signed-in customer with an order and staff, and finds no 404 (nor any other
 error) and no `#anchor` without its `id` on the page it points to."""
 from html.parser import HTMLParser

@@ -1,7 +1,11 @@
 """The shopper's part of back-in-stock alerts: asking, confirming, cancelling and listing alerts, and the
 products' waiting counts."""
+from __future__ import annotations
+
 import dataclasses
 import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from .. import keys
 from ..catalog.products import product_get
@@ -34,6 +38,11 @@ from .entities import (
 )
 from .marks import alert_due_action
 
+if TYPE_CHECKING:
+    from catalog.gateway.catalog.entities import Product
+    from catalog.gateway.dynamo.transact import Refusal
+
+
 # An unconfirmed guest alert is forgotten after this many days.
 PENDING_DAYS = 7
 # At most this many confirmed alerts an owner (an email address or an account) at a time, sent ones
@@ -46,7 +55,7 @@ MAX_PENDING_PER_OWNER = 20
 RESEND_CONFIRMATION_SECONDS = 600
 
 
-def alert_counts(*, product_ids):
+def alert_counts(*, product_ids: Iterable[str]) -> dict[str, Any] | dict[str, int]:
     """{product ID: alerts waiting} for many products: one BatchGetItem (100 a request) of that attribute."""
     if not product_ids:
         return {}
@@ -58,7 +67,7 @@ def alert_counts(*, product_ids):
     return counts
 
 
-def _owned(owner):
+def _owned(owner: str) -> Any:
     """How many alerts `owner` has (up to MAX_ALERTS_PER_OWNER + 1): one Query, Select COUNT."""
     with translate_errors():
         response = client().query(
@@ -68,7 +77,9 @@ def _owned(owner):
     return response["Count"]
 
 
-def alert_ask(*, product_id, email, customer_id=None, product=None):
+def alert_ask(
+    *, product_id: str, email: str, customer_id: str | None = None, product: Product | None = None
+) -> AskOutcome:
     """Ask for an email when a sold-out product is back. Signed in (`customer_id`): the alert waits
     at once. A guest: the alert is pending until the link of the confirmation email (sent by the
     job) is followed. One alert per owner and product: asking again changes nothing (a guest's
@@ -99,7 +110,7 @@ def alert_ask(*, product_id, email, customer_id=None, product=None):
     action["Put"]["ExpressionAttributeNames"] = {"#s": "status"}
     action["Put"]["ExpressionAttributeValues"] = serialize({":sent": SENT, ":failed": FAILED})
 
-    def still_sold_out():
+    def still_sold_out() -> bool:
         return not product_get(product_id=product_id, consistent=True).in_stock
 
     refusal = _start_waiting(action, product_id, token=("ask", owner, product_id, alert.alert_id),
@@ -113,12 +124,12 @@ def alert_ask(*, product_id, email, customer_id=None, product=None):
     return AskOutcome(alert.status, alert, waiting)
 
 
-def _new_alert(owner, product, email, *, status, customer_id=""):
+def _new_alert(owner: str, product: Product, email: str, *, status: str, customer_id: str = "") -> Alert:
     return Alert(owner=owner, product_id=product.product_id, alert_id=new_token(), email=email, status=status,
                  asked_at=stamp(utc_now()), product_name=product.name, customer_id=customer_id or "")
 
 
-def _guest_ask(product, email):
+def _guest_ask(product: Product, email: str) -> AskOutcome:
     """A guest's ask does the same DynamoDB work whether or not the address asked before (its time tells
     nobody): one Query of the owner's alerts, then one transaction of one conditional Put, whose outcome
     differs, not its shape. The Put writes a new pending alert where there is none (or a sent one); over a
@@ -131,7 +142,7 @@ def _guest_ask(product, email):
                             busy=StockBusy("Too many asks at once for this address; try again."))
 
 
-def _guest_ask_once(product, email, owner):
+def _guest_ask_once(product: Product, email: str, owner: str) -> AskOutcome | object:
     """One try of `_guest_ask`: its outcome, or AGAIN when the oldest pending ask it would replace changed
     meanwhile (read again and try again: the ask is never dropped)."""
     product_id = product.product_id
@@ -166,7 +177,7 @@ def _guest_ask_once(product, email, owner):
     return AGAIN  # the oldest pending ask went or changed meanwhile, or DynamoDB was busy
 
 
-def _delete_action(alert):
+def _delete_action(alert: Alert) -> dict[str, Any]:
     return {"Delete": {
         "TableName": table_name(), "Key": serialize(keys.alert_key(alert.owner, alert.product_id)),
         "ConditionExpression": "#s = :s AND alertId = :aid", "ExpressionAttributeNames": {"#s": "status"},
@@ -174,7 +185,7 @@ def _delete_action(alert):
     }}
 
 
-def _owner_alerts(owner):
+def _owner_alerts(owner: str) -> dict[Any, int]:
     """{Alert: its expiry epoch (0: none)} of an owner's alerts still there (pending ones past their expiry,
     which DynamoDB's TTL deletes some time later, left out): one consistent Query, bounded by the caps."""
     with translate_errors():
@@ -192,20 +203,20 @@ def _owner_alerts(owner):
     return found
 
 
-def confirmed_count(owner):
+def confirmed_count(owner: str) -> int:
     """How many of an owner's alerts count toward MAX_ALERTS_PER_OWNER: the confirmed ones (waiting, claimed,
     sent); not pending asks nor given-up ones, which a stranger's ask can leave."""
     return sum(1 for alert in _owner_alerts(owner) if alert.status in (WAITING, CLAIMED, SENT))
 
 
 
-def alert_get(*, owner, product_id, alert_id):
+def alert_get(*, owner: str, product_id: str, alert_id: str) -> Alert | None:
     """The alert of a signed link (None when it is gone or the link is for an earlier one)."""
     alert = alert_read(owner, product_id)
     return alert if alert is not None and alert.alert_id == alert_id else None
 
 
-def alert_confirm(*, owner, product_id, alert_id):
+def alert_confirm(*, owner: str, product_id: str, alert_id: str) -> Alert | None:
     """A guest followed the confirmation link: the pending alert waits, in the order it was asked.
     If units came in since it was asked, it also marks the product due (one unit: the job's allowance
     then covers the oldest waiting alerts while units are in stock), as the receipt would have, had
@@ -231,7 +242,9 @@ def alert_confirm(*, owner, product_id, alert_id):
     return dataclasses.replace(alert, status=WAITING)
 
 
-def _start_waiting(action, product_id, *, token, still_sold_out=None):
+def _start_waiting(
+    action: Any, product_id: str, *, token: tuple[str, ...], still_sold_out: Any = None
+) -> Refusal | str | None:
     """One transaction: `action` (an alert's Put or Update that makes it wait) and the product's count up by
     one, while the product holds no units (count_update). If it does hold some, units came in since the
     alert was asked: with `still_sold_out` (a read) saying otherwise the answer is "in stock"; else the
@@ -254,7 +267,7 @@ def _start_waiting(action, product_id, *, token, still_sold_out=None):
     return refusal
 
 
-def alerts_of_owner(*, owner):
+def alerts_of_owner(*, owner: str) -> list[Alert]:
     """An owner's alerts (at most MAX_ALERTS_PER_OWNER: one Query), newest asked first."""
     with translate_errors():
         response = client().query(
@@ -265,7 +278,7 @@ def alerts_of_owner(*, owner):
     return sorted(alerts, key=lambda a: a.asked_at, reverse=True)  # bounded: MAX_ALERTS_PER_OWNER + 1
 
 
-def alert_cancel(*, owner, product_id, alert_id=None):
+def alert_cancel(*, owner: str, product_id: str, alert_id: str | None = None) -> Alert | None:
     """Cancel (or unsubscribe) an owner's alert for a product: deleted, and no longer counted as
     waiting. `alert_id` (from a signed link) must be the alert's. Returns the cancelled Alert, or
     None when there was none (nothing changes)."""

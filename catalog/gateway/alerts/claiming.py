@@ -2,7 +2,10 @@
 no Scan), turns each due item's units into an allowance (units still in stock, plus the margin), and claims
 that many waiting alerts oldest first, each claim in one transaction with the allowance and the count (so a
 crash never claims more than the allowance)."""
+from __future__ import annotations
+
 import dataclasses
+from typing import Any
 
 from botocore.exceptions import ClientError
 
@@ -29,7 +32,7 @@ class Due:
     allowance: int
 
 
-def alerts_due(*, shard, limit=100):
+def alerts_due(*, shard: int, limit: int = 100) -> list[Due]:
     """Products with units made available since the job last looked, of one due shard: one Query."""
     with translate_errors():
         response = client().query(
@@ -39,11 +42,11 @@ def alerts_due(*, shard, limit=100):
     return [_due(deserialize(i)) for i in response["Items"]]
 
 
-def _due(item):
+def _due(item: dict[str, Any]) -> Due:
     return Due(product_id=item["productId"], units=int(item.get("units", 0)), allowance=int(item.get("allowance", 0)))
 
 
-def _due_get(product_id):
+def _due_get(product_id: str) -> Due | None:
     with translate_errors():
         item = client().get_item(
             TableName=table_name(), Key=serialize(keys.alert_due_key(product_id)), ConsistentRead=True,
@@ -51,7 +54,7 @@ def _due_get(product_id):
     return _due(deserialize(item)) if item else None
 
 
-def _conditional_update(key, expression, values, condition):
+def _conditional_update(key: dict[str, Any], expression: str, values: Any, condition: str) -> bool:
     try:
         with translate_errors():
             client().update_item(
@@ -65,7 +68,7 @@ def _conditional_update(key, expression, values, condition):
     return True
 
 
-def alerts_claim(*, product_id, margin):
+def alerts_claim(*, product_id: str, margin: Any) -> int:
     """Give the units that came in for a product to its waiting alerts, oldest first. First the due
     item's units become an allowance (the units still in stock, at most the units that came in, plus
     `margin`; none if it sold out again meanwhile), conditional on the units read, so units are never
@@ -118,7 +121,7 @@ def alerts_claim(*, product_id, margin):
     return claimed
 
 
-def _waiting(product_id, *, limit):
+def _waiting(product_id: str, *, limit: int) -> list[Any]:
     """The oldest `limit` waiting alerts of a product (their keys): one Query of AlertQueue."""
     with translate_errors():
         response = client().query(
@@ -128,7 +131,7 @@ def _waiting(product_id, *, limit):
     return [Alert.from_item(deserialize(i)) for i in response["Items"]]
 
 
-def _claim(product_id, alerts, allowance):
+def _claim(product_id: str, alerts: Any, allowance: Any) -> bool:
     """One transaction: each alert waiting -> claimed (into the outbox), the allowance and the
     waiting count down by their number. False when something changed meanwhile (nothing written)."""
     at = stamp(utc_now())

@@ -16,8 +16,11 @@ The modules of the package by job: `marks` (the stock write's part: marking a pr
 `asking` (the shopper's: asking, confirming, cancelling, listing), `claiming` (the job's: giving the units
 that came in to waiting alerts) and `sending` (the job's: the outbox, the lease, sent or given up).
 """
+from __future__ import annotations
+
 import dataclasses
 from datetime import datetime
+from typing import Any
 
 from .. import keys
 from ..dynamo.boundary import translate_errors
@@ -50,7 +53,7 @@ class Alert:
     attempts: int = 0  # emails tried under a lease (alert_lease counts them)
 
     @classmethod
-    def from_item(cls, item):
+    def from_item(cls, item: dict[str, Any]) -> Alert:
         return cls(
             owner=item["owner"], product_id=item["productId"], alert_id=item["alertId"], email=item["email"],
             status=item["status"], asked_at=item["askedAt"], product_name=item.get("productName", ""),
@@ -59,15 +62,15 @@ class Alert:
         )
 
     @property
-    def asked(self):
+    def asked(self) -> datetime:
         return datetime.fromisoformat(self.asked_at)
 
     @property
-    def sent(self):
+    def sent(self) -> datetime | None:
         return datetime.fromisoformat(self.sent_at) if self.sent_at else None
 
     @property
-    def is_confirmation(self):
+    def is_confirmation(self) -> bool:
         """In the outbox for its confirmation email (a guest's), not for the alert itself."""
         return self.status == PENDING
 
@@ -87,18 +90,18 @@ class AlertRefused(InvalidInput):
     """Asking is refused: the product is in stock, or the owner has too many alerts."""
 
 
-def check_email(email):
+def check_email(email: str) -> str:
     email = (email or "").strip()
     if not email or len(email) > MAX_EMAIL or "@" not in email:
         raise InvalidInput("Enter a valid email address.")
     return email
 
 
-def stamp(at):
+def stamp(at: datetime) -> str:
     return at.isoformat(timespec="microseconds")
 
 
-def count_update(product_id, delta, *, sold_out=False):
+def count_update(product_id: str, delta: int, *, sold_out: bool = False) -> dict[str, Any]:
     """The product's waiting count moves by `delta`, in the transaction that changes an alert's state.
     Only on the product's item (products are never deleted; no stub item is ever made). `sold_out`: only
     while the product item holds no units and its stock is not spread over buckets (whose units it cannot
@@ -113,7 +116,7 @@ def count_update(product_id, delta, *, sold_out=False):
                   {":d": delta, **({":zero": 0} if sold_out else {})}, condition=condition)
 
 
-def alert_read(owner, product_id, *, consistent=True):
+def alert_read(owner: str, product_id: str, *, consistent: bool = True) -> Alert | None:
     with translate_errors():
         item = client().get_item(
             TableName=table_name(), Key=serialize(keys.alert_key(owner, product_id)), ConsistentRead=consistent,
@@ -121,7 +124,7 @@ def alert_read(owner, product_id, *, consistent=True):
     return Alert.from_item(deserialize(item)) if item else None
 
 
-def alert_item(alert):
+def alert_item(alert: Alert) -> dict[str, Any]:
     item = {
         **keys.alert_key(alert.owner, alert.product_id), "type": "ALERT", "owner": alert.owner,
         "productId": alert.product_id, "alertId": alert.alert_id, "email": alert.email, "status": alert.status,

@@ -1,7 +1,10 @@
 """The stock write's part of back-in-stock alerts: units that become available (a receipt, a cancelled
 order) add to the product's due item in the stock write's own transaction (alert_due_action: one small
 Update, no read, no email); the job (claiming) reads the due items later."""
+from __future__ import annotations
+
 import logging
+from typing import TYPE_CHECKING, Any
 
 from .. import keys
 from ..dynamo.backoff import backoff_pause, conflict_pause, contended_attempts
@@ -10,10 +13,14 @@ from ..errors import CatalogUnavailable
 from ..validate import utc_now
 from .entities import stamp
 
+if TYPE_CHECKING:
+    from catalog.gateway.dynamo.transact import Refusal
+
+
 log = logging.getLogger(__name__)
 
 
-def marks_due(delta, *, waiting, level_before):
+def marks_due(delta: int, *, waiting: Any, level_before: int) -> bool:
     """Whether a staff stock write (or an import) of `delta` units marks the product's alerts due: when
     units come in and alerts wait (`waiting`, the product's count as read), or may (the product was sold
     out, `level_before` <= 0: nearly every product alerts wait for is). Otherwise the write is made on
@@ -21,7 +28,7 @@ def marks_due(delta, *, waiting, level_before):
     return delta > 0 and (waiting > 0 or level_before <= 0)
 
 
-def alert_due_action(product_id, units):
+def alert_due_action(product_id: str, units: int) -> dict[str, Any]:
     """The Update action a stock write that makes `units` available adds to its own transaction:
     the product's due item gains the units (no condition: it never fails the stock write). Costs
     one small write; no read, no email."""
@@ -32,7 +39,7 @@ def alert_due_action(product_id, units):
     )
 
 
-def transact_write_marking_due(actions, due, *, request_token, due_token):
+def transact_write_marking_due(actions: Any, due: Any, *, request_token: str, due_token: str) -> Refusal | None:
     """transact_write(actions) of a stock write that makes units available, with their due marks `due`
     (alert_due_action each) after its actions: in the same transaction while it has room (DynamoDB's 100
     actions), else in their own right after it succeeded (`due_token`: the same write again is the same
@@ -47,7 +54,7 @@ def transact_write_marking_due(actions, due, *, request_token, due_token):
     return refusal
 
 
-def _marks_after(due, due_token):
+def _marks_after(due: Any, due_token: str) -> None:
     try:
         for attempt in contended_attempts():
             refused = transact_write(due, request_token=due_token)

@@ -1,5 +1,7 @@
 """The job's part of back-in-stock alerts, second step: each claimed alert's email (or a guest's
 confirmation) is sent under a lease: sent, and only then marked sent."""
+from __future__ import annotations
+
 import time
 
 from botocore.exceptions import ClientError
@@ -16,7 +18,7 @@ from .entities import FAILED, PENDING, Q_PK, Q_SK, SENT, SENT_DAYS, TTL, Alert, 
 LEASE_SECONDS = 300
 
 
-def alerts_outbox(*, shard, limit=100):
+def alerts_outbox(*, shard: int, limit: int = 100) -> list[Alert]:
     """Alerts of one outbox shard whose email is due (confirmations and claimed alerts), oldest
     asked first: one Query of AlertQueue."""
     with translate_errors():
@@ -27,7 +29,7 @@ def alerts_outbox(*, shard, limit=100):
     return [Alert.from_item(deserialize(i)) for i in response["Items"]]
 
 
-def alert_lease(alert, *, now=None, seconds=LEASE_SECONDS):
+def alert_lease(alert: Alert, *, now: float | None = None, seconds: float = LEASE_SECONDS) -> Alert | None:
     """Take the lease on an alert's email: one conditional UpdateItem (still in the outbox in the
     same state, and nobody's lease running). Returns the Alert with its lease ID, or None when
     another job holds it or it is no longer due."""
@@ -54,7 +56,7 @@ def alert_lease(alert, *, now=None, seconds=LEASE_SECONDS):
     return Alert.from_item(deserialize(response["Attributes"]))
 
 
-def alert_mark_sent(alert):
+def alert_mark_sent(alert: Alert) -> bool:
     """The email of a leased alert went out: a claimed alert is `sent` (listed SENT_DAYS, then
     gone); a pending one's confirmation is recorded (it waits for the link). Out of the outbox,
     conditional on the lease still being this job's. False if it was not (someone cancelled)."""
@@ -80,7 +82,7 @@ def alert_mark_sent(alert):
     return True
 
 
-def alert_give_up(alert):
+def alert_give_up(alert: Alert) -> bool:
     """A leased alert's email failed for the last time: the alert is `failed`, out of the outbox, listed
     SENT_DAYS (then gone), conditional on the lease still being this job's. False if it was not."""
     try:

@@ -6,7 +6,10 @@ import stopped by a crash between transactions cannot, but a hand edit of the ta
 recounts: one paged Query of each brand's GSI1 partition (keys and categoryId only; no Scan),
 compared with what the items say, and the difference added where it is wrong.
 """
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import Any
 
 from .. import keys
 from ..dynamo.boundary import translate_errors
@@ -24,7 +27,7 @@ class Drift:
     actual: int
 
 
-def _brand_products_by_category(brand_id, on_request):
+def _brand_products_by_category(brand_id: str, on_request: Any) -> dict[Any, int]:
     counts = {}
     params = KeyRange(index=keys.GSI1, partition=keys.brand_gsi_pk(brand_id)).params()
     params["ProjectionExpression"] = "categoryId"
@@ -39,13 +42,13 @@ def _brand_products_by_category(brand_id, on_request):
         params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
 
-def counts_recount(*, repair=True):
+def counts_recount(*, repair: bool = True) -> tuple[list[Any], int]:
     """Recount every brand's and category's products. Returns (drifts, requests); with `repair`
     each wrong count is moved by the difference (ADD-like, so a sale or import meanwhile is kept;
     run it while no import is running, as one would move a count twice)."""
     requests = [0]
 
-    def one():
+    def one() -> None:
         requests[0] += 1
 
     brands = query_all(KeyRange(partition=keys.BRANDS_PK))
@@ -80,7 +83,7 @@ def counts_recount(*, repair=True):
     return drifts, requests[0]
 
 
-def _repair(key, attribute, missing, actual, wrong):
+def _repair(key: dict[str, Any], attribute: Any, missing: Any, actual: Any, wrong: Any) -> None:
     if missing:
         expression, names, values = "SET #m = :actual", {"#m": attribute}, {":actual": actual}
     else:

@@ -1,8 +1,11 @@
 """Typed results of the catalog: brands, categories and products (nothing outside the gateway sees a raw
 DynamoDB item), and the value readers the other entities share."""
+from __future__ import annotations
+
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from catalog import availability
 
@@ -13,19 +16,19 @@ CENT = Decimal("0.01")
 
 
 
-def price_value(value):
+def price_value(value: Any) -> Any:
     if not isinstance(value, Decimal):  # DynamoDB's numbers are Decimal already: no detour through str
         value = Decimal(str(value if value is not None else 0))
     return value.quantize(CENT)
 
 
 
-def int_value(value, default=0):
+def int_value(value: Any, default: int | None = 0) -> Any:
     return int(value) if value is not None else default
 
 
 
-def plain_value(value):
+def plain_value(value: Any) -> Any:
     """DynamoDB numbers arrive as Decimal; give attributes back as int or float."""
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
@@ -33,7 +36,7 @@ def plain_value(value):
 
 
 
-def counts_value(value):
+def counts_value(value: Any) -> dict[str, Any]:
     """A count map as DynamoDB keeps it -> {id: n} of the non-zero counts."""
     return {k: int(v) for k, v in (value or {}).items() if int(v) > 0}
 
@@ -49,15 +52,15 @@ class Brand:
     category_counts: Mapping[str, int] = field(default_factory=dict, hash=False, compare=False)
 
     @classmethod
-    def from_item(cls, item):
+    def from_item(cls, item: dict[str, Any]) -> Brand:
         return cls(brand_id=item["brandId"], name=item["name"],
                    category_counts=counts_value(item.get("categoryCounts")))
 
     @property
-    def product_count(self):
+    def product_count(self) -> int:
         return sum(self.category_counts.values())
 
-    def to_item(self):
+    def to_item(self) -> dict[str, Any]:
         return {**keys.brand_key(self.brand_id), "type": "BRAND", "brandId": self.brand_id, "name": self.name}
 
 
@@ -71,16 +74,16 @@ class Category:
     brand_counts: Mapping[str, int] = field(default_factory=dict, hash=False, compare=False)
 
     @classmethod
-    def from_item(cls, item):
+    def from_item(cls, item: dict[str, Any]) -> Category:
         return cls(
             category_id=item["categoryId"], name=item["name"], brand_counts=counts_value(item.get("brandCounts"))
         )
 
     @property
-    def product_count(self):
+    def product_count(self) -> int:
         return sum(self.brand_counts.values())
 
-    def to_item(self):
+    def to_item(self) -> dict[str, Any]:
         return {
             **keys.category_key(self.category_id),
             "type": "CATEGORY",
@@ -121,7 +124,7 @@ class Product:
     alerts_waiting: int = field(default=0, compare=False)
 
     @classmethod
-    def from_item(cls, item):
+    def from_item(cls, item: dict[str, Any]) -> Product:
         return cls(
             alerts_waiting=max(0, int_value(item.get(keys.ALERTS_WAITING), 0)),
             band=int_value(item["stockBand"]) if item.get("stockBand") is not None else None,
@@ -141,10 +144,10 @@ class Product:
         )
 
     @property
-    def normalised_name(self):
+    def normalised_name(self) -> str:
         return text.normalise_name(self.name)
 
-    def to_item(self):
+    def to_item(self) -> dict[str, Any]:
         item = {
             **keys.product_key(self.product_id),
             **keys.product_index_keys(
@@ -172,7 +175,7 @@ class Product:
             item["image"] = self.image
         return item
 
-    def term_items(self):
+    def term_items(self) -> list[Any]:
         """The search index items of this product: one per term of its name (text.terms), with
         what a search result shows (no stock level)."""
         normalised = self.normalised_name
@@ -193,7 +196,7 @@ class Product:
         ]
 
     @property
-    def stock_band(self):
+    def stock_band(self) -> Any | None:
         """What a list shows of the stock (availability.stock_band): from the exact level when it was
         read (a product page, a search's levels), else from the stored
         band (the v2 list indexes); None when neither was read."""
@@ -202,20 +205,22 @@ class Product:
         return availability.band_as_read(self.band) if self.band is not None else None
 
     @property
-    def in_stock(self):
+    def in_stock(self) -> Any:
         return availability.can_buy(self.stock_level)
 
     @property
-    def effective_reorder_point(self):
+    def effective_reorder_point(self) -> Any:
         return availability.reorder_point(self.reorder_point)
 
     @property
-    def needs_reorder(self):
+    def needs_reorder(self) -> Any:
         return availability.at_or_below_reorder_point(self.stock_level, self.reorder_point)
 
 
 
-def reorder_index_keys(product_id, level, reorder_point):
+def reorder_index_keys(
+    product_id: str, level: int | None, reorder_point: int | None
+) -> dict[str, Any] | dict[str, Any]:
     """The Reorder index keys when a product at `level` is at or below its reorder point, else {}."""
     if not availability.at_or_below_reorder_point(level, reorder_point):
         return {}

@@ -1,11 +1,15 @@
 """The catalog import's file: loading it and checking all of it (every problem at once) before anything
 is written (importer.py writes it)."""
+from __future__ import annotations
+
 import json
 import math
 import re
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -29,7 +33,7 @@ MAX_PRICE = Decimal("999999999.99")  # 9 digits before the point (keys.PRICE_KEY
 class ImportInvalid(Exception):
     """The file has problems; nothing was written. `problems` lists them with their paths."""
 
-    def __init__(self, problems):
+    def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__(f"{len(problems)} problem(s) in the catalog file")
 
@@ -44,11 +48,11 @@ class ImportResult:
     terms_written: int = 0
     requests: dict = field(default_factory=dict)
 
-    def count(self, operation, n=1):
+    def count(self, operation: str, n: int = 1) -> None:
         self.requests[operation] = self.requests.get(operation, 0) + n
 
 
-def load(path):
+def load(path: str) -> Any:
     """Read a catalog file; numbers are read exactly (Decimal), never as floats."""
     try:
         with open(path, encoding="utf-8") as f:
@@ -65,7 +69,7 @@ CONTROL = "has a control character (a line break, tab or invisible character): u
     "spaces and punctuation"
 
 
-def _name(value, path, problems, named=""):
+def _name(value: Any, path: str, problems: list[str], named: str = "") -> str | None:
     """A one-line name (`named`: whose, for the message: 'product "p1"')."""
     if not isinstance(value, str) or not 1 <= len(value.strip()) <= MAX_NAME:
         problems.append(f"{path}: must be text of 1 to {MAX_NAME} characters")
@@ -76,14 +80,14 @@ def _name(value, path, problems, named=""):
     return value.strip()
 
 
-def _id(value, path, problems):
+def _id(value: Any, path: str, problems: list[str]) -> Any | None:
     if not valid_id(value):
         problems.append(f"{path}: {value!r} is not a valid ID ({ID_RULE})")
         return None
     return value
 
 
-def _price(value, path, problems):
+def _price(value: Any, path: str, problems: list[str]) -> Decimal | None:
     text = str(value) if isinstance(value, (str, int, Decimal)) and not isinstance(value, bool) else None
     try:
         if text is None or text != text.strip():
@@ -98,7 +102,7 @@ MAX_IMAGE = 500
 IMAGE_PATH = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_./-]*\.(png|jpe?g|webp|gif|svg|avif)")
 
 
-def _image(value, path, problems):
+def _image(value: Any, path: str, problems: list[str]) -> str | None:
     """An optional picture: an https URL on one of PRODUCT_IMAGE_HOSTS, or the path of a file under
     static/ ("img/x.svg")."""
     if value is None or value == "":
@@ -134,14 +138,14 @@ def _image(value, path, problems):
     return value
 
 
-def _stock(value, path, problems):
+def _stock(value: Any, path: str, problems: list[str]) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         problems.append(f"{path}: {value!r} is not a stock level (a whole number >= 0)")
         return None
     return value
 
 
-def _reorder_point(value, path, problems):
+def _reorder_point(value: Any, path: str, problems: list[str]) -> int | None:
     """`reorderPoint` is optional (None: the stored one, or LOW_STOCK_THRESHOLD)."""
     if value is None:
         return None
@@ -151,7 +155,7 @@ def _reorder_point(value, path, problems):
     return value
 
 
-def _stock_buckets(value, path, problems):
+def _stock_buckets(value: Any, path: str, problems: list[str]) -> int | None:
     """`stockBuckets` is optional (None: the stored K, or 1 for a new product): how many stock buckets
     a hot product's stock is spread over (buckets.py)."""
     if value is None:
@@ -163,7 +167,7 @@ def _stock_buckets(value, path, problems):
     return value
 
 
-def _attributes(value, path, problems):
+def _attributes(value: Any, path: str, problems: list[str]) -> dict[str, Any] | dict[Any, str | int | Decimal] | None:
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -187,7 +191,7 @@ def _attributes(value, path, problems):
     return clean
 
 
-def _list(data, name, problems):
+def _list(data: Any, name: str, problems: list[str]) -> list[Any]:
     value = data.get(name, [])
     if not isinstance(value, list):
         problems.append(f"{name}: must be a list")
@@ -195,7 +199,7 @@ def _list(data, name, problems):
     return value
 
 
-def _entities(data, name, id_key, build, problems):
+def _entities(data: Any, name: str, id_key: str, build: Any, problems: list[str]) -> tuple[list[Any], set[Any]]:
     """The valid entities of one list of the file (`build(raw, path, id, problems)` each) and
     every ID it names; what is wrong is added to `problems` with its path."""
     found, seen = [], set()
@@ -214,25 +218,27 @@ def _entities(data, name, id_key, build, problems):
     return found, seen
 
 
-def _brand(raw, path, brand_id, problems):
+def _brand(raw: Any, path: str, brand_id: str, problems: list[str]) -> Brand | None:
     name = _name(raw.get("name"), f"{path}.name", problems, named=f'brand "{brand_id}"')
     return Brand(brand_id=brand_id, name=name) if name else None
 
 
-def _category(raw, path, category_id, problems):
+def _category(raw: Any, path: str, category_id: str, problems: list[str]) -> Category | None:
     name = _name(raw.get("name"), f"{path}.name", problems, named=f'category "{category_id}"')
     return Category(category_id=category_id, name=name) if name else None
 
 
-def _reference(raw, key, path, known, what, problems):
+def _reference(raw: Any, key: str, path: str, known: Any, what: str, problems: list[str]) -> Any:
     value = _id(raw.get(key), f"{path}.{key}", problems)
     if value is not None and value not in known:
         problems.append(f'{path}.{key}: unknown {what} "{value}"')
     return value
 
 
-def _product_builder(brand_ids, category_ids):
-    def product(raw, path, product_id, problems):
+def _product_builder(
+    brand_ids: Iterable[str], category_ids: Iterable[str]
+) -> Callable[[Any, str, str, list[str]], Product | None]:
+    def product(raw: Any, path: str, product_id: str, problems: list[str]) -> Product | None:
         before = len(problems)
         name = _name(raw.get("name"), f"{path}.name", problems, named=f'product "{product_id}"')
         brand_id = _reference(raw, "brandId", path, brand_ids, "brand", problems)
@@ -257,7 +263,9 @@ def _product_builder(brand_ids, category_ids):
     return product
 
 
-def validate(data, *, known_brand_ids=frozenset(), known_category_ids=frozenset()):
+def validate(
+    data: Any, *, known_brand_ids: Set[str] = frozenset(), known_category_ids: Set[str] = frozenset()
+) -> tuple[Any, Any, Any]:
     """Check the whole file; return (brands, categories, products) or raise ImportInvalid
     listing every problem. `known_*` are the IDs already in the table."""
     problems = []
@@ -275,7 +283,7 @@ def validate(data, *, known_brand_ids=frozenset(), known_category_ids=frozenset(
     return brands, categories, products
 
 
-def referenced_ids(data, entity, id_key):
+def referenced_ids(data: Any, entity: Any, id_key: str) -> set[Any] | set[Any | None]:
     """IDs that products reference but the file does not define (these must be in the table)."""
     if not isinstance(data, dict) or not isinstance(data.get("products"), list):
         return set()

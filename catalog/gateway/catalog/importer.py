@@ -6,8 +6,12 @@ unless `reset_stock` says otherwise. Where an import sets a level (a new product
 one) it writes an `opening` stock change in the same transaction, so the level is the sum of the
 product's changes from the start (reconcile_stock checks exactly that).
 """
+from __future__ import annotations
+
 import dataclasses
+from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from .. import keys
 from ..alerts.marks import alert_due_action, marks_due, transact_write_marking_due
@@ -26,6 +30,10 @@ from . import text
 from .entities import Product
 from .import_file import DEMO_CATALOG, ImportInvalid, ImportResult, load, referenced_ids, validate
 from .products import brands_all, categories_all
+
+if TYPE_CHECKING:
+    from catalog.gateway.stock.entities import StockAdjustment
+
 
 # The catalog import: its file (import_file) and its writing, as the commands, staff and tests use it.
 __all__ = ["DEMO_CATALOG", "ImportInvalid", "ImportResult", "add_term_counts", "import_catalog", "load", "validate",
@@ -54,7 +62,7 @@ PRODUCT_STATE = ("productId, brandId, categoryId, #n, price, image, stockLevel, 
                  f"stockSpread, {keys.ALERTS_WAITING}")
 
 
-def _read_products(product_ids, result):
+def _read_products(product_ids: Iterable[str], result: Any) -> dict[str, Any]:
     """The products already in the table, as they are now ({id: Product-like item})."""
     items = batch_get(
         [keys.product_key(pid) for pid in product_ids], projection=PRODUCT_STATE, names={"#n": "name"},
@@ -63,10 +71,10 @@ def _read_products(product_ids, result):
     return {i["productId"]: i for i in items}
 
 
-def _put_names(brands, categories, also_brand_ids, also_category_ids, result):
+def _put_names(brands: Any, categories: Any, also_brand_ids: Any, also_category_ids: Any, result: Any) -> None:
     """Brand and category items: their names set, their count maps kept (created empty if new).
     Brands and categories only referenced get an empty map if they have none (UpdateItem each)."""
-    def send(key, expression, names, values, condition=None):
+    def send(key: dict[str, Any], expression: str, names: Any, values: Any, condition: str | None = None) -> None:
         params = dict(
             TableName=table_name(), Key=serialize(key), UpdateExpression=expression,
             ExpressionAttributeNames=names, ExpressionAttributeValues=serialize(values),
@@ -95,11 +103,11 @@ def _put_names(brands, categories, also_brand_ids, also_category_ids, result):
              condition="attribute_exists(PK)")
 
 
-def _stored_level(old):
+def _stored_level(old: Any) -> int:
     return int(old["stockLevel"]) if old.get("stockLevel") is not None else 0
 
 
-def _product_action(product, old, reset_stock):
+def _product_action(product: Product, old: Any, reset_stock: bool) -> dict[str, Any]:
     """The conditional Put or Update of one product: it must still be as it was read (place, name,
     level, and unless the stock is reset its reorder point). A product without a reorder point
     in the file keeps the one stored; an update keeps the stock level, and the Reorder index keys
@@ -161,7 +169,7 @@ def _product_action(product, old, reset_stock):
     )
 
 
-def _opening(product, old, reset_stock):
+def _opening(product: Product, old: Any, reset_stock: bool) -> StockAdjustment | None:
     """The opening stock change written with a product whose level the import sets (a new product's
     level; with `reset_stock`, the difference to the level stored), or None when no level moves."""
     if old is None:
@@ -177,7 +185,7 @@ def _opening(product, old, reset_stock):
     )
 
 
-def _count_actions(deltas):
+def _count_actions(deltas: Any) -> list[Any]:
     """One Update a brand or category whose counts move: {(key items, map name): {id: delta}}."""
     actions = []
     for (key_items, counts), by_id in sorted(deltas.items()):
@@ -194,7 +202,7 @@ def _count_actions(deltas):
     return actions
 
 
-def _membership_deltas(pairs):
+def _membership_deltas(pairs: Any) -> dict[str, Any]:
     """{(key items, map): {id: delta}} for products leaving (-1) and joining (+1) brand/category pairs."""
     deltas = {}
     for (brand_id, category_id), delta in pairs:
@@ -207,7 +215,7 @@ def _membership_deltas(pairs):
     return deltas
 
 
-def _moves(product, old):
+def _moves(product: Product, old: Any) -> list[Any]:
     """The count changes a product's write makes: [((brand, category), +1 or -1), ...]."""
     new = (product.brand_id, product.category_id)
     if old is None:
@@ -216,7 +224,7 @@ def _moves(product, old):
     return [] if before == new else [(before, -1), (new, 1)]
 
 
-def _groups(products, existing):
+def _groups(products: Sequence[Product], existing: Any) -> Iterator[list[Product]]:
     """Products in transactions: at most TRANSACTION_ACTIONS actions (two a product: its write and
     room for its opening stock change, which a re-read may bring; one a brand or category whose
     counts move) and TRANSACTION_BYTES. Sorted by brand and category, so a group touches few
@@ -237,7 +245,7 @@ def _groups(products, existing):
         yield group
 
 
-def _write_group(group, existing, reset_stock, result):
+def _write_group(group: Any, existing: Any, reset_stock: bool, result: Any) -> None:
     """One transaction for a group of products and their counts; products another writer changed
     meanwhile are read again and the transaction rebuilt. Updates `existing` with what was read."""
     for attempt in range(GROUP_ATTEMPTS):
@@ -272,7 +280,7 @@ def _write_group(group, existing, reset_stock, result):
     raise CatalogUnavailable("Other writes kept changing the products being imported; the import stopped part way")
 
 
-def _shown(product_or_item):
+def _shown(product_or_item: Any) -> tuple[str, str, str, Decimal, str] | tuple[Any, Any, Any, Decimal, Any]:
     """What a product's term items show and are keyed by."""
     if isinstance(product_or_item, Product):
         p = product_or_item
@@ -282,7 +290,7 @@ def _shown(product_or_item):
     return (i.get("name", ""), i.get("brandId"), i.get("categoryId"), price, i.get("image", ""))
 
 
-def _term_changes(products, before):
+def _term_changes(products: Sequence[Product], before: Any) -> tuple[list[Any], list[Any], dict[str, Any]]:
     """(items to put, keys to delete, {term: count delta}) for the products whose name, price,
     image, brand or category changed (`before`: what each product was, None if new)."""
     puts, deletes, deltas = [], [], {}
@@ -305,11 +313,11 @@ def _term_changes(products, before):
     return puts, deletes, {t: d for t, d in deltas.items() if d}
 
 
-def add_term_counts(deltas, *, on_request=None, progress=None):
+def add_term_counts(deltas: Any, *, on_request: Any = None, progress: Any = None) -> None:
     """Move each term's two count items by its delta: one UpdateItem ADD each (atomic, so
     concurrent writers add up; no transaction, as a count item is independent of the others),
     several at once (client.in_parallel)."""
-    def send(job):
+    def send(job: Any) -> None:
         key, delta = job
         with translate_errors():
             client().update_item(
@@ -321,7 +329,7 @@ def add_term_counts(deltas, *, on_request=None, progress=None):
                 ),
             )
 
-    def done(job):
+    def done(job: Any) -> None:
         if on_request:
             on_request("UpdateItem")
         if progress:
@@ -331,7 +339,10 @@ def add_term_counts(deltas, *, on_request=None, progress=None):
     in_parallel(jobs, send, done=done)
 
 
-def write(brands, categories, products, *, reset_stock=False, progress=None, stage=None):
+def write(
+    brands: Any, categories: Any, products: Sequence[Product], *, reset_stock: bool = False, progress: Any = None,
+    stage: Any = None
+) -> ImportResult:
     """Write validated entities. Returns an ImportResult with counts and requests used.
     `stage(name, total)` is told as each stage begins ("products", "search terms", "term counts")
     and how many units it has; `progress(n)` then counts that stage's units as they are written."""
@@ -362,7 +373,7 @@ def write(brands, categories, products, *, reset_stock=False, progress=None, sta
     return result
 
 
-def import_catalog(data, *, reset_stock=False, progress=None, stage=None):
+def import_catalog(data: Any, *, reset_stock: bool = False, progress: Any = None, stage: Any = None) -> ImportResult:
     """Validate `data` (a parsed catalog file) against itself and the table, then write it."""
     known_brands = known_categories = frozenset()
     if referenced_ids(data, "brands", "brandId"):

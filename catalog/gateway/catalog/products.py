@@ -2,7 +2,11 @@
 
 Each access pattern (key condition, index, sort orders): docs/table.md.
 """
+from __future__ import annotations
+
 import dataclasses
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from .. import keys
 from ..dynamo.batches import BATCH_GET_SIZE, batch_get
@@ -20,25 +24,25 @@ from .entities import Brand, Category, Product
 SORTS = (None, "name", "price", "-price")
 
 
-def check_sort(sort):
+def check_sort(sort: str | None) -> str | None:
     if sort not in SORTS:
         raise InvalidInput('Sort must be "name", "price" or "-price" (or nothing).')
     return sort
 
 
-def _sorted_range(scope, partition, sort):
+def _sorted_range(scope: Any, partition: Any, sort: str | None) -> KeyRange:
     """The KeyRange of a sort index for `sort` over one brand, category or pair partition."""
     index = keys.BY_NAME[scope] if sort == "name" else keys.BY_PRICE[scope]
     return KeyRange(index=index, partition=partition, forward=sort != "-price")
 
 
-def brands_all():
+def brands_all() -> list[Brand]:
     """Pattern 1: every brand, by name."""
     items = query_all(KeyRange(partition=keys.BRANDS_PK))
     return sorted((Brand.from_item(i) for i in items), key=lambda b: (b.name.casefold(), b.brand_id))
 
 
-def categories_all():
+def categories_all() -> list[Category]:
     """Pattern 2: every category, by name."""
     items = query_all(KeyRange(partition=keys.CATEGORIES_PK))
     return sorted((Category.from_item(i) for i in items), key=lambda c: (c.name.casefold(), c.category_id))
@@ -46,7 +50,7 @@ def categories_all():
 
 # --- one product (pattern 3) ------------------------------------------------------------
 
-def product_get(*, product_id, consistent=False):
+def product_get(*, product_id: str, consistent: bool = False) -> Product:
     """Pattern 3: the product with all its attributes. `consistent` reads the latest write."""
     check_id("Product", product_id)
     with translate_errors():
@@ -58,7 +62,7 @@ def product_get(*, product_id, consistent=False):
     return with_buckets([Product.from_item(deserialize(response["Item"]))], consistent=consistent)[0]
 
 
-def bucket_levels(products, *, consistent=False):
+def bucket_levels(products: Iterable[Product | tuple[str, int]], *, consistent: bool = False) -> dict[str, Any]:
     """{product_id: (level of bucket 0, 1, ...)} of the products (Product or (product_id, K) pairs)
     whose stock is spread over buckets: one BatchGetItem (100 keys a request) for all of them."""
     wanted = [(p.product_id, p.stock_buckets) if isinstance(p, Product) else p for p in products]
@@ -71,7 +75,9 @@ def bucket_levels(products, *, consistent=False):
     }
 
 
-def with_buckets(products, *, consistent=False, levels_of=None):
+def with_buckets(
+    products: Sequence[Product], *, consistent: bool = False, levels_of: Any = None
+) -> Sequence[Product] | list[Any]:
     """`products` (a list) with the levels of the buckets of those whose stock is spread (one more
     request, bucket_levels, only if there are any): `stock_level` is then the total, the product
     item's own units plus its buckets'. A gathered product's item holds the total itself.
@@ -84,12 +90,12 @@ def with_buckets(products, *, consistent=False, levels_of=None):
     return [levels_read(p, levels[p.product_id]) if p.product_id in levels else p for p in products]
 
 
-def levels_read(product, levels):
+def levels_read(product: Product, levels: Any) -> Product:
     """`product` with its buckets' levels `levels` (a tuple): the total is its item's own plus theirs."""
     return dataclasses.replace(product, bucket_levels=levels, stock_level=(product.reserve or 0) + sum(levels))
 
 
-def products_stock_levels(*, product_ids):
+def products_stock_levels(*, product_ids: Iterable[str]) -> dict[str, Any]:
     """{product_id: stock level} of up to 100 products: one BatchGetItem reading only the level
     (search term items do not carry it: a sale would have to write every term of the name)."""
     ids = list(dict.fromkeys(check_id("Product", pid) for pid in product_ids))
@@ -105,7 +111,7 @@ def products_stock_levels(*, product_ids):
     return {pid: level + sum(spread.get(pid, ())) for pid, level in levels.items()}
 
 
-def with_stock_levels(page):
+def with_stock_levels(page: Page[Product]) -> Page[Product]:
     """`page` (of Products) with each product's exact stock level: one BatchGetItem of the levels
     (products_stock_levels). For the lists that show the level, not the band the list indexes and
     search terms carry: the staff stock table; a search (its terms carry no stock at all)."""
@@ -115,7 +121,7 @@ def with_stock_levels(page):
     )
 
 
-def products_get_many(*, product_ids, consistent=False, levels_of=None):
+def products_get_many(*, product_ids: Iterable[str], consistent: bool = False, levels_of: Any = None) -> dict[str, Any]:
     """Several products by id in one BatchGetItem (at most 100): {product_id: Product}.
     Unknown ids are simply absent. `levels_of`: as with_buckets."""
     ids = list(dict.fromkeys(check_id("Product", pid) for pid in product_ids))
@@ -128,7 +134,10 @@ def products_get_many(*, product_ids, consistent=False, levels_of=None):
 
 # --- product lists (patterns 6 to 9) ----------------------------------------------------
 
-def products_by_brand(*, brand_id, category_id=None, sort=None, after=None, limit=None):
+def products_by_brand(
+    *, brand_id: str, category_id: str | None = None, sort: str | None = None, after: str | None = None,
+    limit: int | None = None
+) -> Page[Any]:
     """Patterns 6 and 7: a brand's products, optionally in one category (GSI1), in the seed's
     order or `sort`ed (one Query on a sort index either way)."""
     check_id("Brand", brand_id)
@@ -149,7 +158,10 @@ def products_by_brand(*, brand_id, category_id=None, sort=None, after=None, limi
     return query_page(key_range, size=page_size(limit), after=after, build=Product.from_item)
 
 
-def products_by_category(*, category_id, brand_id=None, sort=None, after=None, limit=None):
+def products_by_category(
+    *, category_id: str, brand_id: str | None = None, sort: str | None = None, after: str | None = None,
+    limit: int | None = None
+) -> Page[Any]:
     """Patterns 8 and 9: a category's products, optionally of one brand (GSI2), in the seed's
     order or `sort`ed (the brand+category pair's sort index is the same as on the brand page)."""
     check_id("Category", category_id)
@@ -180,13 +192,15 @@ MAX_SEARCH_REQUESTS = 4
 FILTER_READ_FACTOR = 4
 
 
-def search_words(query):
+def search_words(query: str) -> tuple[Any, Any]:
     """(words, term): the query's words and the term a search Queries (None: too short to search)."""
     words = text.query_words(query or "")
     return words, text.lookup_term(words)
 
 
-def products_search(*, query, sort=None, after=None, limit=None):
+def products_search(
+    *, query: str, sort: str | None = None, after: str | None = None, limit: int | None = None
+) -> Page[Product]:
     """Products whose name has every word of `query` as a word or a word's start (accents and
     case ignored). One Query on TERM#<term> (the longest word) in name or price order; when other
     words must be checked too, the names read are checked and up to MAX_SEARCH_REQUESTS Queries

@@ -1,5 +1,9 @@
 """BatchGetItem and BatchWriteItem: many keys or items in as few requests as DynamoDB allows,
 sending again what it leaves unprocessed."""
+from __future__ import annotations
+
+from typing import Any
+
 from ..errors import CatalogUnavailable
 from .backoff import pause
 from .boundary import translate_errors
@@ -12,7 +16,9 @@ BATCH_WRITE_SIZE = 25
 UNPROCESSED_ATTEMPTS = 10
 
 
-def _until_processed(operation, request, leftover, *, on_request, gave_up):
+def _until_processed(
+    operation: str, request: dict[str, Any], leftover: Any, *, on_request: Any, gave_up: Any
+) -> list[Any]:
     """Send a batch request (`operation`: "BatchGetItem" or "BatchWriteItem") again with what
     DynamoDB left unprocessed (the response's `leftover` key), with backoff, until nothing is
     left. Returns the responses."""
@@ -31,7 +37,9 @@ def _until_processed(operation, request, leftover, *, on_request, gave_up):
     raise CatalogUnavailable(gave_up)
 
 
-def batch_get(item_keys, *, projection=None, names=None, consistent=False, on_request=None):
+def batch_get(
+    item_keys: Any, *, projection: Any = None, names: Any = None, consistent: bool = False, on_request: Any = None
+) -> list[Any]:
     """GetItem for many keys: BatchGetItem, 100 keys a request, retrying UnprocessedKeys with
     backoff. Returns the items found (deserialized), in no particular order."""
     table = table_name()
@@ -49,7 +57,7 @@ def batch_get(item_keys, *, projection=None, names=None, consistent=False, on_re
     return found
 
 
-def batch_write(*, puts=(), deletes=(), on_request=None, progress=None):
+def batch_write(*, puts: Any = (), deletes: Any = (), on_request: Any = None, progress: Any = None) -> None:
     """PutItem and DeleteItem (by key) for many items: BatchWriteItem, 25 a request and
     BATCH_WRITERS requests at once, retrying UnprocessedItems with backoff. A key may not be both
     put and deleted (the order of the writes is not kept)."""
@@ -59,7 +67,7 @@ def batch_write(*, puts=(), deletes=(), on_request=None, progress=None):
     chunks = [writes[start : start + BATCH_WRITE_SIZE] for start in range(0, len(writes), BATCH_WRITE_SIZE)]
     counted = thread_safe(on_request)
 
-    def send(chunk):
+    def send(chunk: Any) -> None:
         _until_processed(
             "BatchWriteItem", {table: chunk}, "UnprocessedItems", on_request=counted,
             gave_up="DynamoDB kept leaving items unprocessed; the write stopped part way",

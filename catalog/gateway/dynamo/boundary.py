@@ -1,7 +1,10 @@
 """The error boundary: botocore's exceptions become the project's (errors.py) here, so nothing
 outside the gateway sees one."""
+from __future__ import annotations
+
 import contextlib
 import logging
+from collections.abc import Iterator
 
 from botocore.exceptions import BotoCoreError, ClientError
 
@@ -24,12 +27,12 @@ UNAVAILABLE_CODES = {
 }
 
 
-def error_code(exc):
+def error_code(exc: BaseException | None) -> str:
     return exc.response.get("Error", {}).get("Code", "") if isinstance(exc, ClientError) else ""
 
 
 @contextlib.contextmanager
-def translate_errors():
+def translate_errors() -> Iterator[None]:
     """Turn transport failures and DynamoDB's service-side failures into CatalogUnavailable.
 
     ClientErrors that the caller understands (conditional check failures, cancelled

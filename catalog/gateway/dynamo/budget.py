@@ -17,10 +17,14 @@ Outside a request (management commands, the bench, tests that call the gateway d
 no deadline: the client's own timeouts and retries (DYNAMODB_CONNECT_TIMEOUT, DYNAMODB_READ_TIMEOUT,
 DYNAMODB_MAX_ATTEMPTS) apply alone.
 """
+from __future__ import annotations
+
 import contextlib
 import contextvars
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
 from django.conf import settings
@@ -40,20 +44,20 @@ class BudgetExceeded(CatalogUnavailable):
 class Budget:
     deadline: float
 
-    def remaining(self):
+    def remaining(self) -> float:
         return self.deadline - time.monotonic()
 
 
-_current = contextvars.ContextVar("dynamodb_budget", default=None)
+_current: contextvars.ContextVar[Budget | None] = contextvars.ContextVar("dynamodb_budget", default=None)
 
 
-def current():
+def current() -> Budget | None:
     """The budget of the request being served, or None."""
     return _current.get()
 
 
 @contextlib.contextmanager
-def request_budget(method="GET", *, seconds=None):
+def request_budget(method: str = "GET", *, seconds: float | None = None) -> Iterator[Budget | None]:
     """Every DynamoDB call inside shares one deadline: the read budget for a read-only `method`,
     the write budget for any other (or `seconds`)."""
     if seconds is None:
@@ -66,17 +70,17 @@ def request_budget(method="GET", *, seconds=None):
         _current.reset(token)
 
 
-def deadline():
+def deadline() -> float | None:
     """The monotonic time by which the request's DynamoDB work must be done, or None."""
     budget = _current.get()
     return budget.deadline if budget is not None else None
 
 
-_sends = contextvars.ContextVar("dynamodb_sends", default=None)
+_sends: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("dynamodb_sends", default=None)
 
 
 @contextlib.contextmanager
-def counting_sends():
+def counting_sends() -> Iterator[list[Any]]:
     """Counts the attempts sent (botocore's retries included) inside, in this thread: a list
     that grows by one for each attempt that went out."""
     sends = []
@@ -87,7 +91,7 @@ def counting_sends():
         _sends.reset(token)
 
 
-def attempt_timeout(read_timeout):
+def attempt_timeout(read_timeout: Any) -> Any:
     """Before an attempt is sent: BudgetExceeded without time left for it; else how long it may
     wait for its answer (`read_timeout`, capped by the time left and the read budget)."""
     budget = _current.get()
@@ -99,14 +103,14 @@ def attempt_timeout(read_timeout):
     return min(left, settings.DYNAMODB_READ_BUDGET, read_timeout or settings.DYNAMODB_READ_TIMEOUT)
 
 
-def record_send(request):
+def record_send(request: dict[str, Any]) -> None:
     """An attempt goes out (see counting_sends)."""
     sends = _sends.get()
     if sends is not None:
         sends.append(request)
 
 
-def retry_allowed(*, timed_out, pause):
+def retry_allowed(*, timed_out: Any, pause: Any) -> bool:
     """Whether another attempt may follow one that failed, after `pause` seconds: not after a
     timeout, nor when the pause would not leave time for it; always outside a request."""
     budget = _current.get()
@@ -115,7 +119,7 @@ def retry_allowed(*, timed_out, pause):
     return not timed_out and budget.remaining() >= pause + MIN_ATTEMPT_SECONDS
 
 
-def before_send(request, **kwargs):
+def before_send(request: dict[str, Any], **kwargs: Any) -> None:
     """botocore `before-send`: refuse to start an attempt without time left; cap its read timeout."""
     context = getattr(request, "context", None)
     read_timeout = attempt_timeout(context.get("read_timeout") if context is not None else None)
@@ -125,7 +129,7 @@ def before_send(request, **kwargs):
     return None
 
 
-def needs_retry(attempts, caught_exception=None, **kwargs):
+def needs_retry(attempts: int, caught_exception: Any = None, **kwargs: Any) -> bool | None:
     """botocore `needs-retry`, registered ahead of botocore's own handler: False (no retry) after
     a timeout, or when the pause botocore may take before the next attempt (standard mode: up to
     2^(attempts-1) s) would not leave time for it; None leaves the decision to botocore."""
@@ -137,7 +141,7 @@ def needs_retry(attempts, caught_exception=None, **kwargs):
     return None
 
 
-def install(client):
+def install(client: Any) -> Any:
     client.meta.events.register_first("needs-retry.dynamodb", needs_retry)
     client.meta.events.register("before-send.dynamodb", before_send)
     return client

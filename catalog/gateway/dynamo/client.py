@@ -3,9 +3,12 @@
 Every request to DynamoDB goes through `client()` (or `read`, for a GetItem or Query), inside
 boundary.translate_errors(): nothing outside the gateway sees a botocore exception.
 """
+from __future__ import annotations
+
 import logging
 import os
 import threading
+from typing import Any
 
 import boto3
 import botocore.session
@@ -32,11 +35,11 @@ CLIENT_SETTINGS = {
 }
 
 
-def table_name():
+def table_name() -> str:
     return settings.DYNAMODB_TABLE
 
 
-def client():
+def client() -> Any:
     """The process's boto3 DynamoDB client (thread-safe; built on first use)."""
     global _client
     if _client is None:
@@ -46,19 +49,19 @@ def client():
     return _client
 
 
-def reset_client():
+def reset_client() -> None:
     """Forget the client, so the next call builds it from the current settings."""
     global _client
     with _lock:
         _client = None
 
 
-def on_setting_changed(*, setting, **kwargs):
+def on_setting_changed(*, setting: Any, **kwargs: Any) -> None:
     if setting in CLIENT_SETTINGS:
         reset_client()
 
 
-def _build_client():
+def _build_client() -> Any:
     endpoint = settings.DYNAMODB_ENDPOINT_URL or None
     config = Config(
         region_name=settings.AWS_REGION,
@@ -102,6 +105,6 @@ def _build_client():
 _READ_METHODS = {"GetItem": "get_item", "Query": "query"}
 
 
-def read(operation, params):
+def read(operation: str, params: dict[str, Any]) -> Any:
     """One GetItem or Query (`operation`) with `params` as boto3 takes them."""
     return getattr(client(), _READ_METHODS[operation])(**params)

@@ -1,5 +1,9 @@
 """Items between Python values and DynamoDB's wire format (what boto3's TypeSerializer and
 TypeDeserializer do, with the common tags read directly)."""
+from __future__ import annotations
+
+from typing import Any
+
 from boto3.dynamodb.types import DYNAMODB_CONTEXT, TypeDeserializer, TypeSerializer
 
 _serializer = TypeSerializer()
@@ -7,17 +11,17 @@ _deserializer = TypeDeserializer()
 _decimal = DYNAMODB_CONTEXT.create_decimal
 
 
-def serialize(item):
+def serialize(item: dict[str, Any]) -> dict[str, Any]:
     return {k: _serializer.serialize(v) for k, v in item.items()}
 
 
-def deserialize(item):
+def deserialize(item: dict[str, Any]) -> dict[str, Any]:
     """An item from DynamoDB's wire format to Python values, exactly as boto3's TypeDeserializer
-    makes them (tests/gateway/test_wire.py), with the common tags (S, N, M, L) read directly."""
+    makes them (tests/gateway/dynamo/test_wire.py), with the common tags (S, N, M, L) read directly."""
     return {k: _value(v) for k, v in item.items()}
 
 
-def _value(value):
+def _value(value: Any) -> dict[str, Any] | list[Any]:
     if "S" in value:
         return value["S"]
     if "N" in value:

@@ -3,6 +3,10 @@
 A cursor made for one list (say brand 3's products) does not open another (brand 4's),
 and a tampered one is rejected before anything is sent to DynamoDB.
 """
+from __future__ import annotations
+
+from typing import Any
+
 from django.core import signing
 
 from ..errors import InvalidCursor
@@ -10,12 +14,12 @@ from ..errors import InvalidCursor
 SALT = "catalog.cursor"
 
 
-def encode(key, *, scope):
+def encode(key: dict[str, Any], *, scope: Any) -> str:
     plain = {name: value for name, value in key.items()}
     return signing.dumps(plain, salt=f"{SALT}:{scope}", compress=True)
 
 
-def decode(cursor, *, scope, key_names):
+def decode(cursor: Any, *, scope: Any, key_names: Any) -> dict[str, Any]:
     if not isinstance(cursor, str) or not cursor or len(cursor) > 2048:
         raise InvalidCursor()
     try:

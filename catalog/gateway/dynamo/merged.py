@@ -11,8 +11,11 @@ cursor is small whatever the number of ranges: the place of the last item taken,
 done (those are not read again). `keep(item)` drops an item from what is shown (it is still taken),
 so a page may be short; its cursor carries on.
 """
-from collections.abc import Callable
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ..errors import InvalidCursor
 from . import cursor
@@ -23,7 +26,7 @@ from .threads import SHARD_READERS, in_parallel
 HIGHEST = "~"  # above every character of an order ID or a time stamp
 
 
-def _keep_all(item):
+def _keep_all(item: dict[str, Any]) -> bool:
     return True
 
 
@@ -35,11 +38,11 @@ class Stream:
     key_range: KeyRange
     keep: Callable = _keep_all
 
-    def place(self, item):
+    def place(self, item: dict[str, Any]) -> Any:
         """The item's place in the merged order: its sort key after the range's prefix."""
         return item[self.key_range.key_attributes[1]][len(self.key_range.prefix or ""):]
 
-    def params(self, *, limit, after):
+    def params(self, *, limit: int | None, after: str | None) -> dict[str, Any]:
         """The range's Query from just after `after` (a place; None: from the start)."""
         params = self.key_range.params(limit=limit)
         if after is None:
@@ -60,11 +63,11 @@ class Stream:
         return params
 
 
-def _scope(streams):
+def _scope(streams: Any) -> str:
     return "merged:" + "|".join(s.key_range.scope for s in streams)
 
 
-def _state(streams, after):
+def _state(streams: Any, after: str | None) -> tuple[None, dict[int, bool]] | tuple[Any, dict[int, Any]]:
     """(the place of the last item taken or None, {stream number: done}) from a cursor of this list."""
     if after is None:
         return None, dict.fromkeys(range(len(streams)), False)
@@ -74,7 +77,7 @@ def _state(streams, after):
     return raw["after"], {i: flag == "1" for i, flag in enumerate(raw["done"])}
 
 
-def merged_page(streams, *, size, after=None, build):
+def merged_page(streams: Any, *, size: int, after: str | None = None, build: Any) -> Page[Any]:
     """One page of the merged list (every range in the same direction): `build(item)` for each shown
     item, and the cursor of the next page (None at the end). One Query for each range not done yet
     (sent at once, SHARD_READERS at a time)."""
@@ -83,7 +86,7 @@ def merged_page(streams, *, size, after=None, build):
     descending = not streams[0].key_range.forward
     read = {}
 
-    def send(i):
+    def send(i: int) -> None:
         response = read_query(streams[i].params(limit=size + 2, after=last))
         items = [deserialize(x) for x in response["Items"]]
         items = [x for x in items if streams[i].place(x) != last]  # BETWEEN includes the bound
@@ -92,7 +95,7 @@ def merged_page(streams, *, size, after=None, build):
 
     in_parallel(live, send, workers=SHARD_READERS)
 
-    def before(a, b):  # place a comes before place b in the list's order
+    def before(a: Any, b: Any) -> Any:  # place a comes before place b in the list's order
         return a > b if descending else a < b
 
     # The last item read of each range with more: nothing after the first of them can be shown yet.
@@ -124,7 +127,7 @@ def merged_page(streams, *, size, after=None, build):
     return Page(items=shown, next_cursor=cursor.encode({"after": last, "done": flags}, scope=_scope(streams)))
 
 
-def merged_all(streams, *, build, size=500):
+def merged_all(streams: Any, *, build: Any, size: int = 500) -> Iterator[Any]:
     """Every item of the merged list, page by page (a generator: downloads stream it)."""
     after = None
     while True:

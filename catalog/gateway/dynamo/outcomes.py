@@ -1,5 +1,8 @@
 """A write whose answer was lost: OutcomeUnknown, not a plain CatalogUnavailable."""
+from __future__ import annotations
+
 import contextlib
+from collections.abc import Iterator
 
 from botocore.exceptions import ClientError, EndpointConnectionError
 
@@ -13,7 +16,7 @@ _NOT_SENT = (EndpointConnectionError,)
 
 
 @contextlib.contextmanager
-def write_outcome():
+def write_outcome() -> Iterator[None]:
     """Around one write request (with botocore's retries): when DynamoDB's answer is lost (a read
     timeout, a closed connection, a 5xx, the budget spent after an attempt went out), the write
     may still commit: raise OutcomeUnknown, not a plain CatalogUnavailable."""

@@ -5,9 +5,11 @@ categories) is a `KeyRange` read through `query_page`, `query_items` or `query_a
 
 A list index is read under its v2 name (keys.list_index: the one projecting the stock band).
 """
-from collections.abc import Sequence
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from .. import keys
 from ..errors import InvalidCursor
@@ -25,20 +27,20 @@ class Page(Generic[T]):
     next_cursor: str | None = None
     total: int | None = None  # how many the whole list has, where the read told it (a search)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[T]:
         return iter(self.items)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.items)
 
 
 
-def index_to_read(prefix):
+def index_to_read(prefix: str) -> str:
     """The name of the index to Query for key attributes `prefix` (keys.index_key_prefix)."""
     return keys.list_index(prefix)
 
 
-def read_query(params, send=None):
+def read_query(params: dict[str, Any], send: Any = None) -> Any:
     """One Query (`send(params)`, by default client.read's) inside translate_errors."""
     send = send or (lambda p: read("Query", p))
     with translate_errors():
@@ -62,23 +64,23 @@ class KeyRange:
     filters: tuple = ()
 
     @property
-    def key_attributes(self):
+    def key_attributes(self) -> tuple[str, str]:
         """The names of the partition and sort key of the table or index read."""
         return (f"{self.index}PK", f"{self.index}SK") if self.index else ("PK", "SK")
 
     @property
-    def key_names(self):
+    def key_names(self) -> tuple[Any, ...]:
         """What a position in the range is made of (LastEvaluatedKey's attributes)."""
         return ("PK", "SK", *self.key_attributes) if self.index else ("PK", "SK")
 
     @property
-    def scope(self):
+    def scope(self) -> str:
         """What a cursor is bound to: a cursor of one range does not open another."""
         scope = f"{self.index or 'table'}:{self.partition}:{self.prefix or ''}"
         scope += "".join(f":{name}={value}" for name, value in self.filters)
         return scope if self.forward else f"{scope}:desc"  # a cursor of one direction opens not the other
 
-    def params(self, *, limit=None):
+    def params(self, *, limit: int | None = None) -> dict[str, Any]:
         pk_name, sk_name = self.key_attributes
         condition, values = f"{pk_name} = :pk", {":pk": self.partition}
         if self.prefix:
@@ -103,7 +105,7 @@ class KeyRange:
             params["Limit"] = limit
         return params
 
-    def start_key(self, after):
+    def start_key(self, after: str | None) -> dict[str, Any]:
         """The position a cursor names, checked to lie in this range (a cursor signed for the
         same scope always does; this keeps a malformed key from ever reaching DynamoDB)."""
         key = cursor.decode(after, scope=self.scope, key_names=self.key_names)
@@ -112,11 +114,13 @@ class KeyRange:
             raise InvalidCursor()
         return key
 
-    def encode(self, key):
+    def encode(self, key: dict[str, Any]) -> Any:
         return cursor.encode({name: key[name] for name in self.key_names}, scope=self.scope)
 
 
-def query_items(key_range, *, limit, after=None):
+def query_items(
+    key_range: Any, *, limit: int | None, after: str | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """One Query: up to `limit` items from the cursor `after` on. Returns (items, last_key),
     `last_key` being DynamoDB's LastEvaluatedKey (None at the end of the range)."""
     params = key_range.params(limit=limit)
@@ -127,7 +131,7 @@ def query_items(key_range, *, limit, after=None):
     return [deserialize(i) for i in response["Items"]], deserialize(last) if last else None
 
 
-def query_page(key_range, *, size, after=None, build):
+def query_page(key_range: Any, *, size: int, after: str | None = None, build: Any) -> Page[Any]:
     """One page of `size` entities (`build(item)` each): one Query that asks for one item more
     than it shows, so the next cursor is only given when there is more to show."""
     items, last = query_items(key_range, limit=size + 1, after=after)
@@ -141,7 +145,7 @@ def query_page(key_range, *, size, after=None, build):
     return Page(items=[build(i) for i in items], next_cursor=key_range.encode(next_key) if next_key else None)
 
 
-def query_all(key_range):
+def query_all(key_range: Any) -> list[Any]:
     """Every item of a range (a short one: brands, categories), following LastEvaluatedKey."""
     items, params = [], key_range.params()
     while True:

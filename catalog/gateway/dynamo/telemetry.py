@@ -14,9 +14,13 @@ Metrics (prometheus_client; added up across gunicorn's workers in its multiproce
 - `fromatoz_dynamodb_consumed_capacity_units_total{operation}`: where DynamoDB returns it (a request
   with ReturnConsumedCapacity).
 """
+from __future__ import annotations
+
 import contextlib
 import contextvars
 import time
+from collections.abc import Iterator
+from typing import Any
 
 from botocore.exceptions import ClientError
 from prometheus_client import Counter, Histogram
@@ -42,7 +46,7 @@ CAPACITY = Counter("fromatoz_dynamodb_consumed_capacity_units",
 _children = {}
 
 
-def _child(metric, *values):
+def _child(metric: Any, *values: Any) -> Any:
     key = (metric, values)
     child = _children.get(key)
     if child is None:
@@ -55,15 +59,15 @@ class Tally:
 
     __slots__ = ("requests", "seconds")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.requests, self.seconds = 0, 0.0
 
 
-_tally = contextvars.ContextVar("dynamodb_tally", default=None)
+_tally: contextvars.ContextVar[Tally | None] = contextvars.ContextVar("dynamodb_tally", default=None)
 
 
 @contextlib.contextmanager
-def tallying():
+def tallying() -> Iterator[Tally]:
     """Adds up the DynamoDB requests made inside (this thread, and threads started with a copy of
     its context): yields the Tally."""
     tally = Tally()
@@ -74,7 +78,7 @@ def tallying():
         _tally.reset(token)
 
 
-def outcome(response=None, error=None):
+def outcome(response: Any = None, error: Any = None) -> str:
     """What became of a call: from its parsed answer (`response`, an error answer included) or the
     exception that ended it."""
     if error is not None:
@@ -106,7 +110,7 @@ def outcome(response=None, error=None):
     return "server_error" if status >= 500 else "client_error"
 
 
-def finished(operation, started, *, response=None, error=None):
+def finished(operation: str, started: Any, *, response: Any = None, error: Any = None) -> None:
     """One API call ended (`started`: its time.perf_counter() at the start)."""
     seconds = time.perf_counter() - started
     if error is not None and isinstance(error, ClientError):
@@ -133,23 +137,23 @@ def finished(operation, started, *, response=None, error=None):
 _STARTED = "fromatoz_started"
 
 
-def _before_call(model, context, **kwargs):
+def _before_call(model: Any, context: Any, **kwargs: Any) -> None:
     context[_STARTED] = (model.name, time.perf_counter())
 
 
-def _after_call(parsed, model, context, **kwargs):
+def _after_call(parsed: Any, model: Any, context: Any, **kwargs: Any) -> None:
     started = context.pop(_STARTED, None)
     if started is not None:
         finished(started[0], started[1], response=parsed)
 
 
-def _after_call_error(exception, context, **kwargs):
+def _after_call_error(exception: BaseException, context: Any, **kwargs: Any) -> None:
     started = context.pop(_STARTED, None)
     if started is not None:
         finished(started[0], started[1], error=exception)
 
 
-def install(client):
+def install(client: Any) -> Any:
     """Measure every call of the boto3 `client` (from the moment it starts to its parsed answer or
     its exception, botocore's retries inside)."""
     events = client.meta.events

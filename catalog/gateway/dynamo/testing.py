@@ -1,5 +1,8 @@
 """For tests and benchmarks, not the apps: counting the DynamoDB requests made, and deleting a table."""
+from __future__ import annotations
+
 import threading
+from typing import Any, Literal
 
 from ..table.schema import table_delete
 from .client import client
@@ -14,26 +17,26 @@ class RequestCounter:
     a call are not counted again).
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.operations = []
         self._lock = threading.Lock()
 
-    def _count(self, model, **kwargs):
+    def _count(self, model: Any, **kwargs: Any) -> None:
         with self._lock:
             self.operations.append(model.name)
 
     @property
-    def total(self):
+    def total(self) -> int:
         return len(self.operations)
 
-    def __enter__(self):
+    def __enter__(self) -> RequestCounter:
         client().meta.events.register("before-call.dynamodb", self._count)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> Literal[False]:
         client().meta.events.unregister("before-call.dynamodb", self._count)
         return False
 
 
-def count_requests():
+def count_requests() -> RequestCounter:
     return RequestCounter()

@@ -1,7 +1,10 @@
 """Sending many requests at once, each in a copy of the caller's context (its time budget)."""
+from __future__ import annotations
+
 import contextvars
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 # Bulk writes (the importer) send this many BatchWriteItem requests at once, as AWS advises for loading
 # data: each waits on the network (or on DynamoDB Local's other core), not on this process.
@@ -11,7 +14,7 @@ BATCH_WRITERS = 4
 SHARD_READERS = 8
 
 
-def in_parallel(jobs, send, *, done=None, workers=BATCH_WRITERS):
+def in_parallel(jobs: Any, send: Any, *, done: Any = None, workers: Any = BATCH_WRITERS) -> None:
     """`send(job)` for every job on `workers` threads, each in a copy of the caller's context (its
     time budget); `done(job)` in the calling thread, in order, as they finish. The first failure
     stops the jobs not yet started and is raised."""
@@ -36,13 +39,13 @@ def in_parallel(jobs, send, *, done=None, workers=BATCH_WRITERS):
             raise
 
 
-def thread_safe(callback):
+def thread_safe(callback: Any) -> Any:
     """`callback`, called by one thread at a time (None stays None)."""
     if callback is None:
         return None
     lock = threading.Lock()
 
-    def call(*args):
+    def call(*args: Any) -> None:
         with lock:
             callback(*args)
 

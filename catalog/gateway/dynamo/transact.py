@@ -1,6 +1,9 @@
 """One TransactWriteItems and what its refusal means: the only place that sends a transaction
 and reads DynamoDB's cancellation reasons (stock writes and orders both use it)."""
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import Any
 
 from botocore.exceptions import ClientError
 
@@ -16,7 +19,7 @@ THROTTLED = {"ThrottlingError", "ProvisionedThroughputExceeded"}
 TRY_AGAIN = {None, "None", "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
 
 
-def put(item, *, if_absent=False, return_old=False):
+def put(item: dict[str, Any], *, if_absent: bool = False, return_old: bool = False) -> dict[str, Any]:
     """A Put action; `if_absent` makes it conditional on no item with that key."""
     action = {"TableName": table_name(), "Item": serialize(item)}
     if if_absent:
@@ -26,7 +29,10 @@ def put(item, *, if_absent=False, return_old=False):
     return {"Put": action}
 
 
-def update(key, expression, values, *, condition=None, names=None, return_old=False):
+def update(
+    key: dict[str, Any], expression: str, values: Any, *, condition: str | None = None, names: Any = None,
+    return_old: bool = False
+) -> dict[str, Any]:
     """An Update action (`values` plain Python, serialized here)."""
     action = {
         "TableName": table_name(),
@@ -43,7 +49,9 @@ def update(key, expression, values, *, condition=None, names=None, return_old=Fa
     return {"Update": action}
 
 
-def delete(key, *, condition=None, values=None, return_old=False):
+def delete(
+    key: dict[str, Any], *, condition: str | None = None, values: Any = None, return_old: bool = False
+) -> dict[str, Any]:
     """A Delete action, optionally conditional (`values` plain Python, serialized here)."""
     action = {"TableName": table_name(), "Key": serialize(key)}
     if condition:
@@ -67,20 +75,20 @@ class Refusal:
     conflict: bool = False
     replay: bool = False
 
-    def failed(self, index):
+    def failed(self, index: Any) -> Any:
         return index < len(self.codes) and self.codes[index] == CHECK_FAILED
 
     @property
-    def any_failed(self):
+    def any_failed(self) -> bool:
         return CHECK_FAILED in self.codes
 
     @property
-    def throttled(self):
+    def throttled(self) -> bool:
         """DynamoDB had no capacity for an item: worth trying again after a pause, not at once."""
         return bool(THROTTLED.intersection(self.codes))
 
 
-def check(key, *, condition, values):
+def check(key: dict[str, Any], *, condition: str, values: Any) -> dict[str, Any]:
     """A ConditionCheck action: the transaction goes through only if `condition` holds for the item."""
     return {"ConditionCheck": {
         "TableName": table_name(), "Key": serialize(key), "ConditionExpression": condition,
@@ -88,7 +96,7 @@ def check(key, *, condition, values):
     }}
 
 
-def transact_write(actions, *, request_token):
+def transact_write(actions: Any, *, request_token: str) -> Refusal | None:
     """Send the actions as one transaction. Returns None when it was applied, or a Refusal.
     `request_token` (DynamoDB's ClientRequestToken) makes a retried identical request apply once.
     Anything else DynamoDB says becomes the project's exceptions (translate_errors); a lost answer

@@ -12,16 +12,19 @@ botocore emits `before-parse.dynamodb.<operation>` with the answer (`response_di
 botocore's unmodified parser an empty body, so it still adds the answer's metadata. Everything else
 (errors, other operations, any body with a binary tag) is parsed by botocore as before, and
 everything around the parse (signing, retries, the CRC32 check on the HTTP answer, timeouts, error
-mapping) is botocore's. tests/gateway/test_wire.py checks the result is what botocore alone gives.
+mapping) is botocore's. tests/gateway/dynamo/test_wire.py checks the result is what botocore alone gives.
 """
+from __future__ import annotations
+
 import json
+from typing import Any
 
 # The operations whose successful answers are plain JSON unless an attribute is binary.
 PLAIN_READS = ("GetItem", "Query", "BatchGetItem")
 BINARY_TAGS = (b'"B":', b'"BS":')
 
 
-def before_parse(response_dict, customized_response_dict, **kwargs):
+def before_parse(response_dict: Any, customized_response_dict: Any, **kwargs: Any) -> None:
     body = response_dict["body"]
     if response_dict["status_code"] != 200 or not body or any(tag in body for tag in BINARY_TAGS):
         return
@@ -29,7 +32,7 @@ def before_parse(response_dict, customized_response_dict, **kwargs):
     response_dict["body"] = b"{}"
 
 
-def install(client):
+def install(client: Any) -> Any:
     for operation in PLAIN_READS:
         client.meta.events.register(f"before-parse.dynamodb.{operation}", before_parse)
     return client

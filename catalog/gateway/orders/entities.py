@@ -1,8 +1,11 @@
 """Typed results of orders: what a buyer asks for (PurchaseLine), orders and their lines."""
+from __future__ import annotations
+
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from .. import keys
 from ..catalog.entities import int_value, price_value
@@ -30,11 +33,11 @@ class OrderLine:
     quantity: int
 
     @property
-    def total(self):
+    def total(self) -> Decimal:
         return self.unit_price * self.quantity
 
     @classmethod
-    def from_item(cls, item):
+    def from_item(cls, item: dict[str, Any]) -> OrderLine:
         return cls(
             product_id=item["productId"],
             name=item.get("productName", ""),
@@ -42,7 +45,7 @@ class OrderLine:
             quantity=int_value(item.get("quantity")),
         )
 
-    def to_item(self, *, customer_id, order_id):
+    def to_item(self, *, customer_id: str, order_id: str) -> dict[str, Any]:
         return {
             **keys.order_line_key(customer_id, order_id, self.product_id),
             "type": "ORDER_LINE",
@@ -74,22 +77,22 @@ class Order:
     customer_email: str = ""
 
     @property
-    def reference(self):
+    def reference(self) -> str:
         """What people call the order: its number, or the internal ID of an order from before numbers."""
         return self.number or self.order_id
 
     @property
-    def is_open(self):
+    def is_open(self) -> bool:
         return self.status == PLACED
 
     @property
-    def item_count(self):
+    def item_count(self) -> int:
         if not self.lines and self.stored_item_count is not None:
             return self.stored_item_count
         return sum(line.quantity for line in self.lines)
 
     @classmethod
-    def from_items(cls, order_item, line_items):
+    def from_items(cls, order_item: dict[str, Any], line_items: Any) -> Order:
         return cls(
             order_id=order_item["orderId"],
             customer_id=order_item["customerId"],
@@ -106,11 +109,11 @@ class Order:
         )
 
     @classmethod
-    def from_item(cls, order_item):
+    def from_item(cls, order_item: dict[str, Any]) -> Order:
         """An order without its lines (the open-orders index)."""
         return cls.from_items(order_item, ())
 
-    def to_item(self):
+    def to_item(self) -> dict[str, Any]:
         """The order itself; each line is an item of its own (OrderLine.to_item)."""
         return {
             **keys.order_key(self.customer_id, self.order_id),
@@ -130,7 +133,7 @@ class Order:
             **({"customerEmail": self.customer_email} if self.customer_email else {}),
         }
 
-    def number_claim_item(self):
+    def number_claim_item(self) -> dict[str, Any]:
         """The item that claims the order's number for it (keys.order_number_key)."""
         return {
             **keys.order_number_key(self.number),
@@ -140,5 +143,5 @@ class Order:
             "orderId": self.order_id,
         }
 
-    def line_items(self):
+    def line_items(self) -> list[Any]:
         return [line.to_item(customer_id=self.customer_id, order_id=self.order_id) for line in self.lines]

@@ -1,6 +1,10 @@
 """What staff do with orders: the list of open orders, shipping and cancelling one (its units back in
 stock, exactly), and a product's buyers."""
+from __future__ import annotations
 
+from collections.abc import Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Never
 
 from .. import keys
 from ..alerts.marks import alert_due_action, transact_write_marking_due
@@ -23,8 +27,11 @@ from ..validate import check_id, client_request_token, page_size, utc_now
 from .entities import PLACED, SHIPPED, Order
 from .orders import order_get
 
+if TYPE_CHECKING:
+    from catalog.gateway.dynamo.pages import Page
 
-def orders_open(*, after=None, limit=None):
+
+def orders_open(*, after: str | None = None, limit: int | None = None) -> Page[Order]:
     """Open (placed) orders, oldest first, from the sparse OpenOrders index (an order leaves it when
     shipped or cancelled): its OPEN_ORDER_SHARDS partitions merged by order ID (merged.py): one Query a
     partition not yet done, a page. Each order
@@ -33,7 +40,7 @@ def orders_open(*, after=None, limit=None):
     return merged_page(streams, size=page_size(limit), after=after, build=Order.from_item)
 
 
-def product_buyers(*, product_id, after=None, limit=None):
+def product_buyers(*, product_id: str, after: str | None = None, limit: int | None = None) -> Page[Sale]:
     """Who bought a product: its order lines (Sale: order number, customer, quantity, time), newest
     first, from its BUYER_SHARDS partitions of the Buyers index merged: one Query a shard not yet
     done, a page; never a Scan."""
@@ -41,13 +48,13 @@ def product_buyers(*, product_id, after=None, limit=None):
     return merged_page(buyer_streams(product_id), size=page_size(limit), after=after, build=Sale.from_item)
 
 
-def product_buyers_all(*, product_id):
+def product_buyers_all(*, product_id: str) -> Iterator[Sale]:
     """Every order line of a product, newest first (a generator: the recall CSV streams it)."""
     check_id("Product", product_id)
     return merged_all(buyer_streams(product_id), build=Sale.from_item)
 
 
-def _status_update(customer_id, order_id, status, at):
+def _status_update(customer_id: str, order_id: str, status: str, at: datetime) -> dict[str, Any]:
     """The Update that moves an order from placed (or no status: an order stored without one)
     to `status` and takes it out of the OpenOrders index."""
     pk, sk = keys.OPEN_ORDER_ATTRIBUTES
@@ -61,13 +68,13 @@ def _status_update(customer_id, order_id, status, at):
     )
 
 
-def _refused(order_id, old_item, wanted):
+def _refused(order_id: str, old_item: dict[str, Any], wanted: Any) -> Never:
     if old_item is None:
         raise NotFound("Order", order_id)
     raise OrderStatusRefused(order_id, old_item.get("status", PLACED), wanted)
 
 
-def order_ship(*, customer_id, order_id):
+def order_ship(*, customer_id: str, order_id: str) -> Order:
     """Mark an open order shipped: one conditional write (status placed). A cancelled or shipped
     order is refused (OrderStatusRefused) and nothing changes."""
     check_id("Customer", customer_id)
@@ -83,7 +90,7 @@ def order_ship(*, customer_id, order_id):
     raise StockBusy(f"Order {order_id} is being changed right now; try again.")
 
 
-def order_cancel(*, customer_id, order_id, who=""):
+def order_cancel(*, customer_id: str, order_id: str, who: str = "") -> Order:
     """Cancel an open order: one transaction puts every line's quantity back in stock (each
     conditional on the level read, with a `cancelled` stock change referencing the order), marks
     each line cancelled (`cancelledAt`, for the list of buyers) with the status change (conditional

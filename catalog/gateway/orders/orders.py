@@ -16,9 +16,13 @@ budget is spent.
 An order has two names: its ID (sorts by time, unguessable, what URLs and keys use) and its number
 (numbers.py), 8 characters people can read out on the phone.
 """
+from __future__ import annotations
+
 import secrets
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 from django.conf import settings
@@ -44,14 +48,22 @@ from .customers import check_address, customer_update
 from .entities import Order, OrderLine
 from .numbers import ORDER_NUMBER_TRIES, number_claim, order_number_clean, order_number_for
 
+if TYPE_CHECKING:
+    from catalog.gateway.catalog.entities import Product
+    from catalog.gateway.orders.entities import PurchaseLine
+    from catalog.gateway.stock.entities import Hold
 
-def new_order_id():
+
+def new_order_id() -> str:
     """Sorts by time (UTC, microseconds), then 80 random bits (20 hex digits), unguessable:
     20261122T024500123456-1a2b3c4d5e6f708192a3. Issued by the server (the checkout in progress)."""
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%S%f") + "-" + secrets.token_hex(10)
 
 
-def order_place(*, customer_id, customer_name, order_id, token, lines, customer_email=None, address=None):
+def order_place(
+    *, customer_id: str, customer_name: str, order_id: str, token: str, lines: Sequence[PurchaseLine],
+    customer_email: str | None = None, address: Any = None
+) -> Order:
     """Place an order in one transaction, or raise OrderRejected and write nothing.
 
     `order_id` and `token` come from the checkout form: submitting the same form twice
@@ -102,7 +114,9 @@ def order_place(*, customer_id, customer_name, order_id, token, lines, customer_
     raise StockBusy("So many people are buying these right now that your order did not go through; please try again.")
 
 
-def _products_for_sale(products, ids, taking, *, consistent):
+def _products_for_sale(
+    products: Mapping[str, Product] | None, ids: Any, taking: Any, *, consistent: bool
+) -> dict[str, Product]:
     """The products of an order (`products`: as read before, None: read them), ready for its takes.
 
     Read as a hot product's crowd can afford (half the units, any replica): every take is
@@ -119,7 +133,7 @@ def _products_for_sale(products, ids, taking, *, consistent):
     return settle_for_sale(products, taking, consistent=consistent)
 
 
-def _after_try(outcome, attempt, products, consistent):
+def _after_try(outcome: Any, attempt: int, products: Mapping[str, Product], consistent: bool) -> tuple[Any, ...]:
     """(products, consistent) to try the order again with after `outcome` of its transaction (CONFLICT,
     THROTTLED or the products a refused condition returned), having paused as the outcome asks."""
     if outcome is CONFLICT:
@@ -145,7 +159,7 @@ THROTTLED = object()  # DynamoDB throttled an item: nothing decided, try again a
 # HOLD_GONE (takes): a line's hold is no longer the one read: read again
 
 
-def _same_order(order, *, token, lines):
+def _same_order(order: Any, *, token: str, lines: Sequence[PurchaseLine]) -> Any:
     """`order`, placed before under this ID, if this is the same request again (same key, same
     lines); IdempotencyConflict naming the order if it is not."""
     asked = sorted((line.product_id, line.quantity, line.price) for line in lines)
@@ -160,8 +174,11 @@ def _same_order(order, *, token, lines):
     return order
 
 
-def _transact_order(*, customer_id, customer_name, order_id, token, lines, products, at, number,
-                    customer_email=None, address=None, holds=None):
+def _transact_order(
+    *, customer_id: str, customer_name: str, order_id: str, token: str, lines: Sequence[PurchaseLine],
+    products: Mapping[str, Product], at: datetime, number: str, customer_email: str | None = None, address: Any = None,
+    holds: Mapping[str, Hold] | None = None
+) -> Any:
     """One TransactWriteItems: each line's stock decrease (relative or exact, below; if the price is
     still the one seen), the order, its lines (each the record of its sale), the claim of its number
     and the customer. Returns the Order; REPLAY when the order exists already; NUMBER_TAKEN when
@@ -219,8 +236,10 @@ def _transact_order(*, customer_id, customer_name, order_id, token, lines, produ
                           hold_actions=range(first_hold_action, len(actions)))
 
 
-def _new_order(*, customer_id, customer_name, customer_email, order_id, token, lines, products, at, number,
-               address):
+def _new_order(
+    *, customer_id: str, customer_name: str, customer_email: str | None, order_id: str, token: str,
+    lines: Sequence[PurchaseLine], products: Mapping[str, Product], at: datetime, number: str, address: Any
+) -> Order:
     return Order(
         order_id=order_id, customer_id=customer_id, placed_at=at, token=token,
         total=sum((line.price * line.quantity for line in lines), Decimal("0.00")),
@@ -236,7 +255,7 @@ def _new_order(*, customer_id, customer_name, customer_email, order_id, token, l
     )
 
 
-def _sale_records(order, *, stamp, levels_after, holds):
+def _sale_records(order: Any, *, stamp: Any, levels_after: Any, holds: Mapping[str, Hold]) -> list[Any]:
     """The Put of each order line as its sale's record (entities.sale_record): no sale item under P#<pid>."""
     return [put(sale_record(
         item, at=stamp, customer_id=order.customer_id, customer_name=order.customer_name,
@@ -245,7 +264,9 @@ def _sale_records(order, *, stamp, levels_after, holds):
     ) | ({"fromHold": True} if item["productId"] in holds else {})) for item in order.line_items()]
 
 
-def _after_refusal(refusal, lines, takes, products, *, hold_actions):
+def _after_refusal(
+    refusal: Any, lines: Sequence[PurchaseLine], takes: Any, products: Mapping[str, Product], *, hold_actions: Any
+) -> Any:
     """THROTTLED or CONFLICT when nothing was refused; HOLD_GONE if a refused action was of a hold (at
     `hold_actions`, or a take of a held line); else the products as DynamoDB's refusal shows them."""
     if refusal.throttled and not refusal.any_failed:
@@ -268,7 +289,7 @@ def _after_refusal(refusal, lines, takes, products, *, hold_actions):
     return fresh
 
 
-def order_confirmation_claim(*, customer_id, order_id):
+def order_confirmation_claim(*, customer_id: str, order_id: str) -> bool:
     """Claim the right to send an order's confirmation email: True for the first caller only (one
     conditional UpdateItem on the order), so a replayed or doubled checkout sends no second email,
     on whichever app server it lands."""
@@ -290,14 +311,14 @@ def order_confirmation_claim(*, customer_id, order_id):
     return True
 
 
-def _order_or_none(*, customer_id, order_id):
+def _order_or_none(*, customer_id: str, order_id: str) -> Order | None:
     try:
         return order_get(customer_id=customer_id, order_id=order_id)
     except NotFound:
         return None
 
 
-def order_get(*, customer_id, order_id):
+def order_get(*, customer_id: str, order_id: str) -> Order:
     """One order with its lines: one Query on the customer's partition."""
     check_id("Customer", customer_id)
     check_id("Order", order_id)
@@ -311,7 +332,7 @@ def order_get(*, customer_id, order_id):
     return Order.from_items(head, [i for i in items if i["SK"].startswith(order_sk + "#ITEM#")])
 
 
-def order_get_by_number(*, number):
+def order_get_by_number(*, number: str) -> Order:
     """The order of a number (as typed: order_number_clean), or NotFound: one GetItem of its claim,
     then the order (order_get). An order placed before numbers has none until a backfill claims it."""
     cleaned = order_number_clean(number)
@@ -323,7 +344,7 @@ def order_get_by_number(*, number):
     return order_get(customer_id=claim["customerId"], order_id=claim["orderId"])
 
 
-def order_get_by_id(*, order_id):
+def order_get_by_id(*, order_id: str) -> Order:
     """An order by its internal ID alone (a stock change's reference names no customer): the claim
     of the number it asked for first (order_number_for), then the next if another order has that;
     then the order. NotFound for an order without a number (placed before numbers, not backfilled)."""
@@ -337,7 +358,7 @@ def order_get_by_id(*, order_id):
     raise NotFound("Order", order_id)
 
 
-def orders_by_customer(*, customer_id, after=None, limit=None):
+def orders_by_customer(*, customer_id: str, after: str | None = None, limit: int | None = None) -> Page[Order]:
     """A customer's orders with their lines, newest first: one Query a page.
 
     Newest first, an order's lines come before the order itself (ORDER#b#ITEM#… > ORDER#b);

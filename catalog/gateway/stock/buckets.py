@@ -25,7 +25,11 @@ gathers, then sells on the exact path ("sold out" is only ever said from a gathe
 consistently); a gathered product with enough units is spread again at its next sale: the refill
 of low buckets from the others and from receipts (which land on the product item, exactly).
 """
+from __future__ import annotations
+
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 from botocore.exceptions import ClientError
 
@@ -49,7 +53,7 @@ CHUNK = 99
 MOVE_ATTEMPTS = 8
 
 
-def check_buckets(value):
+def check_buckets(value: Any) -> int:
     """`stockBuckets`: a whole number from 1 to MAX_STOCK_BUCKETS."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= keys.MAX_STOCK_BUCKETS:
         raise InvalidInput(f"Stock buckets must be a whole number from 1 to {keys.MAX_STOCK_BUCKETS}.")
@@ -57,12 +61,12 @@ def check_buckets(value):
 
 
 
-def bucketed(product):
+def bucketed(product: Product) -> bool:
     return product.stock_buckets > 1 or product.spread is not None
 
 
 
-def _spreadable(product, quantity):
+def _spreadable(product: Product, quantity: int) -> bool:
     """Whether a gathered product has enough to spread: each bucket would get its share and two
     such lines, so the sale that spreads it is served from a bucket and the next few too."""
     return (
@@ -74,7 +78,9 @@ def _spreadable(product, quantity):
 # --- making products ready for a sale's take (takes.sale_take) ------------------------------
 
 
-def settle_for_sale(products, lines, *, consistent=True):
+def settle_for_sale(
+    products: Mapping[str, Product], lines: Any, *, consistent: bool = True
+) -> dict[str, Any]:
     """{product_id: Product}, each line's bucketed product made ready for sale_take: spread with a
     bucket (as read) that can serve the line, or gathered and read consistently (the exact path, and
     an exact "sold out"). Gathers or spreads where needed; other products are left as they are.
@@ -89,7 +95,7 @@ def settle_for_sale(products, lines, *, consistent=True):
     return fresh
 
 
-def _settle(product, quantity, *, confirmed=True):
+def _settle(product: Product, quantity: int, *, confirmed: bool = True) -> Product:
     for _attempt in contended_attempts():
         if product.spread:
             if product.bucket_levels is None:
@@ -111,12 +117,12 @@ def _settle(product, quantity, *, confirmed=True):
 
 # --- moves between the product item and its buckets (the total never changes) ---------------
 
-def _read(product_id):
+def _read(product_id: str) -> Any:
     """The product (with its buckets' levels, if spread), read consistently."""
     return product_get(product_id=product_id, consistent=True)
 
 
-def _product_item(product_id):
+def _product_item(product_id: str) -> Product:
     with translate_errors():
         response = read("GetItem", {
             "TableName": table_name(), "Key": serialize(keys.product_key(product_id)), "ConsistentRead": True,
@@ -126,7 +132,7 @@ def _product_item(product_id):
     return Product.from_item(deserialize(response["Item"]))
 
 
-def _set_state(product_id, state, *, expected):
+def _set_state(product_id: str, state: Any, *, expected: Any) -> bool:
     """Move the product item from state `expected` to `state` (None: gathered). False if it was not
     in `expected`."""
     names = {"#s": "stockSpread"}
@@ -148,7 +154,7 @@ def _set_state(product_id, state, *, expected):
     return True
 
 
-def stock_gather(*, product_id):
+def stock_gather(*, product_id: str) -> Product:
     """Bring every unit of a product's buckets back to its product item and leave it gathered (its
     stockLevel the exact total): the product item goes to "gathering", each bucket's units move in a
     transaction of their own (relative, so sales taking meanwhile only make it try again with the
@@ -158,7 +164,7 @@ def stock_gather(*, product_id):
     return retry_optimistic(lambda _n: _gather_step(product_id), busy=StockBusy(product_id=product_id))
 
 
-def _gather_step(product_id):
+def _gather_step(product_id: str) -> Product | object:
     """One step of stock_gather: the gathered Product, or AGAIN once a step was made (or refused)."""
     product = _product_item(product_id)
     if not product.spread:
@@ -175,7 +181,7 @@ def _gather_step(product_id):
     return AGAIN
 
 
-def _move_to_item(product_id, bucket, level):
+def _move_to_item(product_id: str, bucket: int, level: int | None) -> None:
     """Move `level` units (what the bucket was read at) from a bucket to the product item, while it is
     gathering; a sale in between makes it try again with the level DynamoDB returns."""
     for _attempt in range(MOVE_ATTEMPTS):
@@ -199,7 +205,7 @@ def _move_to_item(product_id, bucket, level):
             conflict_pause()
 
 
-def _spread(product):
+def _spread(product: Product) -> Product | None:
     """Spread a gathered product's units (as read) evenly over its K buckets, each with a copy of the
     price and reorder point a sale is conditional on; the product item keeps none. One transaction a
     CHUNK of buckets; the first also conditional on the product as read (level, K, price, reorder
@@ -238,7 +244,7 @@ def _spread(product):
     return dataclasses.replace(product, spread=SPREAD, reserve=rest, bucket_levels=tuple(amounts), stock_level=total)
 
 
-def stock_set_buckets(*, product_id, buckets):
+def stock_set_buckets(*, product_id: str, buckets: Any) -> Product:
     """Change a product's K (staff): gather it, then set `stockBuckets` on the gathered product item
     (the buckets are all empty then); its next sale spreads it over the new K. The total never
     changes. Returns the Product."""
@@ -249,7 +255,7 @@ def stock_set_buckets(*, product_id, buckets):
     return retry_optimistic(lambda _n: _set_buckets_once(product_id, buckets), busy=StockBusy(product_id=product_id))
 
 
-def _set_buckets_once(product_id, buckets):
+def _set_buckets_once(product_id: str, buckets: int) -> Product | object:
     """One try of stock_set_buckets: the Product, or AGAIN when a sale spread it meanwhile (gather again)."""
     product = stock_gather(product_id=product_id)
     if product.stock_buckets == buckets:
@@ -270,13 +276,13 @@ def _set_buckets_once(product_id, buckets):
     return dataclasses.replace(product, stock_buckets=buckets)
 
 
-def gathered_products(products):
+def gathered_products(products: Mapping[str, Product]) -> dict[str, Any]:
     """{product_id: Product} with each product whose stock is spread gathered first (stock_gather):
     for exact writes of several products in one transaction (a cancellation puts units back)."""
     return {pid: stock_gather(product_id=pid) if p.spread else p for pid, p in products.items()}
 
 
-def gathered(product):
+def gathered(product: Product) -> Product:
     """`product` (None: nothing to do), gathered on its item if its stock is spread over buckets
     (stock_gather, which reads it again): an exact write needs the total in one place."""
     if product is None or not product.spread:

@@ -1,9 +1,12 @@
 """Typed results of stock: why stock changed, stock adjustments and changes, and sales (an order line as
 its sale's record)."""
+from __future__ import annotations
+
 import dataclasses
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 
@@ -65,7 +68,7 @@ class StockAdjustment:
     order_number: str = ""
 
     @classmethod
-    def from_item(cls, item):
+    def from_item(cls, item: dict[str, Any]) -> StockAdjustment:
         reason, note = item.get("reason", ""), item.get("note", "")
         if reason not in REASONS:  # a free-text reason, not a code: keep it as the note
             reason, note = "", note or reason
@@ -88,20 +91,20 @@ class StockAdjustment:
         )
 
     @property
-    def reason_label(self):
+    def reason_label(self) -> str:
         return REASON_LABELS.get(self.reason, "")
 
     @property
-    def resulting_level_shown(self):
+    def resulting_level_shown(self) -> str | int:
         """The level after the change as staff pages and downloads show it: the number, or words
         saying it was not recorded (a relative sale) rather than a guess."""
         return LEVEL_NOT_RECORDED if self.resulting_level is None else self.resulting_level
 
     @property
-    def stamp(self):
+    def stamp(self) -> str:
         return self.at.isoformat(timespec="microseconds")
 
-    def attributes(self):
+    def attributes(self) -> dict[str, Any]:
         """The adjustment without its key (what an idempotency mark keeps of it)."""
         item = {
             "type": "STOCK_ADJUSTMENT",
@@ -126,7 +129,7 @@ class StockAdjustment:
             item["orderNumber"] = self.order_number
         return item
 
-    def to_item(self):
+    def to_item(self) -> dict[str, Any]:
         """The adjustment in its product's partition, and in the Ledger (by day) and ByReason indexes."""
         at, aid = self.stamp, self.adjustment_id
         return {
@@ -148,14 +151,14 @@ class IdempotencyMark:
     expires_at: int
 
     @classmethod
-    def from_item(cls, item):
+    def from_item(cls, item: dict[str, Any]) -> IdempotencyMark:
         return cls(
             adjustment=StockAdjustment.from_item(item["adjustment"]),
             token=item["SK"].removeprefix(keys.TOKEN_PREFIX),
             expires_at=int_value(item.get("expiresAt")),
         )
 
-    def to_item(self):
+    def to_item(self) -> dict[str, Any]:
         return {
             **keys.token_key(self.adjustment.product_id, self.token),
             "type": "IDEMPOTENCY_KEY",
@@ -177,7 +180,7 @@ class StockChange:
 
 
 
-def is_sale_record(item):
+def is_sale_record(item: dict[str, Any]) -> bool:
     """Whether an order line is its sale's record (it carries the Ledger keys), so it counts as a stock
     change. A table at the baseline also holds older sales whose record is a stock adjustment under
     P#<pid> (reason "sold"); their order lines carry Buyers keys only: listed as buyers, never counted twice."""
@@ -185,7 +188,10 @@ def is_sale_record(item):
 
 
 
-def sale_record(line_item, *, at, customer_id, customer_name, customer_email, order_number, resulting_level):
+def sale_record(
+    line_item: Any, *, at: datetime, customer_id: str, customer_name: str, customer_email: str | None,
+    order_number: str, resulting_level: int | None
+) -> dict[str, Any]:
     """An order line as its sale's record: the line, and what the stock history, the ledger and the
     list of buyers show (time, customer, order number; the level after, when the sale read it exact),
     with its Ledger keys (its day's shard) and Buyers keys (its product's shard). No item of the
@@ -224,7 +230,7 @@ class Sale:
     cancelled: bool = False  # the order was cancelled (its units came back)
 
     @classmethod
-    def from_item(cls, item):
+    def from_item(cls, item: dict[str, Any]) -> Sale:
         return cls(
             cancelled="cancelledAt" in item,
             product_id=item["productId"], order_id=item["orderId"], customer_id=item.get("customerId", ""),
@@ -234,7 +240,7 @@ class Sale:
         )
 
     @property
-    def reference(self):
+    def reference(self) -> str:
         return self.order_number or self.order_id
 
 
@@ -258,7 +264,7 @@ class Hold:
     counted: bool = False  # in the shopper's count of units held (hold_limits)
 
     @classmethod
-    def from_item(cls, item):
+    def from_item(cls, item: dict[str, Any]) -> Hold:
         return cls(
             product_id=item["productId"], customer_id=item["customerId"], quantity=int(item["quantity"]),
             price=Decimal(str(item["price"])), until=int(item["holdUntil"]), held_at=item.get("heldAt", ""),
@@ -269,7 +275,7 @@ class Hold:
     def counted_units(self) -> int:
         return self.quantity if self.counted else 0
 
-    def to_item(self):
+    def to_item(self) -> dict[str, Any]:
         # Not `expiresAt`: DynamoDB's TTL would delete the hold and its units would never come back.
         return {
             **keys.hold_key(self.product_id, self.customer_id),
@@ -278,7 +284,7 @@ class Hold:
             "quantity": self.quantity, "price": self.price, "holdUntil": self.until, "heldAt": self.held_at,
         } | ({"counted": True} if self.counted else {})
 
-    def cap_item(self):
+    def cap_item(self) -> dict[str, Any]:
         """What this hold leaves when it is released: when it was first taken (a new hold of the product for
         the shopper ends by the same cap), its cap and the end of the cool-down after it (no new hold of it
         for the shopper until then: hold_limits); DynamoDB's TTL deletes it after the cool-down."""
@@ -287,10 +293,10 @@ class Hold:
                 **hold_limits.cap_fields(self.latest_end())}
 
     @property
-    def until_time(self):
+    def until_time(self) -> datetime:
         return datetime.fromtimestamp(self.until, UTC)
 
-    def latest_end(self, max_seconds=None):
+    def latest_end(self, max_seconds: float | None = None) -> float:
         """The latest this hold may last (epoch s): STOCK_HOLD_MAX_SECONDS after it was first taken, however
         often it is renewed (a hold stored without heldAt ends when it ends)."""
         if not self.held_at:
@@ -298,11 +304,11 @@ class Hold:
         max_seconds = settings.STOCK_HOLD_MAX_SECONDS if max_seconds is None else max_seconds
         return int(datetime.fromisoformat(self.held_at).timestamp()) + max_seconds
 
-    def final(self, max_seconds=None):
+    def final(self, max_seconds: float | None = None) -> Any:
         """True if renewing cannot push this hold's end any further: the shopper pays by `until` or queues again."""
         return self.until >= self.latest_end(max_seconds)
 
-    def renewed_until(self, wanted, max_seconds=None):
+    def renewed_until(self, wanted: Any, max_seconds: float | None = None) -> Any:
         """The end of this hold renewed now for `wanted` (epoch s): never past latest_end, never earlier than it
         was. At or before now: the hold is spent (ended at its cap) and cannot be renewed."""
         return max(self.until, min(wanted, self.latest_end(max_seconds)))
@@ -320,7 +326,7 @@ class ReleasedHold:
     why: str
 
     @classmethod
-    def from_item(cls, item):
+    def from_item(cls, item: dict[str, Any]) -> ReleasedHold:
         return cls(
             product_id=item["productId"], customer_id=item["customerId"], quantity=int(item["quantity"]),
             held_at=item.get("heldAt", ""), released_at=datetime.fromisoformat(item["releasedAt"]), why=item["why"],

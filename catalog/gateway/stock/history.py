@@ -1,6 +1,10 @@
 """A product's stock history, its buyers' streams and the ledger of every stock change by day."""
+from __future__ import annotations
+
 import heapq
-from datetime import date, timedelta
+from collections.abc import Iterator
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
 from .. import keys
 from ..dynamo.boundary import translate_errors
@@ -21,6 +25,10 @@ from .entities import (
     is_sale_record,
 )
 
+if TYPE_CHECKING:
+    from catalog.gateway.dynamo.pages import Page
+
+
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
 TOKEN_TTL_SECONDS = 7 * 24 * 3600
 # A stocktake's transaction: the change's 4 actions and a ConditionCheck a hold read (DynamoDB: 100).
@@ -36,7 +44,7 @@ UNKNOWN = object()
 MAX_LEDGER_DAYS = 31
 
 
-def buyer_streams(product_id, *, keep=None):
+def buyer_streams(product_id: str, *, keep: Any = None) -> list[Any]:
     """The BUYER_SHARDS partitions of a product's order lines in the Buyers index, newest first
     (`keep`: which of them a list shows)."""
     return [
@@ -46,7 +54,7 @@ def buyer_streams(product_id, *, keep=None):
     ]
 
 
-def _history_streams(product_id, reason, consistent):
+def _history_streams(product_id: str, reason: str | None, consistent: bool) -> list[Any]:
     """A product's stock changes (of all reasons, or sales only), newest first: its own partition's
     adjustments (or the ByReason index's sales: those recorded as adjustments) and the sales recorded on
     order lines (is_sale_record: a line whose sale is an adjustment is left out, its adjustment counts)."""
@@ -56,7 +64,10 @@ def _history_streams(product_id, reason, consistent):
     return [Stream(own), *buyer_streams(product_id, keep=is_sale_record)]
 
 
-def stock_history(*, product_id, reason=None, after=None, limit=None, consistent=False):
+def stock_history(
+    *, product_id: str, reason: str | None = None, after: str | None = None, limit: int | None = None,
+    consistent: bool = False
+) -> Page[Any]:
     """A product's stock changes, newest first. All of them: its own partition (one Query) merged
     with its sales, which are order lines (BUYER_SHARDS Queries of the Buyers index; merged.py);
     sales only (`reason` "sold"): the ByReason index's (sales recorded as adjustments) merged with the same;
@@ -73,7 +84,7 @@ def stock_history(*, product_id, reason=None, after=None, limit=None, consistent
     return query_page(key_range, size=size, after=after, build=StockAdjustment.from_item)
 
 
-def stock_moves_since(*, product_id, at, limit=50):
+def stock_moves_since(*, product_id: str, at: datetime, limit: int | None = 50) -> list[Any]:
     """A product's changes after the stamp `at`, newest first (at most `limit`): what a stocktake shows
     when it lost a race. One Query of its partition (SK BETWEEN STOCK#<at>~ AND STOCK#~, consistent) and
     one of each Buyers shard (BuyersSK > <at>~: its sales since), each at most `limit`; the newest
@@ -89,7 +100,7 @@ def stock_moves_since(*, product_id, at, limit=50):
                         "IndexName": keys.BUYERS}))
     found = []
 
-    def send(job):
+    def send(job: Any) -> None:
         values, params = job
         with translate_errors():
             response = client().query(TableName=table_name(), ExpressionAttributeValues=serialize(values),
@@ -102,7 +113,7 @@ def stock_moves_since(*, product_id, at, limit=50):
 
 
 
-def stock_history_all(*, product_id, reason=None):
+def stock_history_all(*, product_id: str, reason: str | None = None) -> Iterator[StockAdjustment]:
     """Every adjustment of a product (of one reason), newest first, page by page (a generator:
     the CSV download streams it)."""
     after = None
@@ -114,7 +125,7 @@ def stock_history_all(*, product_id, reason=None):
         after = page.next_cursor
 
 
-def check_day_range(start, end):
+def check_day_range(start: Any, end: Any) -> tuple[date, date]:
     if not isinstance(start, date) or not isinstance(end, date):
         raise InvalidInput("Give a start and an end date.")
     if end < start:
@@ -124,7 +135,7 @@ def check_day_range(start, end):
     return start, end
 
 
-def stock_ledger(*, start, end):
+def stock_ledger(*, start: Any, end: Any) -> Iterator[StockAdjustment]:
     """Every stock change of every product from day `start` to day `end` (UTC, inclusive), in
     time order: a generator. Each day is LEDGER_SHARDS partitions of the Ledger index: the first
     Query of each sent at once (SHARD_READERS at a time), then each read on with Queries of up to 1 MB
@@ -135,7 +146,7 @@ def stock_ledger(*, start, end):
         day = (start + timedelta(days=offset)).isoformat()
         first = {}
 
-        def send(shard, day=day, first=first):
+        def send(shard: int, day: Any = day, first: Any = first) -> None:
             first[shard] = _ledger_query(day, shard)
 
         in_parallel(range(keys.LEDGER_SHARDS), send, workers=SHARD_READERS)
@@ -144,7 +155,7 @@ def stock_ledger(*, start, end):
             yield StockAdjustment.from_item(item)
 
 
-def _ledger_query(day, shard, start_key=None):
+def _ledger_query(day: Any, shard: int, start_key: dict[str, Any] | None = None) -> Any:
     params = {
         "TableName": table_name(), "IndexName": keys.LEDGER,
         "KeyConditionExpression": f"{keys.LEDGER}PK = :pk",
@@ -156,7 +167,7 @@ def _ledger_query(day, shard, start_key=None):
         return client().query(**params)
 
 
-def _ledger_shard(day, shard, response):
+def _ledger_shard(day: Any, shard: int, response: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
     """The items of one Ledger partition in time order, from its first answer `response` on."""
     while True:
         for raw in response["Items"]:

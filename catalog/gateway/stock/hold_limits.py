@@ -29,7 +29,7 @@ def cooldown_seconds() -> int:
     return settings.STOCK_HOLD_COOLDOWN_SECONDS
 
 
-def cap_fields(cap_at: int, cooldown: int | None = None) -> dict:
+def cap_fields(cap_at: float, cooldown: int | None = None) -> dict:
     """A HOLDCAP item's ends: its cap, the end of the cool-down after it, and its TTL (that end)."""
     cool_until = cap_at + (cooldown_seconds() if cooldown is None else cooldown)
     return {"capAt": cap_at, "coolUntil": cool_until, "expiresAt": cool_until}

@@ -16,8 +16,13 @@ A hold is no stock change of the ledger: held units are out of `stockLevel` and 
 of the product's partition, so a level is the sum of its changes minus the units held now
 (reconcile.py); a hold that becomes a sale is recorded as that sale (its order line).
 """
+from __future__ import annotations
+
 import dataclasses
 import time
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 
@@ -37,17 +42,22 @@ from .entities import CANCELLED, ENDED, Hold
 from .releases import hold_release
 from .takes import PutBack, hold_condition, sale_take
 
+if TYPE_CHECKING:
+    from catalog.gateway.catalog.entities import Product
 
-def holds_enabled():
+
+def holds_enabled() -> bool:
     return settings.STOCK_HOLD_SECONDS > 0
 
 
-def holds_of(*, customer_id, product_ids, consistent=True):
+def holds_of(*, customer_id: str, product_ids: Iterable[str], consistent: bool = True) -> dict[str, Any]:
     """{product_id: Hold} of a shopper's holds of these products: one BatchGetItem."""
     return _holds_and_caps(customer_id, product_ids, consistent=consistent)[0]
 
 
-def _holds_and_caps(customer_id, product_ids, *, consistent=True, caps=False):
+def _holds_and_caps(
+    customer_id: str, product_ids: Iterable[str], *, consistent: bool = True, caps: bool = False
+) -> tuple[dict[str, Any], dict[str, Any], int]:
     """({product_id: Hold}, {product_id: HOLDCAP item} of the shopper's released holds (their window and
     cool-down), units the shopper holds over every product), the last two read only with `caps`: one
     BatchGetItem."""
@@ -69,7 +79,10 @@ def _holds_and_caps(customer_id, product_ids, *, consistent=True, caps=False):
 # --- taking (opening the checkout) ----------------------------------------------------------
 
 
-def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=None):
+def holds_take(
+    *, customer_id: str, lines: Any, seconds: float | None = None, max_units: Any = None,
+    max_seconds: float | None = None
+) -> dict[str, Any]:
     """Hold the units of `lines` (PurchaseLine) for the shopper for `seconds` (STOCK_HOLD_SECONDS),
     renewing what they hold already, but no hold past `max_seconds` (STOCK_HOLD_MAX_SECONDS) after it
     was first taken (more units of a line take its end as it is): one transaction of each line's stock
@@ -130,7 +143,9 @@ def holds_take(*, customer_id, lines, seconds=None, max_units=None, max_seconds=
                     "please try again.")
 
 
-def _spent(holds, products, *, now, wanted, max_seconds):
+def _spent(
+    holds: Mapping[str, Hold], products: Mapping[str, Product], *, now: datetime, wanted: Any, max_seconds: float
+) -> list[LineProblem]:
     """The problems of holds that ended at their cap (no renewal can help): each is released now (the units
     back on sale, alerts due), so the shopper's next checkout takes a new hold only of what is still there."""
     problems = []
@@ -145,7 +160,7 @@ def _spent(holds, products, *, now, wanted, max_seconds):
 def _beyond_limits(lines: list, holds: dict, windows: dict, units: int, products: dict, *, now: int) -> list:
     """The problems of lines the shopper may not hold now: a product in its cool-down (not held now), and
     more units than STOCK_HOLD_MAX_UNITS_PER_SHOPPER over every product (on the first line that grows)."""
-    def name(pid):
+    def name(pid: str) -> str:
         return products[pid].name if pid in products else pid
 
     problems = []
@@ -172,7 +187,10 @@ def _counted(holds: dict, product_id: str) -> int:
     return hold.counted_units if hold else 0
 
 
-def _transact_holds(*, customer_id, lines, more, products, holds, windows, until, max_seconds):
+def _transact_holds(
+    *, customer_id: str, lines: Any, more: Any, products: Mapping[str, Product],
+    holds: Mapping[str, Hold], windows: Any, until: Any, max_seconds: float
+) -> dict[Any, Hold] | str | dict[str, Any]:
     stamp = utc_now().isoformat(timespec="microseconds")
     actions, takes, new = [], {}, {}
     for line, extra in zip(lines, more, strict=True):
@@ -239,7 +257,7 @@ def _transact_holds(*, customer_id, lines, more, products, holds, windows, until
 # --- what staff see and reconcile counts ------------------------------------------------------
 
 
-def holds_release(*, customer_id, product_ids, why=CANCELLED):
+def holds_release(*, customer_id: str, product_ids: Iterable[str], why: str = CANCELLED) -> int:
     """Release a shopper's holds of these products at once (a cancelled checkout, a line removed or
     changed): one BatchGetItem, then a transaction a hold. Returns the units put back."""
     units = 0
@@ -249,7 +267,7 @@ def holds_release(*, customer_id, product_ids, why=CANCELLED):
     return units
 
 
-def _put_if(item, condition, values):
+def _put_if(item: dict[str, Any], condition: str, values: Any) -> dict[str, Any]:
     action = put(item)
     action["Put"].update(ConditionExpression=condition, ExpressionAttributeValues=serialize(values))
     return action

@@ -7,10 +7,14 @@ file's content hash and the line number: uploading the same file again, or carry
 interruption, applies no line twice. Lines are applied in chunks (`receive_lines(start=, count=)`)
 so that a web request or a progress bar can follow a long file.
 """
+from __future__ import annotations
+
 import csv
 import hashlib
 import io
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from common.numbers import Unreadable, parse_whole
 
@@ -31,7 +35,7 @@ CHUNK = 100  # lines a chunk: one BatchGetItem reads their products' levels (the
 class ReceiptInvalid(InvalidInput):
     """The file has problems (`problems`, each naming its line); nothing was written."""
 
-    def __init__(self, problems):
+    def __init__(self, problems: list[str]) -> None:
         self.problems = problems
         super().__init__(f"{len(problems)} problem(s) in the file; nothing was received.")
 
@@ -51,7 +55,7 @@ class Receipt:
     lines: tuple
 
     @property
-    def units(self):
+    def units(self) -> Any:
         return sum(line.quantity for line in self.lines)
 
 
@@ -66,7 +70,7 @@ class ReceiveProgress:
     units: int = 0
     products: set = field(default_factory=set)
 
-    def add(self, other):
+    def add(self, other: Any) -> None:
         self.done += other.done
         self.applied += other.applied
         self.replayed += other.replayed
@@ -74,7 +78,7 @@ class ReceiveProgress:
         self.products |= other.products
 
 
-def parse(content):
+def parse(content: Any) -> Receipt:
     """Check the file's format (bytes): a Receipt, or ReceiptInvalid listing every problem."""
     receipt, problems = _parse(content)
     if problems:
@@ -82,7 +86,7 @@ def parse(content):
     return receipt
 
 
-def _parse(content):
+def _parse(content: Any) -> tuple[Receipt, list[str]] | tuple[Receipt, list[Any]]:
     """(Receipt of the well-formed lines, problems)."""
     if len(content) > MAX_FILE_BYTES:
         return Receipt(digest="", lines=()), [f"the file is larger than {MAX_FILE_BYTES // (1024 * 1024)} MB"]
@@ -129,7 +133,7 @@ def _parse(content):
     return Receipt(digest=digest, lines=tuple(lines)), problems
 
 
-def _rows(reader, problems):
+def _rows(reader: Any, problems: list[str]) -> Iterator[list[str]]:
     """The rows of a csv.reader; one it cannot read (a field over csv.field_size_limit(), 131,072
     characters) is a problem, and the last row."""
     try:
@@ -138,7 +142,7 @@ def _rows(reader, problems):
         problems.append(f"line {reader.line_num}: not readable as CSV ({exc})")
 
 
-def validate(content):
+def validate(content: Any) -> Receipt:
     """parse() and check that every product exists (BatchGetItem, 100 IDs a request)."""
     receipt, problems = _parse(content)
     ids = list(dict.fromkeys(line.product_id for line in receipt.lines))
@@ -150,12 +154,14 @@ def validate(content):
     return receipt
 
 
-def _line_number(problem):
+def _line_number(problem: Any) -> int:
     head = problem.split(":", 1)[0]
     return int(head[5:]) if head.startswith("line ") and head[5:].isdigit() else 0
 
 
-def receive_lines(receipt, *, who, start=0, count=None, progress=None):
+def receive_lines(
+    receipt: Any, *, who: str, start: int = 0, count: int | None = None, progress: Any = None
+) -> ReceiveProgress:
     """Apply lines `start` to `start + count` (all by default) of a validated Receipt, each its own
     idempotent `received` change: one BatchGetItem a chunk of 100 for the levels (hints that save
     each write its read) and one TransactWriteItems a line. Returns a ReceiveProgress;

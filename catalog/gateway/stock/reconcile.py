@@ -17,7 +17,11 @@ gives its units back to the level. Products are walked brand by brand on GSI1 (o
 Scan); a product that seems to drift is checked again from consistent reads, so a sale landing
 between the two reads is not reported.
 """
+from __future__ import annotations
+
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ..catalog.products import brands_all, product_get, products_by_brand
 from .history import stock_history
@@ -30,16 +34,16 @@ class Drift:
     level: int
     problem: str
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"product {self.product_id}: {self.problem}"
 
 
-def _describe(change):
+def _describe(change: Any) -> str:
     return (f"the change of {change.at:%Y-%m-%d %H:%M:%S} ({change.delta:+d}, "
             f"{change.reason or change.note or 'no reason'})")
 
 
-def _check(product_id, level, *, consistent):
+def _check(product_id: str, level: int | None, *, consistent: bool) -> Drift | None:
     total, changes = 0, 0
     held = units_held(product_id=product_id, consistent=consistent)
     level += held  # what the changes account for: the level and the units held out of it
@@ -71,7 +75,7 @@ def _check(product_id, level, *, consistent):
     return Drift(product_id, level, problem)
 
 
-def reconcile_product(*, product_id, level=None):
+def reconcile_product(*, product_id: str, level: int | None = None) -> Drift | None:
     """The product's Drift, or None when its history adds up. `level` (from a list) saves a read
     when it adds up; drift is always confirmed on consistent reads."""
     if level is not None and _check(product_id, level, consistent=False) is None:
@@ -80,7 +84,7 @@ def reconcile_product(*, product_id, level=None):
     return _check(product_id, level, consistent=True)
 
 
-def reconcile_all():
+def reconcile_all() -> Iterator[tuple[str, Drift | None]]:
     """(product_id, Drift or None) for every product, brand by brand."""
     for brand in brands_all():
         after = None

@@ -1,7 +1,10 @@
 """Releasing timed holds (a cancelled or emptied cart, or the release job once a hold ended: the units
 back exactly, alerts due, a record kept) and reading the holds of a product."""
+from __future__ import annotations
+
 import dataclasses
 import time
+from typing import Any
 
 from .. import keys
 from ..alerts.marks import alert_due_action
@@ -20,7 +23,7 @@ from .entities import ENDED, RELEASED_KEPT_SECONDS, Hold, ReleasedHold
 from .takes import hold_condition, units_back
 
 
-def hold_release(*, hold, why, ended_by=None):
+def hold_release(*, hold: Hold, why: str, ended_by: Any = None) -> bool:
     """Put a hold's units back, delete it and record it (and when it was first taken, while its cap is ahead:
     Hold.cap_item): one transaction, only if the hold is still the
     one read (and, with `ended_by`, ended by then), which also marks the product due for back-in-stock
@@ -31,7 +34,7 @@ def hold_release(*, hold, why, ended_by=None):
                             busy=StockBusy(product_id=hold.product_id))
 
 
-def _release_once(hold, why, condition, values):
+def _release_once(hold: Hold, why: str, condition: str, values: dict[str, Any]) -> bool | object:
     """One try of hold_release: True, False, or AGAIN when another transaction (or throttling) was in the way."""
     product = products_get_many(product_ids=[hold.product_id], consistent=True, levels_of=()).get(hold.product_id)
     # None: no longer sold: its units went with it; the hold still goes
@@ -63,7 +66,7 @@ def _release_once(hold, why, condition, values):
     return AGAIN
 
 
-def hold_unchanged(hold):
+def hold_unchanged(hold: Hold) -> dict[str, Any]:
     """A ConditionCheck that `hold` still holds the units read (not sold or released meanwhile; a renewal of
     the same units is no change)."""
     return check(keys.hold_key(hold.product_id, hold.customer_id),
@@ -76,17 +79,17 @@ class ReleaseSummary:
     holds: int
     units: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"holds released: {self.holds} ({self.units} unit{'' if self.units == 1 else 's'})"
 
 
-def holds_ended(*, now=None):
+def holds_ended(*, now: int | None = None) -> list[Any]:
     """Every hold that ended by `now` (epoch s): one Query (a page) of each HoldExpiry shard up to now."""
     now = int(time.time()) if now is None else now
     pk, sk = keys.HOLD_EXPIRY_ATTRIBUTES
     found = []
 
-    def send(shard):
+    def send(shard: int) -> None:
         params = {
             "TableName": table_name(), "IndexName": keys.HOLD_EXPIRY,
             "KeyConditionExpression": f"{pk} = :pk AND {sk} < :end",
@@ -104,7 +107,7 @@ def holds_ended(*, now=None):
     return found
 
 
-def holds_release_ended(*, now=None):
+def holds_release_ended(*, now: int | None = None) -> ReleaseSummary:
     """The release job (run_stock_jobs): every hold that ended by `now` goes back to the stock. The
     index is read eventually consistently: a hold renewed or sold meanwhile is left alone (its
     release's condition fails). Safe to run twice at once, or again after a crash."""
@@ -113,24 +116,24 @@ def holds_release_ended(*, now=None):
     return ReleaseSummary(holds=len(released), units=sum(hold.quantity for hold in released))
 
 
-def _per_partition(product_id, read):
+def _per_partition(product_id: str, read: Any) -> list[Any]:
     """`read(partition)` for each of a product's hold partitions (sent at once), in partition order."""
     partitions = keys.hold_partitions(product_id)
     results = {}
 
-    def send(i):
+    def send(i: int) -> None:
         results[i] = read(partitions[i])
 
     in_parallel(range(len(partitions)), send, workers=SHARD_READERS)
     return [results[i] for i in range(len(partitions))]
 
 
-def holds_released(*, product_id, limit=20):
+def holds_released(*, product_id: str, limit: int | None = 20) -> list[ReleasedHold]:
     """A product's released holds, newest first: one Query of each hold partition, `limit` each, and the
     newest `limit` of those (a bounded list)."""
     check_id("Product", product_id)
 
-    def read(partition):
+    def read(partition: Any) -> list[dict[str, Any]]:
         key_range = KeyRange(partition=partition, prefix=keys.HOLD_LOG_PREFIX, forward=False)
         return query_items(key_range, limit=limit)[0]
 
@@ -139,15 +142,15 @@ def holds_released(*, product_id, limit=20):
     return [ReleasedHold.from_item(item) for item in items[:limit]]
 
 
-def units_held(*, product_id, consistent=True):
+def units_held(*, product_id: str, consistent: bool = True) -> int:
     """Units of a product held now: the sum of its hold items (every page of each hold partition)."""
     return sum(hold.quantity for hold in holds_all(product_id=product_id, consistent=consistent))
 
 
-def holds_all(*, product_id, consistent=True):
+def holds_all(*, product_id: str, consistent: bool = True) -> list[Hold]:
     """Every hold of a product now: every page of each of its hold partitions."""
 
-    def read(partition):
+    def read(partition: Any) -> list[Any]:
         key_range = KeyRange(partition=partition, prefix=keys.HOLD_PREFIX, consistent=consistent)
         found, after = [], None
         while True:

@@ -1,5 +1,8 @@
 """Reorder points: setting a product's (it joins or leaves the Reorder index in the same write) and the
 list of products to reorder."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -20,6 +23,10 @@ from ..validate import (
 from .buckets import gathered
 from .takes import GATHERED, reorder_condition
 
+if TYPE_CHECKING:
+    from catalog.gateway.dynamo.pages import Page
+
+
 # How long an idempotency key is remembered (the TOKEN# mark's TTL).
 TOKEN_TTL_SECONDS = 7 * 24 * 3600
 # A stocktake's transaction: the change's 4 actions and a ConditionCheck a hold read (DynamoDB: 100).
@@ -31,7 +38,7 @@ MAX_LEDGER_DAYS = 31
 UNKNOWN = object()
 
 
-def product_set_reorder_point(*, product_id, reorder_point):
+def product_set_reorder_point(*, product_id: str, reorder_point: int | None) -> Product:
     """Set a product's reorder point (None: back to LOW_STOCK_THRESHOLD). One conditional
     UpdateItem, on the level and reorder point read, that also puts the product in or out of the
     Reorder index; a stock write in between is retried from the product DynamoDB returns."""
@@ -62,7 +69,7 @@ def product_set_reorder_point(*, product_id, reorder_point):
     raise StockBusy(product_id=product_id)
 
 
-def _reorder_point_update(product, reorder_point):
+def _reorder_point_update(product: Product, reorder_point: int | None) -> dict[str, Any]:
     """UpdateItem parameters: set the reorder point and the Reorder index keys that follow from
     it, if the product's level and reorder point are still those of `product`."""
     pk, sk = keys.REORDER_ATTRIBUTES
@@ -91,7 +98,9 @@ def _reorder_point_update(product, reorder_point):
     }
 
 
-def products_to_reorder(*, brand_id=None, category_id=None, after=None, limit=None):
+def products_to_reorder(
+    *, brand_id: str | None = None, category_id: str | None = None, after: str | None = None, limit: int | None = None
+) -> Page[Any]:
     """Products at or below their reorder point, sold-out first (then by level, then ID): one
     Query a page of the sparse Reorder index (one partition). A brand or category filter is a
     FilterExpression on the same Query: a page reads at most `limit + 1` index items and shows

@@ -4,6 +4,10 @@ A write reads the level (or takes the caller's hint), then one transaction sets 
 if the level is still the one read, records the adjustment in the product's partition and marks
 the idempotency key as used. A lost race is tried again from the level DynamoDB returns.
 """
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
 
 from .. import keys
 from ..alerts.marks import alert_due_action, marks_due
@@ -52,7 +56,7 @@ MAX_HOLDS_CHECKED = 96
 UNKNOWN = object()
 
 
-def check_reason(reason, *, direction):
+def check_reason(reason: str, *, direction: Any) -> str:
     """`reason` must be a code of REASONS that fits the direction of the change (+1 in, -1 out)."""
     if reason not in REASONS:
         raise InvalidInput(f"Reason must be one of: {', '.join(REASONS)}.")
@@ -62,8 +66,10 @@ def check_reason(reason, *, direction):
     return reason
 
 
-def stock_increase(*, product_id, quantity, token, reason=RECEIVED, who="", reference="", note="",
-                   expected_level=None, expected_reorder_point=UNKNOWN):
+def stock_increase(
+    *, product_id: str, quantity: int, token: str, reason: str = RECEIVED, who: str = "", reference: str = "",
+    note: str = "", expected_level: int | None = None, expected_reorder_point: Any = UNKNOWN
+) -> StockChange:
     """Pattern 5: stock came in (received, returned, counted, cancelled). Returns the new level
     (a StockChange).
 
@@ -78,8 +84,10 @@ def stock_increase(*, product_id, quantity, token, reason=RECEIVED, who="", refe
     )
 
 
-def stock_decrease(*, product_id, quantity, token, reason=DAMAGED, who="", reference="", note="",
-                   expected_level=None, expected_reorder_point=UNKNOWN):
+def stock_decrease(
+    *, product_id: str, quantity: int, token: str, reason: str = DAMAGED, who: str = "", reference: str = "",
+    note: str = "", expected_level: int | None = None, expected_reorder_point: Any = UNKNOWN
+) -> StockChange:
     """Pattern 4: stock left (damaged, counted, sold). Never below zero: raises
     InsufficientStock, changing nothing, when `quantity` is more than is in stock (read
     consistently, whatever `expected_level` said). `expected_level` as for stock_increase."""
@@ -90,14 +98,14 @@ def stock_decrease(*, product_id, quantity, token, reason=DAMAGED, who="", refer
     )
 
 
-def _check_level_hint(expected_level):
+def _check_level_hint(expected_level: int | None) -> None:
     if expected_level is not None and (
         isinstance(expected_level, bool) or not isinstance(expected_level, int) or expected_level < 0
     ):
         raise InvalidInput("The expected stock level must be a whole number, 0 or more.")
 
 
-def _texts(*, token, who, reference, note):
+def _texts(*, token: str, who: str, reference: str, note: str) -> dict[str, Any]:
     check_id("Idempotency key", token)
     return {
         "who": check_text("Who", who, MAX_WHO),
@@ -106,7 +114,10 @@ def _texts(*, token, who, reference, note):
     }
 
 
-def _change_stock(*, product_id, delta, token, reason, who, reference, note, expected_level, expected_reorder_point):
+def _change_stock(
+    *, product_id: str, delta: int, token: str, reason: str, who: str, reference: str, note: str,
+    expected_level: int | None, expected_reorder_point: Any
+) -> StockChange:
     check_id("Product", product_id)
     texts = _texts(token=token, who=who, reference=reference, note=note)
     _check_level_hint(expected_level)
@@ -147,8 +158,10 @@ def _change_stock(*, product_id, delta, token, reason, who, reference, note, exp
     raise StockBusy(product_id=product_id)
 
 
-def stock_count(*, product_id, counted, expected_level, token, who="", reference="", note="",
-                expected_reorder_point=UNKNOWN, expected_held=None):
+def stock_count(
+    *, product_id: str, counted: Any, expected_level: int | None, token: str, who: str = "", reference: str = "",
+    note: str = "", expected_reorder_point: Any = UNKNOWN, expected_held: Any = None
+) -> StockChange:
     """A stocktake: `counted` were found, against the level `expected_level` the count was
     started from. Records a `counted` change of the difference (0 too: the count is in the
     history) only if the stock is still `expected_level` (compare-and-set); otherwise writes
@@ -201,7 +214,7 @@ def stock_count(*, product_id, counted, expected_level, token, who="", reference
     raise StockBusy(product_id=product_id)
 
 
-def _held_on_the_shelf(product_id, counted):
+def _held_on_the_shelf(product_id: str, counted: Any) -> tuple[int, list[dict[str, Any]], InvalidInput | None]:
     """(units, checks, problem): the units of the product held while shoppers pay (timed holds; 0
     when holds are off), on the shelf, so in a count, but out of the level; a ConditionCheck for each hold
     read, that it still holds its units at the write; and the InvalidInput to raise, if any: fewer counted
@@ -220,8 +233,10 @@ def _held_on_the_shelf(product_id, counted):
 
 
 
-def _apply_stock_change(*, product_id, current, reorder_point, delta, token, reason, who, reference, note, at,
-                        checks=(), alerts_waiting=0):
+def _apply_stock_change(
+    *, product_id: str, current: Any, reorder_point: int | None, delta: int, token: str, reason: str, who: str,
+    reference: str, note: str, at: datetime, checks: Any = (), alerts_waiting: int = 0
+) -> StockChange | _UsedToken | Product | None:
     """One TransactWriteItems: the product's level goes from `current` to `current + delta`
     (only if it still is `current` and its reorder point `reorder_point`: the Reorder index key
     follows), the adjustment is recorded, and the idempotency key is marked as used. Units that come
@@ -266,17 +281,20 @@ def _apply_stock_change(*, product_id, current, reorder_point, delta, token, rea
 class _UsedToken:
     """The idempotency key's mark as DynamoDB returned it (None: read it)."""
 
-    def __init__(self, item):
+    def __init__(self, item: dict[str, Any]) -> None:
         self.item = item
 
-    def replay(self, *, product_id, token, request):
+    def replay(self, *, product_id: str, token: str, request: dict[str, Any]) -> StockChange | None:
         """The first answer again, if `request` is the one the key was first used for."""
         if self.item is not None:
             return _replay_of(product_id=product_id, item=self.item, request=request)
         return _replay_of_used_token(product_id=product_id, token=token, request=request)
 
 
-def opening_adjustment(*, product_id, delta, resulting_level, at=None, who="import", note=""):
+def opening_adjustment(
+    *, product_id: str, delta: int, resulting_level: int | None, at: datetime | None = None, who: str = "import",
+    note: str = ""
+) -> StockAdjustment:
     """The `opening` stock change that an import (or a table migration) writes beside a level it sets,
     so that every level is the sum of its product's changes: a new product's level, the difference
     a re-import with reset stock makes, or the level a product had before the ledger began."""
@@ -286,13 +304,13 @@ def opening_adjustment(*, product_id, delta, resulting_level, at=None, who="impo
     )
 
 
-def _request(*, delta, reason, who, reference, note):
+def _request(*, delta: int, reason: str, who: str, reference: str, note: str) -> dict[str, Any]:
     """What an idempotency key is used for: the same key with another request is refused."""
     return {"delta": delta, "reason": reason, "who": who, "reference": reference, "note": note}
 
 
 
-def _replay_of_used_token(*, product_id, token, request):
+def _replay_of_used_token(*, product_id: str, token: str, request: dict[str, Any]) -> StockChange | None:
     """The first answer of a write made with this idempotency key, or None if it is unused."""
     with translate_errors():
         item = client().get_item(
@@ -301,7 +319,7 @@ def _replay_of_used_token(*, product_id, token, request):
     return _replay_of(product_id=product_id, item=deserialize(item), request=request) if item is not None else None
 
 
-def _replay_of(*, product_id, item, request):
+def _replay_of(*, product_id: str, item: dict[str, Any], request: dict[str, Any]) -> StockChange:
     """The first answer again, if `request` (_request) is the request the key was
     first used for; IdempotencyConflict, naming that first request, if it is not."""
     adjustment = IdempotencyMark.from_item(item).adjustment
@@ -317,7 +335,7 @@ def _replay_of(*, product_id, item, request):
     return StockChange(product_id=product_id, level=adjustment.resulting_level, adjustment=adjustment, replayed=True)
 
 
-def describe_adjustment(adjustment):
+def describe_adjustment(adjustment: Any) -> str:
     """"+1 by ann at 2026-11-23 09:30:00 UTC (Received (shipment), Shipment 17)"."""
     text = f"{adjustment.delta:+d} by {adjustment.who or 'someone'} at {adjustment.at:%Y-%m-%d %H:%M:%S} UTC"
     why = ", ".join(part for part in (adjustment.reason_label, adjustment.reference) if part)

@@ -8,10 +8,13 @@ near the edge it takes the exact compare-and-set (stock_level_update), which kee
 Reorder index exact. A hold the shopper has is consumed instead (HoldTake); units a shrinking hold
 gives back go back (PutBack).
 """
+from __future__ import annotations
+
 import dataclasses
 import math
 import random
-from typing import Protocol
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any, Protocol
 
 from catalog import availability
 from catalog.availability import stock_band
@@ -21,6 +24,10 @@ from ..alerts.marks import alert_due_action
 from ..catalog.entities import Product, reorder_index_keys
 from ..catalog.products import levels_read
 from ..dynamo.transact import delete, update
+
+if TYPE_CHECKING:
+    from catalog.gateway.stock.entities import Hold
+
 
 SPREAD = "spread"
 GATHERING = "gathering"
@@ -36,7 +43,7 @@ class Take(Protocol):
     resulting_level: int | None  # the product's level after it (None: not known to the writer)
     due: dict | None  # the action that marks the units due to back-in-stock alerts (None: none)
 
-    def after_refusal(self, old):
+    def after_refusal(self, old: Any) -> None:
         """The product as DynamoDB's refusal shows it (`old`: the item as it was, or None): a Product,
         None when the product is gone, or HOLD_GONE when a hold is no longer the one read."""
 
@@ -48,11 +55,11 @@ class Take(Protocol):
 GATHERED = " AND attribute_not_exists(stockSpread)"
 
 
-def reorder_condition(reorder_point):
+def reorder_condition(reorder_point: int | None) -> str:
     return "attribute_not_exists(reorderPoint)" if reorder_point is None else "reorderPoint = :rp"
 
 
-def _reorder_values(product_id, level, reorder_point):
+def _reorder_values(product_id: str, level: int | None, reorder_point: int | None) -> dict[str, Any]:
     values = {":band": stock_band(level)}
     if reorder_point is not None:
         values[":rp"] = reorder_point
@@ -62,7 +69,7 @@ def _reorder_values(product_id, level, reorder_point):
     return values
 
 
-def _level_and_reorder_expression(product_id, level, reorder_point):
+def _level_and_reorder_expression(product_id: str, level: int | None, reorder_point: int | None) -> tuple[str]:
     """(UpdateExpression,) SETting stockLevel = :new, its band (stockBand = :band, which the list
     indexes project: DynamoDB writes their entries only when the band changes) and the Reorder keys,
     or REMOVing them."""
@@ -72,7 +79,10 @@ def _level_and_reorder_expression(product_id, level, reorder_point):
     return (f"SET stockLevel = :new, stockBand = :band REMOVE {pk}, {sk}",)
 
 
-def stock_level_update(*, product_id, current, new, reorder_point, extra_condition="", extra_values=None):
+def stock_level_update(
+    *, product_id: str, current: Any, new: Any, reorder_point: int | None, extra_condition: str = "",
+    extra_values: Any = None
+) -> dict[str, Any]:
     """The Update action that moves a product's stock from `current` to `new`, only if it still
     is `current` and its stored reorder point is still `reorder_point` (None: none stored, the
     default applies), and `extra_condition` holds. In the same Update the product joins or
@@ -89,20 +99,20 @@ def stock_level_update(*, product_id, current, new, reorder_point, extra_conditi
     )
 
 
-def take_floor(reorder_point):
+def take_floor(reorder_point: int | None) -> int:
     """The lowest level a relative take (stock_level_take) may leave: above the reorder point
     (`reorder_point` as stored; None: LOW_STOCK_THRESHOLD), so the product cannot join the Reorder
     index, and in the top stock band, so it stays "In stock" (the band a list shows)."""
     return max(availability.in_stock_band(), availability.reorder_point(reorder_point) + 1)
 
 
-def can_take_relatively(level, quantity, reorder_point):
+def can_take_relatively(level: int | None, quantity: int, reorder_point: int | None) -> bool:
     """Whether taking `quantity` from `level` (as read) leaves the product at or above take_floor:
     then a sale may use stock_level_take; otherwise (near the edge) the exact stock_level_update."""
     return level is not None and level - quantity >= take_floor(reorder_point)
 
 
-def stock_level_take(*, product_id, quantity, reorder_point, price):
+def stock_level_take(*, product_id: str, quantity: int, reorder_point: int | None, price: Decimal) -> dict[str, Any]:
     """The Update action of a sale while there is plenty: takes `quantity` relatively
     (`stockLevel = stockLevel - :q`), on a condition that another sale leaves true unless it takes
     the product down to the edge: the level is at least `quantity` + take_floor, the price is still
@@ -114,7 +124,9 @@ def stock_level_take(*, product_id, quantity, reorder_point, price):
                           price=price, reorder_point=reorder_point, condition=GATHERED)
 
 
-def _relative_take(key, *, quantity, keep, price, reorder_point, condition=""):
+def _relative_take(
+    key: dict[str, Any], *, quantity: int, keep: Any, price: Decimal, reorder_point: int | None, condition: str = ""
+) -> dict[str, Any]:
     """The Update that takes `quantity` from the item at `key` relatively, only if it keeps `keep`
     units, its price is still `price` and its reorder point still `reorder_point` (and `condition`)."""
     values = {":q": quantity, ":min": quantity + keep, ":price": price}
@@ -132,12 +144,12 @@ def _relative_take(key, *, quantity, keep, price, reorder_point, condition=""):
 
 # --- a sale (orders._transact_order, holds._transact_holds) -----------------------------------
 
-def share(product):
+def share(product: Product) -> int:
     """The units each bucket keeps from a relative take: its share of the take floor."""
     return math.ceil(take_floor(product.reorder_point) / product.stock_buckets)
 
 
-def servable(product, quantity):
+def servable(product: Product, quantity: int) -> list[Any]:
     """The buckets (as read) that can give `quantity` and keep their share."""
     floor = share(product)
     return [k for k, level in enumerate(product.bucket_levels or ()) if level >= quantity + floor]
@@ -156,7 +168,7 @@ class SaleTake:
     bucket: int | None = None
     due: None = None
 
-    def after_refusal(self, old):
+    def after_refusal(self, old: Any) -> Product | None:
         """The product as DynamoDB's refusal shows it (`old`: the item as it was, or None): None when
         the product is gone. A bucket refused gives its level now (0 if its copy of the price or
         reorder point is not the product's: not usable)."""
@@ -170,12 +182,12 @@ class SaleTake:
         return levels_read(self.product, tuple(levels))
 
 
-def _same_terms(bucket_item, product):
+def _same_terms(bucket_item: dict[str, Any], product: Product) -> bool:
     rp = bucket_item.get("reorderPoint")
     return bucket_item.get("price") == product.price and (None if rp is None else int(rp)) == product.reorder_point
 
 
-def sale_take(*, product, quantity, price):
+def sale_take(*, product: Product, quantity: int, price: Decimal) -> SaleTake:
     """The Update that takes one order line's units: from a random bucket that can give them
     (spread: relatively, keeping the bucket's share), else on the product item as for K = 1 (relative
     while plenty is left, exact near the edge: can_take_relatively)."""
@@ -203,14 +215,14 @@ def sale_take(*, product, quantity, price):
     return SaleTake(product, action, current, current - quantity)
 
 
-def _bucket_take(product, bucket, quantity, price):
+def _bucket_take(product: Product, bucket: int, quantity: int, price: Decimal) -> dict[str, Any]:
     return _relative_take(keys.bucket_key(product.product_id, bucket), quantity=quantity, keep=share(product),
                           price=price, reorder_point=product.reorder_point)
 
 
 # --- a hold: consumed by its order, or units given back -------------------------------------
 
-def hold_condition(hold, *, ended_by=None):
+def hold_condition(hold: Hold, *, ended_by: Any = None) -> tuple[str, dict[str, Any]]:
     """The condition that `hold` is still the one read (not renewed, sold or released meanwhile)."""
     values = {":hq": hold.quantity, ":hu": hold.until}
     condition = "quantity = :hq AND holdUntil = :hu"
@@ -220,13 +232,15 @@ def hold_condition(hold, *, ended_by=None):
     return condition, values
 
 
-def hold_delete(hold):
+def hold_delete(hold: Hold) -> dict[str, Any]:
     """The Delete action of a hold, only if it is still the one read."""
     condition, values = hold_condition(hold)
     return delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values)
 
 
-def units_back(product, units):
+def units_back(
+    product: Product, units: int
+) -> tuple[Any, None, tuple[str, str]] | tuple[Any, int, tuple[str, int | None]]:
     """(action, resulting level, path) that gives `units` of a hold back to `product` (as read): exactly on a
     gathered product item (a compare-and-set of the level read); on a spread product relatively onto its
     item's own units, its reserve, while it is still spread or gathering (no gather in the shopper's request:
@@ -246,12 +260,12 @@ class PutBack:
     the difference goes back (units_back); `due`, the action that marks them due to the product's
     back-in-stock alerts, as a released hold's units."""
 
-    def __init__(self, product, units):
+    def __init__(self, product: Product, units: int) -> None:
         self.product = product
         self.action, self.resulting_level, self.path = units_back(product, units)
         self.due = alert_due_action(product.product_id, units)
 
-    def after_refusal(self, old):
+    def after_refusal(self, old: Any) -> Product | None:
         return None if old is None else Product.from_item(old)
 
 
@@ -266,15 +280,17 @@ class HoldTake:
     resulting_level: None = None
     due: None = None
 
-    def after_refusal(self, old):
+    def after_refusal(self, old: Any) -> object:
         return HOLD_GONE
 
 
-def hold_consume(hold):
+def hold_consume(hold: Hold) -> HoldTake:
     return HoldTake(hold, hold_delete(hold), ("hold", hold.until))
 
 
-def order_line_take(*, product, line, hold):
+def order_line_take(
+    *, product: Product, line: Any, hold: Hold | None
+) -> tuple[Any, None] | tuple[Any, Any] | tuple[PutBack, Any]:
     """An order line's stock action and the extra action its hold needs (None): without a hold, the
     sale's take; with a hold of the line's quantity, the hold deleted and nothing taken (hold_consume);
     with a hold of another quantity (the cart changed after the checkout was opened), the difference

@@ -1,5 +1,7 @@
 """The single table: its definition and what is done to it as a whole (schema.py), its migrations
 (migrations/: the runner and the steps) and the one Scan, a migration's backfill (backfill_scan.py)."""
+from __future__ import annotations
+
 from .migrations import STEPS, migrations_mark_applied
 from .schema import (
     create_table_request,
@@ -13,7 +15,7 @@ from .schema import (
 )
 
 
-def table_ensure(table_name, *, wait=True):
+def table_ensure(table_name: str, *, wait: bool = True) -> str:
     """Create the table unless it exists; wait until it is ACTIVE. Returns "created" or "exists".
     A new table is created at the last step's layout: every step is recorded as applied (the
     baseline's one record, then each later step's)."""

@@ -10,10 +10,13 @@ redoing the page it was on gives the same result, as every rewrite is derived fr
 
 Only `migrate_table` runs this module: no request of a shopper's or a staff page scans.
 """
+from __future__ import annotations
+
 import json
 import threading
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from botocore.exceptions import ClientError
 
@@ -42,14 +45,14 @@ class Throttle:
     """A token bucket of capacity units a second, shared by the segments' threads. Spending may
     run into debt; the spender then sleeps until the debt is paid back."""
 
-    def __init__(self, units_per_second):
+    def __init__(self, units_per_second: Any) -> None:
         self.rate = units_per_second
         self.total = 0.0  # units spent, for the step's summary
         self._tokens = units_per_second
         self._at = time.monotonic()
         self._lock = threading.Lock()
 
-    def spend(self, units):
+    def spend(self, units: float) -> None:
         if not units:
             return
         with self._lock:
@@ -72,17 +75,17 @@ class Capacity:
     reads: Throttle
     writes: Throttle
 
-    def spent(self, response, *, write):
+    def spent(self, response: dict[str, Any], *, write: Any) -> None:
         units = sum(c.get("CapacityUnits", 0) for c in _consumed(response))
         (self.writes if write else self.reads).spend(units or (1 if write else 0.5))
 
 
-def _consumed(response):
+def _consumed(response: dict[str, Any]) -> list[Any]:
     consumed = response.get("ConsumedCapacity") or []
     return consumed if isinstance(consumed, list) else [consumed]
 
 
-def table_capacity(description):
+def table_capacity(description: dict[str, Any]) -> tuple[Any | int, Any | int]:
     """(read, write) units a second the table can take: provisioned, or its on-demand maximum, or
     a new on-demand table's throughput."""
     provisioned = description.get("ProvisionedThroughput") or {}
@@ -95,7 +98,7 @@ def table_capacity(description):
     return (reads if reads > 0 else ON_DEMAND_READ_UNITS), (writes if writes > 0 else ON_DEMAND_WRITE_UNITS)
 
 
-def capacity_for(description, *, share=None, units_per_second=None):
+def capacity_for(description: dict[str, Any], *, share: Any = None, units_per_second: Any = None) -> Capacity:
     """A Capacity of `share` (0-1] of the table's, or of `units_per_second` for reads and writes alike."""
     if units_per_second:
         return Capacity(Throttle(units_per_second), Throttle(units_per_second))
@@ -113,7 +116,7 @@ class Rewrite:
     remove: tuple = ()
 
 
-def rewrite_of(item, desired, names):
+def rewrite_of(item: dict[str, Any], desired: Any, names: Any) -> Rewrite | None:
     """The Rewrite that makes `item`'s attributes `names` what `desired` says (absent from
     `desired`: removed), or None when they already are."""
     to_set = {n: desired[n] for n in names if n in desired and item.get(n) != desired[n]}
@@ -121,7 +124,7 @@ def rewrite_of(item, desired, names):
     return Rewrite(to_set, to_remove) if to_set or to_remove else None
 
 
-def unchanged_condition(item, depends_on):
+def unchanged_condition(item: dict[str, Any], depends_on: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """A ConditionExpression (with its names and values) that holds while the item is still there
     and its `depends_on` attributes are as in `item`."""
     parts, names, values = ["attribute_exists(PK)"], {}, {}
@@ -135,7 +138,7 @@ def unchanged_condition(item, depends_on):
     return " AND ".join(parts), names, values
 
 
-def item_get(key, capacity):
+def item_get(key: dict[str, Any], capacity: Any) -> dict[str, Any] | None:
     """The item as it is now (a consistent read), or None."""
     with translate_errors():
         response = client().get_item(
@@ -145,7 +148,7 @@ def item_get(key, capacity):
     return deserialize(response["Item"]) if "Item" in response else None
 
 
-def rewrite_item(item, *, derive, depends_on, capacity):
+def rewrite_item(item: dict[str, Any], *, derive: Any, depends_on: Any, capacity: Any) -> bool:
     """Apply `derive(item)` (a Rewrite or None) to the item, on condition that its `depends_on`
     attributes are still as read; when another writer changed them meanwhile, read the item again
     and derive again. Returns True when the item was written."""
@@ -194,16 +197,16 @@ class Tally:
     scanned: int = 0
     written: int = 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         self._lock = threading.Lock()
 
-    def add(self, scanned, written):
+    def add(self, scanned: Any, written: Any) -> None:
         with self._lock:
             self.scanned += scanned
             self.written += written
 
 
-def _progress_records(step_name):
+def _progress_records(step_name: str) -> dict[int, Any]:
     """{segment: record} of an interrupted run of this backfill (one Query)."""
     params = dict(
         TableName=table_name(), ConsistentRead=True,
@@ -223,7 +226,7 @@ def _progress_records(step_name):
         params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
 
-def _save_progress(step_name, segment, segments, last_key, tally):
+def _save_progress(step_name: str, segment: int, segments: int, last_key: dict[str, Any], tally: Any) -> None:
     item = {
         **keys.migration_progress_key(step_name, segment),
         "type": "MIGRATION_PROGRESS", "step": step_name, "segment": segment, "segments": segments,
@@ -235,7 +238,7 @@ def _save_progress(step_name, segment, segments, last_key, tally):
         client().put_item(TableName=table_name(), Item=serialize(item))
 
 
-def progress_forget(step_name):
+def progress_forget(step_name: str) -> None:
     """Delete a finished backfill's progress records."""
     for segment in _progress_records(step_name):
         with translate_errors():
@@ -244,7 +247,7 @@ def progress_forget(step_name):
             )
 
 
-def backfill_status(step_name):
+def backfill_status(step_name: str) -> tuple[int, int, int] | None:
     """(segments done, segments, items scanned) of an interrupted run, or None if it never started."""
     records = _progress_records(step_name)
     if not records:
@@ -253,7 +256,10 @@ def backfill_status(step_name):
     return sum(bool(r["done"]) for r in records.values()), segments, sum(int(r["scanned"]) for r in records.values())
 
 
-def scan_all(*, step_name, item_types, apply, capacity, segments=4, on_page=None, stop=None, pk_prefix=""):
+def scan_all(
+    *, step_name: str, item_types: Any, apply: Any, capacity: Any, segments: int = 4, on_page: Any = None,
+    stop: Any = None, pk_prefix: str = ""
+) -> Tally:
     """Read every item of `item_types` (items without a type: every one whose PK begins with `pk_prefix`)
     (a parallel Scan of `segments` segments, each on a thread)
     and call `apply(item)` for each; it returns how many writes it made. Continues an interrupted
@@ -267,7 +273,7 @@ def scan_all(*, step_name, item_types, apply, capacity, segments=4, on_page=None
     tally = Tally()
     filter_params = _scan_filter(item_types, pk_prefix)
 
-    def segment_run(segment):
+    def segment_run(segment: int) -> None:
         record = records.get(segment, {})
         if record.get("done"):
             return
@@ -302,7 +308,7 @@ def scan_all(*, step_name, item_types, apply, capacity, segments=4, on_page=None
     return tally
 
 
-def _scan_filter(item_types, pk_prefix):
+def _scan_filter(item_types: Any, pk_prefix: str) -> dict[str, Any]:
     """The Scan's filter: the items of `item_types`, or (none given) those whose PK begins with `pk_prefix`."""
     types = sorted(item_types)
     if not types:
@@ -315,12 +321,12 @@ def _scan_filter(item_types, pk_prefix):
     }
 
 
-def _run_segments(segment_run, segments, stop):
+def _run_segments(segment_run: Any, segments: int, stop: Any) -> None:
     """segment_run(segment) for every segment, each on a thread, until all are done. The first error of one
     stops the others (`stop`) and is raised here; Interrupted when stopped."""
     errors = []
 
-    def guarded(segment):
+    def guarded(segment: int) -> None:
         try:
             segment_run(segment)
         except Interrupted:

@@ -1,6 +1,9 @@
 """The one definition of the table: the app, the tests and `create_table` all use it; and what
 is done to the table as a whole (create, protect, back up, delete)."""
+from __future__ import annotations
+
 from datetime import UTC, datetime
+from typing import Any
 
 from botocore.exceptions import ClientError
 from django.conf import settings
@@ -43,7 +46,7 @@ WAREHOUSE_INDEXES = {
 
 # AWS counts the NonKeyAttributes of every INCLUDE index, summed over the indexes, against 100 a
 # table; DynamoDB Local allows 20 distinct names. A new index that projects INCLUDE must fit both,
-# also part way through migrate_table (tests/gateway/test_migrations.py counts the later steps):
+# also part way through migrate_table (tests/gateway/table/test_migrations.py counts the later steps):
 # 8 x 9 + 7 = 79; 11 distinct names.
 PROJECTED_ATTRIBUTE_LIMIT = 100
 LOCAL_DISTINCT_PROJECTED_LIMIT = 20
@@ -65,7 +68,7 @@ INDEXES = {
 }
 
 
-def index_definition(name):
+def index_definition(name: str) -> dict[str, Any]:
     """The GlobalSecondaryIndexes entry of index `name` (keys `<prefix>PK`, `<prefix>SK`,
     keys.index_key_prefix)."""
     projected = INDEXES[name]
@@ -81,12 +84,12 @@ def index_definition(name):
     }
 
 
-def index_attribute_definitions(name):
+def index_attribute_definitions(name: str) -> list[Any]:
     prefix = keys.index_key_prefix(name)
     return [{"AttributeName": f"{prefix}{part}", "AttributeType": "S"} for part in ("PK", "SK")]
 
 
-def create_table_request(table_name, *, indexes=None):
+def create_table_request(table_name: str, *, indexes: Any = None) -> dict[str, Any]:
     """The CreateTable request for the single table, as boto3 takes it (`indexes`: the names of
     INDEXES to create; all of them unless given)."""
     indexes = list(INDEXES) if indexes is None else list(indexes)
@@ -106,7 +109,7 @@ def create_table_request(table_name, *, indexes=None):
     }
 
 
-def table_create(table_name, *, wait=True):
+def table_create(table_name: str, *, wait: bool = True) -> str:
     """Create the table unless it exists (with TTL on); wait until it is ACTIVE. Returns "created" or
     "exists". What a new table records of its migrations is the runner's (table.table_ensure)."""
     ddb = client()
@@ -126,7 +129,7 @@ def table_create(table_name, *, wait=True):
     return outcome
 
 
-def table_exists(table):
+def table_exists(table: Any) -> bool:
     try:
         with translate_errors():
             client().describe_table(TableName=table)
@@ -137,7 +140,7 @@ def table_exists(table):
     return True
 
 
-def table_set_ttl(table_name, *, enabled):
+def table_set_ttl(table_name: str, *, enabled: bool) -> None:
     """Turn DynamoDB's expiry of items on `expiresAt` (TTL) on or off. The app's tables have it on;
     the benchmark turns it off on its own tables while it measures (DynamoDB Local's sweep stops
     every read of the instance for a while; AWS's runs beside them)."""
@@ -148,7 +151,7 @@ def table_set_ttl(table_name, *, enabled):
         )
 
 
-def table_delete(table_name):
+def table_delete(table_name: str) -> None:
     """Delete the table (tests and benchmarks); missing is fine."""
     with translate_errors():
         try:
@@ -158,7 +161,7 @@ def table_delete(table_name):
                 raise
 
 
-def table_ping(*, table_name):
+def table_ping(*, table_name: str) -> None:
     """One GetItem of the probe key (keys.PROBE_KEY, never written), the way the shopper's reads go
     (client.read): the table answers, within the request's budget; CatalogUnavailable if not."""
     with translate_errors():
@@ -167,7 +170,7 @@ def table_ping(*, table_name):
 
 # --- protection ----------------------------------------------------------------------------------
 
-def table_backup(*, table, reason):
+def table_backup(*, table: Any, reason: str) -> str:
     """An on-demand backup of the table (named after the step about to run); says what it did."""
     name = f"{table}-before-{reason}-{datetime.now(UTC):%Y%m%d%H%M%S}"[:255]
     try:
@@ -180,7 +183,7 @@ def table_backup(*, table, reason):
     return f"Backup {name} taken ({arn})."
 
 
-def table_protect(*, table=None, pitr=True, deletion_protection=True):
+def table_protect(*, table: Any = None, pitr: bool = True, deletion_protection: bool = True) -> list[str]:
     """Turn on point-in-time recovery and deletion protection (each when asked); returns what was
     done, one line each, including what this DynamoDB does not support."""
     table = table or settings.DYNAMODB_TABLE

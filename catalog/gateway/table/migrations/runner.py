@@ -22,6 +22,8 @@ the readers to it in that release's code, and delete the old one in a later rele
 contract). Each step is idempotent: run again, or on a table that already has what it adds, it
 changes nothing.
 """
+from __future__ import annotations
+from typing import Any, Sequence
 import threading
 import time
 from collections.abc import Callable
@@ -59,7 +61,7 @@ class Run:
     progress: Callable | None = None  # progress(total) -> a tqdm-like bar (update(n), close())
     stop: threading.Event = field(default_factory=threading.Event)
 
-    def describe(self):
+    def describe(self) -> Any:
         with translate_errors():
             return client().describe_table(TableName=self.table)["Table"]
 
@@ -81,10 +83,10 @@ class Baseline:
     online: bool = False
     rewrites_items = False
 
-    def applied_in(self, applied):
+    def applied_in(self, applied: Any) -> bool:
         return self.name in applied or all(name in applied for name in self.steps)
 
-    def refusal(self, table, applied):
+    def refusal(self, table: Any, applied: Any) -> str:
         """What is said of a table that is not at the baseline (its records: `applied`)."""
         missing = [name for name in self.steps if name not in applied]
         if len(missing) == len(self.steps):
@@ -98,7 +100,7 @@ class Baseline:
             "migrate_table), then this release's. See docs/upgrading.md."
         )
 
-    def apply(self, run):
+    def apply(self, run: Any) -> None:
         raise MigrationRefused(self.refusal(run.table, migrations_applied(table=run.table)))
 
 
@@ -116,7 +118,7 @@ class AddIndex:
     online: bool = False  # the code serves with the step pending (see STEPS)
     rewrites_items = False
 
-    def definitions(self):
+    def definitions(self) -> tuple[Any, Any] | tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]] | str | dict[str, str] | dict[str, Sequence[Any]]]]:
         if self.key_attributes is None:
             return index_attribute_definitions(self.index), index_definition(self.index)
         pk, sk = self.key_attributes
@@ -127,7 +129,7 @@ class AddIndex:
             else {"ProjectionType": "INCLUDE", "NonKeyAttributes": list(self.projected)},
         }
 
-    def apply(self, run):
+    def apply(self, run: Any) -> str:
         if _index_status(run, self.index) is None:
             attributes, definition = self.definitions()
             _update_table(run, AttributeDefinitions=attributes, GlobalSecondaryIndexUpdates=[{"Create": definition}])
@@ -146,7 +148,7 @@ class DeleteIndex:
     online: bool = False
     rewrites_items = False
 
-    def apply(self, run):
+    def apply(self, run: Any) -> str:
         status = _index_status(run, self.index)
         if status is not None and status[0] != "DELETING":
             _update_table(run, GlobalSecondaryIndexUpdates=[{"Delete": {"IndexName": self.index}}])
@@ -169,7 +171,7 @@ class Backfill:
     pk_prefix: str = ""
     rewrites_items = True
 
-    def apply(self, run):
+    def apply(self, run: Any) -> str:
         description = run.describe()
         capacity = capacity_for(description, share=run.capacity_share, units_per_second=run.units_per_second)
         bar = run.progress(description.get("ItemCount") or None) if run.progress else None
@@ -200,7 +202,7 @@ class Recount:
     online: bool = False
     rewrites_items = True
 
-    def apply(self, run):
+    def apply(self, run: Any) -> Any:
         return self.function()
 
 
@@ -213,7 +215,7 @@ class EnableTTL:
     online: bool = False
     rewrites_items = False
 
-    def apply(self, run):
+    def apply(self, run: Any) -> str:
         with translate_errors():
             current = client().describe_time_to_live(TableName=run.table)["TimeToLiveDescription"]
         on = current.get("TimeToLiveStatus") in ("ENABLED", "ENABLING")
@@ -226,7 +228,7 @@ class EnableTTL:
         return f"TTL on {self.attribute}"
 
 
-def _index_status(run, index):
+def _index_status(run: Any, index: Any) -> tuple[Any, bool] | None:
     """(IndexStatus, Backfilling) of an index, or None when the table has no such index."""
     for gsi in run.describe().get("GlobalSecondaryIndexes", []):
         if gsi["IndexName"] == index:
@@ -234,7 +236,7 @@ def _index_status(run, index):
     return None
 
 
-def _update_table(run, **changes):
+def _update_table(run: Any, **changes: Any) -> None:
     """UpdateTable, waiting while another index is being built or deleted (one at a time)."""
     deadline = time.monotonic() + TABLE_WAIT_SECONDS
     while True:
@@ -249,7 +251,7 @@ def _update_table(run, **changes):
         time.sleep(POLL_SECONDS)
 
 
-def _wait_for(run, done, what):
+def _wait_for(run: Any, done: Any, what: str) -> None:
     deadline = time.monotonic() + TABLE_WAIT_SECONDS
     while not done():
         if run.stop.is_set():
@@ -261,7 +263,7 @@ def _wait_for(run, done, what):
 
 # --- the record of applied steps ---------------------------------------------------------------
 
-def migrations_applied(*, table=None):
+def migrations_applied(*, table: Any = None) -> dict[str, Any]:
     """{step name: record} of the steps applied to the table (one Query of MIGRATIONS)."""
     table = table or settings.DYNAMODB_TABLE
     params = dict(
@@ -279,7 +281,7 @@ def migrations_applied(*, table=None):
         params["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
 
-def _is_applied(step, applied):
+def _is_applied(step: Any, applied: Any) -> bool:
     return step.applied_in(applied) if isinstance(step, Baseline) else step.name in applied
 
 
@@ -292,12 +294,12 @@ class TableState:
     version: str = ""  # the name of the last step of the code's applied, or "" (none is)
 
     @property
-    def required(self):
+    def required(self) -> list[Any]:
         """Pending steps without which this code cannot serve (the others are `online`)."""
         return [s for s in self.pending if not s.online]
 
 
-def table_state(*, steps, table=None):
+def table_state(*, steps: Any, table: Any = None) -> TableState:
     """Where the table stands against `steps` (steps.STEPS: a Baseline, then the later steps)."""
     table = table or settings.DYNAMODB_TABLE
     applied = migrations_applied(table=table)
@@ -312,14 +314,14 @@ def table_state(*, steps, table=None):
     )
 
 
-def migrations_pending(*, steps, table_name=None, required=False):
+def migrations_pending(*, steps: Any, table_name: str | None = None, required: bool = False) -> list[Any]:
     """Names of the steps this code has that the table has not applied (`required`: only those it
     cannot serve without); CatalogUnavailable when DynamoDB does not answer."""
     state = table_state(table=table_name, steps=steps)
     return [s.name for s in (state.required if required else state.pending)]
 
 
-def _record(step, table, summary=""):
+def _record(step: Any, table: Any, summary: str = "") -> None:
     item = {
         **keys.migration_key(step.name), "type": "MIGRATION", "name": step.name,
         "description": step.description, "contract": step.contract,
@@ -331,7 +333,7 @@ def _record(step, table, summary=""):
         client().put_item(TableName=table, Item=serialize(item))
 
 
-def migrations_mark_applied(*, steps, table=None):
+def migrations_mark_applied(*, steps: Any, table: Any = None) -> None:
     """Record every step as applied: a new table is created with the layout of the last of them (its
     Baseline's one record says it is at the baseline)."""
     table = table or settings.DYNAMODB_TABLE
@@ -339,7 +341,7 @@ def migrations_mark_applied(*, steps, table=None):
         _record(step, table, "created with this layout")
 
 
-def migrate(*, steps, run, backup=True, plan_only=False, before_deploy=False):
+def migrate(*, steps: Any, run: Any, backup: bool = True, plan_only: bool = False, before_deploy: bool = False) -> TableState:
     """Apply the pending steps in order; returns the TableState before. Refuses (MigrationRefused)
     a table that is not at the baseline, or has steps this code does not know. Before the first step
     that rewrites items a backup is taken (table_backup) unless `backup` is false. `before_deploy`:

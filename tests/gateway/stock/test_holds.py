@@ -1,4 +1,4 @@
-"""Timed holds (issue 36) on DynamoDB Local: units held while a shopper pays are out of what others
+"""Timed holds on DynamoDB Local: units held while a shopper pays are out of what others
 can buy, become the sale when the order is placed, and come back when the hold ends or is cancelled."""
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -270,7 +270,7 @@ def test_with_holds_on_a_sale_writes_nothing_under_the_products_key_but_its_leve
     """Measured on DynamoDB Local (bench/capacity_meter.py: each request's reported units, transactional
     writes twice): opening the checkout and placing a one-line order. Under P#<pid> only the level (taken
     when the hold is, not again); the hold is put and deleted in one of the product's hold partitions (by
-    the customer), so a hot product's holds are no hot key (issue 33)."""
+    the customer), so a hot product's holds are no hot key."""
     from bench.capacity_meter import CapacityMeter
 
     catalog_with(50)
@@ -297,7 +297,7 @@ def _table_reads(meter):
 
 
 def test_a_hot_products_buyer_reads_its_buckets_once_at_half_price(holds_on):
-    """Issue 33 with holds on: what a buyer of a product spread over 10 buckets reads of its partitions.
+    """With holds on, what a buyer of a product spread over 10 buckets reads of its partitions.
     Opening the checkout reads the product and its buckets from any replica (0.5 read units an item: the
     take is conditional, a stale level is refused); placing the order from the hold reads no bucket at all
     (its units are held already) and the product item at 0.5. So the product sells past 2,000 units a

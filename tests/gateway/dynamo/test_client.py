@@ -1,4 +1,5 @@
-"""The DynamoDB client: what AWS sees of the shop's requests."""
+"""The DynamoDB client (catalog/gateway/dynamo/client.py): what AWS sees of the shop's requests, and one
+client a process, built again when the settings change."""
 import boto3
 import botocore
 from botocore.config import Config
@@ -51,3 +52,11 @@ def test_the_operators_app_id_stays_in_the_header(catalog, monkeypatch):
     finally:
         dynamo.reset_client()
     assert " app/fromatoz-eu " in agents[0]
+
+
+def test_the_client_is_built_once_and_rebuilt_when_settings_change(ddb, settings):
+    first = dynamo.client()
+    assert dynamo.client() is first
+    settings.DYNAMODB_READ_TIMEOUT = 1.5
+    assert dynamo.client() is not first
+    assert dynamo.client().meta.config.read_timeout == 1.5

@@ -1,4 +1,4 @@
-"""Timed holds (issue 36), on moto: renewing a hold (asking to hold again) never pushes its end past
+"""Timed holds, on moto: renewing a hold (asking to hold again) never pushes its end past
 STOCK_HOLD_MAX_SECONDS after it was first taken; a hold that ended at that cap is released, others can hold
 or buy its units, and the shopper cannot hold that product again for STOCK_HOLD_COOLDOWN_SECONDS; units a
 shrinking hold gives back are due to alerts."""

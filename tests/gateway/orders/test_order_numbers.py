@@ -1,4 +1,4 @@
-"""Order numbers people can read out (issue 37): short, unambiguous, unique per shop, claimed in the
+"""Order numbers people can read out: short, unambiguous, unique per shop, claimed in the
 order's own transaction, and the way staff open an order."""
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -88,7 +88,7 @@ def test_a_sale_in_the_history_names_its_customer_and_number(catalog):
     assert (sale.customer_id, sale.order_number, sale.order_id) == ("7", order.number, order.order_id)
 
 
-def test_an_order_from_before_numbers_is_shown_by_its_id_and_found_by_none(catalog):
+def test_an_order_without_a_number_is_shown_by_its_id_and_found_by_none(catalog):
     old = gateway.Order(order_id=orders.new_order_id(), customer_id="7", placed_at=datetime(2026, 1, 2, tzinfo=UTC),
                         total=Decimal("1.00"))
     transact_write([put(old.to_item())], request_token="old-order")

@@ -1,4 +1,4 @@
-"""Stock buckets (issue 33): a hot product's stock over K bucket items. A crowd sells exactly the
+"""Stock buckets: a hot product's stock over K bucket items. A crowd sells exactly the
 units there are, the last one included, never hears "sold out" while units remain, a restock in the
 middle keeps the total exact, and the ledger adds up to the total afterwards."""
 import threading

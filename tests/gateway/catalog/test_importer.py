@@ -1,6 +1,5 @@
-"""Catalog import and the table commands, on moto."""
+"""The catalog import (catalog/gateway/catalog/importer.py) and its command, on moto."""
 import json
-import time
 from io import StringIO
 
 import pytest
@@ -11,7 +10,6 @@ from catalog.gateway import client as dynamo
 from catalog.gateway import importer
 from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import NotFound
-from catalog.gateway.table import create_table_request, schema
 from tests.helpers import seed, small_catalog
 
 
@@ -229,63 +227,21 @@ def test_if_empty_skips_a_table_that_has_a_catalog(ddb):
     assert gateway.product_get(product_id="1").name == "Model 3"
 
 
-def test_create_table_prints_the_one_definition(ddb):
-    out = StringIO()
-    call_command("create_table", "--print", stdout=out)
-    request = json.loads(out.getvalue())
-    indexes = {i["IndexName"]: i for i in request["GlobalSecondaryIndexes"]}
-    lists = ("GSI1", "GSI2", "ByName1", "ByPrice1", "ByName2", "ByPrice2", "ByName3", "ByPrice3")
-    assert set(indexes) == {f"{name}v2" for name in lists} | {"Ledger", "ByReason", "Reorder", "OpenOrders",
-                                                              "AlertQueue", "Buyers", "HoldExpiry"}
-    for name in lists:
-        index = indexes[f"{name}v2"]
-        assert [k["AttributeName"] for k in index["KeySchema"]] == [f"{name}PK", f"{name}SK"]
-        assert index["Projection"]["ProjectionType"] == "INCLUDE"
-        projected = set(index["Projection"]["NonKeyAttributes"])
-        # A list shows the stock band; the exact level is only on the product item (issue 32).
-        assert {"type", "name", "stockBand", "productId", "price"} <= projected and "stockLevel" not in projected
-    assert request["BillingMode"] == "PAY_PER_REQUEST"
-
-
-def test_the_table_definition_fits_dynamodbs_limit_on_projected_attributes():
-    """AWS refuses a CreateTable whose INCLUDE indexes project more than 100 attributes in all
-    (summed over the indexes); DynamoDB Local more than 20 distinct ones."""
-    included = [
-        name
-        for index in create_table_request("t")["GlobalSecondaryIndexes"]
-        if index["Projection"]["ProjectionType"] == "INCLUDE"
-        for name in index["Projection"]["NonKeyAttributes"]
+def test_images_are_validated_by_the_importer(ddb, settings):
+    settings.PRODUCT_IMAGE_HOSTS = ["img.example.com"]
+    data = small_catalog()
+    data["products"][0]["image"] = "https://img.example.com/model3.jpg"
+    data["products"][1]["image"] = "img/demo/cars.svg"
+    data["products"][2]["image"] = "http://insecure.example.com/a.png"
+    data["products"][3]["image"] = "../secrets.png"
+    data["products"][4]["image"] = "img/missing.png"
+    with pytest.raises(importer.ImportInvalid) as err:
+        importer.import_catalog(data)
+    assert [p.split(":")[0] for p in err.value.problems] == [
+        "products[2].image", "products[3].image", "products[4].image"
     ]
-    assert len(included) <= schema.PROJECTED_ATTRIBUTE_LIMIT
-    assert len(set(included)) <= schema.LOCAL_DISTINCT_PROJECTED_LIMIT
-
-
-def test_create_table_is_safe_to_run_again(ddb, settings):
-    settings.DYNAMODB_TABLE = "another"
-    out = StringIO()
-    call_command("create_table", stdout=out)
-    assert "Created table 'another'" in out.getvalue()
-    out = StringIO()
-    call_command("create_table", stdout=out)
-    assert "already exists" in out.getvalue()
-
-
-def test_parallel_writes_report_in_order_carry_the_budget_and_stop_at_the_first_failure():
-    from catalog.gateway import budget
-    from catalog.gateway.dynamo.threads import in_parallel
-    from catalog.gateway.errors import CatalogUnavailable
-
-    sent, done, deadlines = [], [], []
-
-    def send(job):
-        deadlines.append(budget.deadline())
-        time.sleep(0.1)  # a request's round trip (long enough that a late wake-up cannot start 20 jobs)
-        if job == 5:
-            raise CatalogUnavailable("DynamoDB is unavailable")
-        sent.append(job)
-
-    with budget.request_budget("POST"), pytest.raises(CatalogUnavailable):
-        in_parallel(range(40), send, done=done.append)
-    assert done == list(range(5))  # reported in order, up to the failure
-    assert len(sent) < 20  # the jobs not yet started were not sent
-    assert None not in deadlines  # every thread worked within the request's time budget
+    for p in data["products"][2:5]:
+        del p["image"]
+    seed(data)
+    assert gateway.product_get(product_id="1").image == "https://img.example.com/model3.jpg"
+    assert gateway.products_by_brand(brand_id="3").items[1].image == "img/demo/cars.svg"

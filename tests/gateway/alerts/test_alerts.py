@@ -92,7 +92,7 @@ def all_due():
 
 def test_a_receipt_marks_the_product_due_while_alerts_wait_and_a_sale_never(catalog):
     gateway.stock_decrease(product_id="1", quantity=1, token=gateway.new_token())
-    receive("1", 1)  # in stock, nobody waits for it: no due item (a staff adjustment's 10 write units, issue 32)
+    receive("1", 1)  # in stock, nobody waits for it: no due item (a staff adjustment's 10 write units)
     assert all_due() == []
     ask(1)
     receive(SOLD_OUT, 2)

@@ -3,7 +3,7 @@
 The upgrade of a shop of the seed's layout, with orders, customers and stock history in it, goes in two
 hops: the baseline release's own `migrate_table` (its code, extracted from git and run as a process of
 its own against the same DynamoDB Local table) brings it to the baseline; this code's then accepts it,
-and reads everything back as before. A table not at the baseline is refused, naming that release. The
+and reads everything back unchanged. A table not at the baseline is refused, naming that release. The
 machinery a later step would use (AddIndex, DeleteIndex, Backfill, plan, backups) is tried on synthetic
 steps appended to STEPS."""
 import os
@@ -52,7 +52,7 @@ from catalog.gateway.table.migrations import (
     migrations_pending,
     runner,
 )
-from tests.helpers import REPO, as_before_issue_33, seed
+from tests.helpers import REPO, seed, with_sales_as_adjustments
 
 pytestmark = pytest.mark.django_db
 
@@ -125,7 +125,7 @@ BUYER_KEYS_BACKFILLED = (*keys.BUYER_ATTRIBUTES, "at", "customerId", "customerNa
 
 def as_migrated(items):
     """Today's `items` as a table of the seed's layout holds them once at the baseline."""
-    return as_before_issue_33(items, keep=BUYER_KEYS_BACKFILLED)
+    return with_sales_as_adjustments(items, keep=BUYER_KEYS_BACKFILLED)
 
 
 def seed_index(name):
@@ -137,14 +137,14 @@ def seed_index(name):
 def make_seed_layout_copy(source, target):
     """A table of the seed's layout (PK/SK, GSI1, GSI2) holding `source`'s items as the seed's code
     would have left them: no sort, warehouse or search items or keys, no counts on brands and categories,
-    sales recorded as stock adjustments (as_before_issue_33)."""
+    sales recorded as stock adjustments (with_sales_as_adjustments)."""
     request = schema.create_table_request(target, indexes=[])
     request["AttributeDefinitions"] += [{"AttributeName": f"{name}{part}", "AttributeType": "S"}
                                         for name in (keys.GSI1, keys.GSI2) for part in ("PK", "SK")]
     request["GlobalSecondaryIndexes"] = [seed_index(keys.GSI1), seed_index(keys.GSI2)]
     dynamo.client().create_table(**request)
     dynamo.client().get_waiter("table_exists").wait(TableName=target)
-    for item in as_before_issue_33(all_items(source)).values():
+    for item in with_sales_as_adjustments(all_items(source)).values():
         if item.get("type") in ("TERM", "TERM_COUNT", "ORDER_NUMBER") or is_opening(item):
             continue  # (imports wrote no opening stock changes then)
         old = {k: v for k, v in item.items() if k not in DERIVED}

@@ -1,16 +1,20 @@
 """Orders in the customer's partition: placing one transaction, reading them back."""
 import threading
+import uuid
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime
 from decimal import Decimal
 
 import pytest
 
+from bench.capacity_meter import CapacityMeter
 from catalog import gateway
 from catalog.gateway import LineProblem, PurchaseLine, keys
 from catalog.gateway.alerts import alerts_due
 from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.errors import InvalidInput, NotFound, OrderRejected
 from catalog.gateway.orders import orders
+from catalog.gateway.orders.orders import order_place
 from shop.messages import line_problem_text
 from tests.helpers import items_in_partition, seed, small_catalog
 
@@ -231,41 +235,60 @@ def test_a_full_cart_of_25_lines_fits_one_transaction(local_ddb):
     assert {f"z{i}" for i in range(25)} <= set(due)
 
 
-# --- the customer item, the address copy, the confirmation claim ------------------------------
-
-ADDRESS = {"name": "Ann", "street": "Main St 1", "postcode": "10115", "city": "Berlin", "country": "DE"}
-
-
-def test_customer_put_keeps_what_orders_wrote_and_orders_set_name_and_email(catalog):
-    orders.order_place(customer_id="c-1", customer_name="Ann", customer_email="ann@example.com",
-                       order_id=orders.new_order_id(), token=gateway.new_token(), lines=[line("4")], address=ADDRESS)
-    with count_requests() as counter:
-        gateway.customer_put(customer_id="c-1", name="Ann Other", email="ann.other@example.com")
-    assert counter.operations == ["UpdateItem"]
-    (item,) = [i for i in items_in_partition("CUSTOMER#c-1") if i["SK"] == "METADATA"]
-    assert (item["name"], item["email"], item["orderCount"], item["customerId"]) == (
-        "Ann Other", "ann.other@example.com", 1, "c-1")
-
-
-def test_an_order_keeps_a_copy_of_the_address(catalog):
-    order = orders.order_place(customer_id="c-1", customer_name="Ann", order_id=orders.new_order_id(),
-                               token=gateway.new_token(), lines=[line("4")], address=ADDRESS)
-    assert order.address == ADDRESS
-    assert orders.order_get(customer_id="c-1", order_id=order.order_id).address == ADDRESS
-    assert orders.orders_by_customer(customer_id="c-1").items[0].address == ADDRESS
-
-
-@pytest.mark.parametrize("address", [{**ADDRESS, "city": ""}, {**ADDRESS, "street": "x" * 201},
-                                     {k: v for k, v in ADDRESS.items() if k != "country"}])
-def test_an_incomplete_or_overlong_address_writes_nothing(catalog, address):
-    with pytest.raises(InvalidInput):
-        orders.order_place(customer_id="c-1", customer_name="Ann", order_id=orders.new_order_id(),
-                           token=gateway.new_token(), lines=[line("4")], address=address)
-    assert items_in_partition("CUSTOMER#c-1") == [] and stock("4") == 12
-
+# --- the confirmation claim -------------------------------------------------------------------
 
 def test_the_confirmation_is_claimed_once(catalog):
     order = place([line("4")])
     assert orders.order_confirmation_claim(customer_id="7", order_id=order.order_id) is True
     assert orders.order_confirmation_claim(customer_id="7", order_id=order.order_id) is False
     assert orders.order_confirmation_claim(customer_id="7", order_id="no-such-order") is False
+
+
+# --- a sale's record: its order line, measured on DynamoDB Local ------------------------------
+
+PRICES = {"1": Decimal("39990.00"), "4": Decimal("899.00"), "7": Decimal("29.90")}
+
+
+def buy(customer, lines, *, name=None):
+    """Place an order of {product: quantity}; returns its ID."""
+    order_id = f"{datetime.now(UTC):%Y%m%dT%H%M%S%f}-{uuid.uuid4().hex[:20]}"
+    order_place(customer_id=customer, customer_name=name or customer.title(), customer_email=f"{customer}@example.com",
+                order_id=order_id, token=uuid.uuid4().hex,
+                lines=[PurchaseLine(pid, quantity, PRICES[pid]) for pid, quantity in lines.items()])
+    return order_id
+
+
+def _writes(meter, by):
+    """{by(charge): write units} of what the meter measured."""
+    out = {}
+    for c in meter.charges():
+        if c.rw == "W":
+            out[by(c)] = out.get(by(c), 0) + c.units
+    return out
+
+
+def _more(two, one):
+    return {k: v - one.get(k, 0) for k, v in two.items() if v != one.get(k, 0)}
+
+
+@pytest.mark.dynamodb_local
+@pytest.mark.django_db
+def test_a_checkout_line_writes_8_units_and_nothing_of_the_sale_under_the_product(local_catalog):
+    """Measured on DynamoDB Local (bench/capacity_meter.py: each request's reported units, transactional
+    writes twice): an order of two lines against one of one line. The line's product (2), its order line
+    (2), the line's entries in its day's Ledger shard (2) and in its product's Buyers shard (2). A history
+    item under the product's key and its ByReason entry besides would make it 10."""
+    with CapacityMeter() as one:
+        buy("ann", {"1": 1})
+    with CapacityMeter() as two:
+        second = buy("ann", {"1": 1, "4": 1})
+    line = _more(_writes(two, lambda c: c.where), _writes(one, lambda c: c.where))
+    assert line == {"table": 4, keys.LEDGER: 2, keys.BUYERS: 2} and sum(line.values()) == 8
+    table = _more(_writes(two, lambda c: (c.where, c.pk)), _writes(one, lambda c: (c.where, c.pk)))
+    mine = {k: v for k, v in table.items() if k[0] == "table" and not k[1].startswith(keys.ORDER_NUMBER_PREFIX)}
+    assert mine == {("table", "P#4"): 2, ("table", "CUSTOMER#ann"): 2}  # (each order claims its own number)
+    # Under the product's key: the product alone (and its opening change of the import).
+    assert [i["SK"] for i in items_in_partition(keys.product_pk("4")) if i.get("reason") != "opening"] == ["METADATA"]
+    record = next(i for i in items_in_partition(keys.customer_pk("ann")) if i["SK"].endswith(f"{second}#ITEM#4"))
+    assert record["BuyersPK"].startswith(f"{keys.product_pk('4')}#B#") and record["at"] in record["BuyersSK"]
+    assert record["LedgerPK"].startswith(f"LEDGER#{record['at'][:10]}#")
