@@ -28,14 +28,18 @@ def parse_whole(text: str, *, minimum: int | None = 0, maximum: int | None = Non
     return _in_range(int(text.strip(), 10), minimum, maximum)
 
 
-def parse_decimal(text: str, *, minimum: int | None = 0, maximum: int | None = None) -> Any:
-    """A non-negative decimal amount (digits, one optional point) from `text`, as a Decimal."""
+def parse_decimal(text: str, *, minimum: int | None = 0, maximum: Decimal | int | None = None,
+                  places: int | None = None) -> Any:
+    """A non-negative decimal amount (digits, one optional point; at most `places` decimals) from `text`,
+    as a Decimal."""
     if not isinstance(text, str) or not DECIMAL.fullmatch(text.strip()):
         raise Unreadable("must be a number (digits 0-9, and a point for decimals)")
+    if places is not None and len(text.strip().partition(".")[2]) > places:
+        raise Unreadable(f"must have at most {places} decimals")
     return _in_range(Decimal(text.strip()), minimum, maximum)
 
 
-def _in_range(value: Any, minimum: int | None, maximum: int | None) -> Any:
+def _in_range(value: Any, minimum: int | None, maximum: Decimal | int | None) -> Any:
     if minimum is not None and value < minimum:
         raise Unreadable(f"must be at least {minimum}")
     if maximum is not None and value > maximum:

@@ -12,11 +12,15 @@ class InvalidInput(CatalogError, ValueError):
     """Bad input, rejected before any request is sent (HTTP 400)."""
 
 
+# keys.ID_PATTERN in words, for every message about an ID.
+ID_RULE = "1 to 64 letters, digits, '-' or '_'"
+
+
 class InvalidId(InvalidInput):
     def __init__(self, what: str, value: Any) -> None:
         self.what = what
         self.value = value
-        super().__init__(f"{what} ID must be 1 to 64 letters, digits, '-' or '_'")
+        super().__init__(f"{what} ID must be {ID_RULE}")
 
 
 class InvalidCursor(InvalidInput):

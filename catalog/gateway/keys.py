@@ -77,7 +77,7 @@ def _index_keys(index: Any, pk: Any, sk: Any) -> dict[str, Any]:
 
 
 NAME_KEY_WIDTH = 64
-PRICE_KEY_DIGITS = 11  # PRICE allows 9 digits before the point: 999,999,999.99 is 11 digits of cents
+PRICE_KEY_DIGITS = 11  # import_file.MAX_PRICE has 9 digits before the point: 999,999,999.99 is 11 digits of cents
 TERM_PREFIX = "TERM#"
 # A search term's count, in the term's partition: "#" sorts before every <name> (letters and digits), so the
 # name-ordered Query reads it first; in ByPrice1 "#COUNT" comes first going up and "~COUNT" going down.

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 import uuid
 from datetime import UTC, datetime
 from typing import Any
@@ -62,6 +63,11 @@ def new_token() -> str:
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def expires_in(seconds: int) -> int:
+    """The epoch second `seconds` from now: the value of an item's TTL attribute, after which DynamoDB deletes it."""
+    return int(time.time()) + seconds
 
 
 def client_request_token(*parts: Any) -> str:

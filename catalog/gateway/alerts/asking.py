@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import keys
 from ..catalog.products import product_get
-from ..dynamo.backoff import conflict_pause, contended_attempts
+from ..dynamo.backoff import AGAIN, conflict_pause, contended_attempts, retry_optimistic
 from ..dynamo.batches import batch_get
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
@@ -138,15 +138,12 @@ def _guest_ask(product: Product, email: str) -> AskOutcome:
     MAX_ALERTS_PER_OWNER (strangers can ask in anyone's name); at MAX_PENDING_PER_OWNER the oldest
     pending one goes, in the same transaction, so the owner's own ask is always taken."""
     owner = keys.alert_owner_email(email)
-    for _ in contended_attempts():
-        outcome = _guest_ask_once(product, email, owner)
-        if outcome is not None:
-            return outcome
-    raise StockBusy("Too many asks at once for this address; try again.")
+    return retry_optimistic(lambda _n: _guest_ask_once(product, email, owner),
+                            busy=StockBusy("Too many asks at once for this address; try again."))
 
 
-def _guest_ask_once(product: Product, email: str, owner: str) -> AskOutcome | None:
-    """One try of `_guest_ask`: its outcome, or None when the oldest pending ask it would replace changed
+def _guest_ask_once(product: Product, email: str, owner: str) -> AskOutcome | object:
+    """One try of `_guest_ask`: its outcome, or AGAIN when the oldest pending ask it would replace changed
     meanwhile (read again and try again: the ask is never dropped)."""
     product_id = product.product_id
     alerts = _owner_alerts(owner)
@@ -177,7 +174,7 @@ def _guest_ask_once(product: Product, email: str, owner: str) -> AskOutcome | No
         return AskOutcome("already" if existing is alert else PENDING, alert, waiting)
     if refusal.failed(0):  # as it was (or another tab asked meanwhile)
         return AskOutcome("already", existing or alert, waiting)
-    return None  # the oldest pending ask went or changed meanwhile, or DynamoDB was busy
+    return AGAIN  # the oldest pending ask went or changed meanwhile, or DynamoDB was busy
 
 
 def _delete_action(alert: Alert) -> dict[str, Any]:

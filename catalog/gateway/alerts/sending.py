@@ -10,7 +10,7 @@ from .. import keys
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import deserialize, serialize
-from ..validate import new_token, utc_now
+from ..validate import expires_in, new_token, utc_now
 from .entities import FAILED, PENDING, Q_PK, Q_SK, SENT, SENT_DAYS, TTL, Alert, stamp
 
 # A claimed alert's email is tried by one job at a time for this long (the lease); a job that
@@ -66,7 +66,7 @@ def alert_mark_sent(alert: Alert) -> bool:
         values = {":epoch": int(time.time())}
     else:
         expression = f"SET #s = :sent, sentAt = :at, {TTL} = :ttl REMOVE {Q_PK}, {Q_SK}, leaseId, leaseUntil"
-        values = {":sent": SENT, ":at": stamp(utc_now()), ":ttl": int(time.time()) + SENT_DAYS * 86400}
+        values = {":sent": SENT, ":at": stamp(utc_now()), ":ttl": expires_in(SENT_DAYS * 86400)}
     try:
         with translate_errors():
             client().update_item(
@@ -93,7 +93,7 @@ def alert_give_up(alert: Alert) -> bool:
                 f"REMOVE {Q_PK}, {Q_SK}, leaseId, leaseUntil",
                 ConditionExpression="leaseId = :lid AND #s = :was", ExpressionAttributeNames={"#s": "status"},
                 ExpressionAttributeValues=serialize({
-                    ":failed": FAILED, ":at": stamp(utc_now()), ":ttl": int(time.time()) + SENT_DAYS * 86400,
+                    ":failed": FAILED, ":at": stamp(utc_now()), ":ttl": expires_in(SENT_DAYS * 86400),
                     ":lid": alert.lease_id, ":was": alert.status,
                 }),
             )

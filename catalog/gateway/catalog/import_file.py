@@ -7,24 +7,27 @@ import math
 import re
 from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
 
+from common.numbers import Unreadable, parse_decimal
+
 from .. import keys
+from ..errors import ID_RULE
 from ..validate import MAX_REORDER, valid_id
 from . import text
-from .entities import Brand, Category, Product
+from .entities import CENT, Brand, Category, Product
 
 DEMO_CATALOG = Path(__file__).resolve().parents[2] / "demo" / "demo_catalog.json"
 
 MAX_NAME = 200
 MAX_DESCRIPTION = 2000
 MAX_ATTRIBUTES = 50
-PRICE = re.compile(r"[0-9]{1,9}(\.[0-9]{1,2})?", re.ASCII)  # plain digits only ("١٢" is no price)
+MAX_PRICE = Decimal("999999999.99")  # 9 digits before the point (keys.PRICE_KEY_DIGITS)
 
 
 class ImportInvalid(Exception):
@@ -79,20 +82,19 @@ def _name(value: Any, path: str, problems: list[str], named: str = "") -> str | 
 
 def _id(value: Any, path: str, problems: list[str]) -> Any | None:
     if not valid_id(value):
-        problems.append(f"{path}: {value!r} is not a valid ID (1 to 64 letters, digits, '-' or '_')")
+        problems.append(f"{path}: {value!r} is not a valid ID ({ID_RULE})")
         return None
     return value
 
 
 def _price(value: Any, path: str, problems: list[str]) -> Decimal | None:
     text = str(value) if isinstance(value, (str, int, Decimal)) and not isinstance(value, bool) else None
-    if text is None or not PRICE.fullmatch(text):
-        problems.append(f"{path}: {value!r} is not a price (a non-negative amount with at most 2 decimals)")
-        return None
     try:
-        return Decimal(text).quantize(Decimal("0.01"))
-    except InvalidOperation:
-        problems.append(f"{path}: {value!r} is not a price")
+        if text is None or text != text.strip():
+            raise Unreadable("not text")
+        return parse_decimal(text, maximum=MAX_PRICE, places=2).quantize(CENT)
+    except Unreadable:
+        problems.append(f"{path}: {value!r} is not a price (a non-negative amount with at most 2 decimals)")
         return None
 
 

@@ -21,7 +21,7 @@ from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import serialize
 from ..dynamo.threads import in_parallel
-from ..dynamo.transact import put, update
+from ..dynamo.transact import TRANSACTION_ACTIONS, put, update
 from ..errors import CatalogUnavailable
 from ..stock.buckets import stock_gather
 from ..stock.stock import opening_adjustment
@@ -50,7 +50,6 @@ __all__ = ["DEMO_CATALOG", "ImportInvalid", "ImportResult", "add_term_counts", "
 # term's two count items moved by the exact difference (UpdateItem ADD), once the product's
 # transaction said which name it replaced.
 
-TRANSACTION_ACTIONS = 100
 TRANSACTION_BYTES = 3_000_000  # of DynamoDB's 4 MB a transaction
 OPENING_BYTES = 1_000  # at most, an opening stock change with its index keys
 GROUP_ATTEMPTS = 10

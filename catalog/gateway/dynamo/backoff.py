@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from . import budget
@@ -30,6 +30,20 @@ def contended_attempts() -> Iterator[int]:
         if attempt:
             backoff_pause(attempt)
         yield attempt
+
+
+AGAIN = object()  # what one try of retry_optimistic returns to be tried again
+
+
+def retry_optimistic(attempt: Callable[[int], Any], *, busy: Exception) -> Any:
+    """The loop of an optimistic write: `attempt(n)` for n = 0, 1, ... (contended_attempts: a pause before
+    each retry, until the write's deadline) until it returns anything but AGAIN, which is returned. Raises
+    `busy` (an exception) when the deadline comes first."""
+    for n in contended_attempts():
+        outcome = attempt(n)
+        if outcome is not AGAIN:
+            return outcome
+    raise busy
 
 
 def backoff_pause(attempt: int) -> None:

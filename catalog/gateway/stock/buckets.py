@@ -36,7 +36,7 @@ from botocore.exceptions import ClientError
 from .. import keys
 from ..catalog.entities import Product
 from ..catalog.products import bucket_levels, product_get
-from ..dynamo.backoff import conflict_pause, contended_attempts
+from ..dynamo.backoff import AGAIN, conflict_pause, contended_attempts, retry_optimistic
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, read, table_name
 from ..dynamo.codec import deserialize, serialize
@@ -161,20 +161,24 @@ def stock_gather(*, product_id: str) -> Product:
     level DynamoDB returns), and once every bucket reads 0 the product is gathered. Returns the
     Product, read consistently. Safe to run twice at once, or to resume after a crash."""
     check_id("Product", product_id)
-    for _attempt in contended_attempts():
-        product = _product_item(product_id)
-        if not product.spread:
-            return product
-        if product.spread == SPREAD and not _set_state(product_id, GATHERING, expected=SPREAD):
-            continue
-        levels = bucket_levels([product], consistent=True)[product_id]
-        full = [(bucket, level) for bucket, level in enumerate(levels) if level > 0]
-        if not full:  # nothing adds to a bucket while gathering: 0 stays 0
-            _set_state(product_id, None, expected=GATHERING)
-            continue
-        for bucket, level in full:
-            _move_to_item(product_id, bucket, level)
-    raise StockBusy(product_id=product_id)
+    return retry_optimistic(lambda _n: _gather_step(product_id), busy=StockBusy(product_id=product_id))
+
+
+def _gather_step(product_id: str) -> Product | object:
+    """One step of stock_gather: the gathered Product, or AGAIN once a step was made (or refused)."""
+    product = _product_item(product_id)
+    if not product.spread:
+        return product
+    if product.spread == SPREAD and not _set_state(product_id, GATHERING, expected=SPREAD):
+        return AGAIN
+    levels = bucket_levels([product], consistent=True)[product_id]
+    full = [(bucket, level) for bucket, level in enumerate(levels) if level > 0]
+    if not full:  # nothing adds to a bucket while gathering: 0 stays 0
+        _set_state(product_id, None, expected=GATHERING)
+        return AGAIN
+    for bucket, level in full:
+        _move_to_item(product_id, bucket, level)
+    return AGAIN
 
 
 def _move_to_item(product_id: str, bucket: int, level: int | None) -> None:
@@ -248,25 +252,28 @@ def stock_set_buckets(*, product_id: str, buckets: Any) -> Product:
     check_buckets(buckets)
     if _product_item(product_id).stock_buckets == buckets:
         return _read(product_id)  # nothing to change (and nothing to gather)
-    for _attempt in contended_attempts():
-        product = stock_gather(product_id=product_id)
-        if product.stock_buckets == buckets:
-            return product
-        expression = "REMOVE stockBuckets" if buckets == 1 else "SET stockBuckets = :k"
-        try:
-            with translate_errors():
-                client().update_item(
-                    TableName=table_name(), Key=serialize(keys.product_key(product_id)),
-                    UpdateExpression=expression,
-                    ConditionExpression="attribute_exists(PK) AND attribute_not_exists(stockSpread)",
-                    **({"ExpressionAttributeValues": serialize({":k": buckets})} if buckets > 1 else {}),
-                )
-        except ClientError as exc:
-            if error_code(exc) != "ConditionalCheckFailedException":
-                raise
-            continue  # spread meanwhile by a sale: gather again
-        return dataclasses.replace(product, stock_buckets=buckets)
-    raise StockBusy(product_id=product_id)
+    return retry_optimistic(lambda _n: _set_buckets_once(product_id, buckets), busy=StockBusy(product_id=product_id))
+
+
+def _set_buckets_once(product_id: str, buckets: int) -> Product | object:
+    """One try of stock_set_buckets: the Product, or AGAIN when a sale spread it meanwhile (gather again)."""
+    product = stock_gather(product_id=product_id)
+    if product.stock_buckets == buckets:
+        return product
+    expression = "REMOVE stockBuckets" if buckets == 1 else "SET stockBuckets = :k"
+    try:
+        with translate_errors():
+            client().update_item(
+                TableName=table_name(), Key=serialize(keys.product_key(product_id)),
+                UpdateExpression=expression,
+                ConditionExpression="attribute_exists(PK) AND attribute_not_exists(stockSpread)",
+                **({"ExpressionAttributeValues": serialize({":k": buckets})} if buckets > 1 else {}),
+            )
+    except ClientError as exc:
+        if error_code(exc) != "ConditionalCheckFailedException":
+            raise
+        return AGAIN
+    return dataclasses.replace(product, stock_buckets=buckets)
 
 
 def gathered_products(products: Mapping[str, Product]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 from .. import keys
 from ..alerts.marks import alert_due_action
 from ..catalog.products import products_get_many
-from ..dynamo.backoff import conflict_pause, contended_attempts
+from ..dynamo.backoff import AGAIN, conflict_pause, retry_optimistic
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import deserialize, serialize
@@ -17,7 +17,7 @@ from ..dynamo.pages import KeyRange, query_items
 from ..dynamo.threads import SHARD_READERS, in_parallel
 from ..dynamo.transact import check, delete, put, transact_write
 from ..errors import StockBusy
-from ..validate import check_id, client_request_token, utc_now
+from ..validate import check_id, client_request_token, expires_in, utc_now
 from . import hold_limits
 from .entities import ENDED, RELEASED_KEPT_SECONDS, Hold, ReleasedHold
 from .takes import hold_condition, units_back
@@ -30,35 +30,40 @@ def hold_release(*, hold: Hold, why: str, ended_by: Any = None) -> bool:
     alerts. The units go back as units_back says (no gather, no bucket read). True if released; False if
     the hold was renewed, sold or released meanwhile."""
     condition, values = hold_condition(hold, ended_by=ended_by)
-    for _attempt in contended_attempts():
-        product = products_get_many(product_ids=[hold.product_id], consistent=True, levels_of=()).get(hold.product_id)
-        # None: no longer sold: its units went with it; the hold still goes
-        at = utc_now().isoformat(timespec="microseconds")
-        log = {
-            **keys.hold_log_key(hold.product_id, hold.customer_id, at), "type": "HOLD_RELEASED",
-            "productId": hold.product_id, "customerId": hold.customer_id, "quantity": hold.quantity,
-            "heldAt": hold.held_at, "holdUntil": hold.until, "releasedAt": at, "why": why,
-            "expiresAt": int(time.time()) + RELEASED_KEPT_SECONDS,  # DynamoDB's TTL forgets the record later
-        }
-        actions = [delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values),
-                   put(log, if_absent=True)]
-        if hold.cap_item()["expiresAt"] > time.time():  # its window and cool-down (hold_limits)
-            actions.append(put(hold.cap_item()))
-        if hold.counted:
-            actions.append(hold_limits.units_change(hold.customer_id, -hold.quantity))
-        if product is not None:
-            actions += [units_back(product, hold.quantity)[0],
-                        alert_due_action(hold.product_id, hold.quantity)]  # units back: as for a receipt
-        state = None if product is None else (product.spread, product.stock_level, product.reorder_point)
-        refusal = transact_write(actions, request_token=client_request_token(
-            "release", hold.product_id, hold.customer_id, hold.until, at, state))
-        if refusal is None or refusal.replay:
-            return True
-        if refusal.failed(0):
-            return False
-        if not refusal.any_failed:
-            conflict_pause()
-    raise StockBusy(product_id=hold.product_id)
+    return retry_optimistic(lambda _n: _release_once(hold, why, condition, values),
+                            busy=StockBusy(product_id=hold.product_id))
+
+
+def _release_once(hold: Hold, why: str, condition: str, values: dict[str, Any]) -> bool | object:
+    """One try of hold_release: True, False, or AGAIN when another transaction (or throttling) was in the way."""
+    product = products_get_many(product_ids=[hold.product_id], consistent=True, levels_of=()).get(hold.product_id)
+    # None: no longer sold: its units went with it; the hold still goes
+    at = utc_now().isoformat(timespec="microseconds")
+    log = {
+        **keys.hold_log_key(hold.product_id, hold.customer_id, at), "type": "HOLD_RELEASED",
+        "productId": hold.product_id, "customerId": hold.customer_id, "quantity": hold.quantity,
+        "heldAt": hold.held_at, "holdUntil": hold.until, "releasedAt": at, "why": why,
+        "expiresAt": expires_in(RELEASED_KEPT_SECONDS),  # DynamoDB's TTL forgets the record later
+    }
+    actions = [delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values),
+               put(log, if_absent=True)]
+    if hold.cap_item()["expiresAt"] > time.time():  # its window and cool-down (hold_limits)
+        actions.append(put(hold.cap_item()))
+    if hold.counted:
+        actions.append(hold_limits.units_change(hold.customer_id, -hold.quantity))
+    if product is not None:
+        actions += [units_back(product, hold.quantity)[0],
+                    alert_due_action(hold.product_id, hold.quantity)]  # units back: as for a receipt
+    state = None if product is None else (product.spread, product.stock_level, product.reorder_point)
+    refusal = transact_write(actions, request_token=client_request_token(
+        "release", hold.product_id, hold.customer_id, hold.until, at, state))
+    if refusal is None or refusal.replay:
+        return True
+    if refusal.failed(0):
+        return False
+    if not refusal.any_failed:
+        conflict_pause()
+    return AGAIN
 
 
 def hold_unchanged(hold: Hold) -> dict[str, Any]:

@@ -6,7 +6,6 @@ the idempotency key as used. A lost race is tried again from the level DynamoDB 
 """
 from __future__ import annotations
 
-import time
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +27,7 @@ from ..validate import (
     check_quantity,
     check_text,
     client_request_token,
+    expires_in,
     new_token,
     utc_now,
 )
@@ -250,7 +250,7 @@ def _apply_stock_change(
         product_id=product_id, adjustment_id=token, at=at, delta=delta,
         resulting_level=current + delta, reason=reason, who=who, reference=reference, note=note,
     )
-    mark = IdempotencyMark(adjustment=adjustment, token=token, expires_at=int(time.time()) + TOKEN_TTL_SECONDS)
+    mark = IdempotencyMark(adjustment=adjustment, token=token, expires_at=expires_in(TOKEN_TTL_SECONDS))
     marking = marks_due(delta, waiting=alerts_waiting, level_before=current)
     none_waiting = ({"extra_condition": f" AND (attribute_not_exists({keys.ALERTS_WAITING}) OR "
                                         f"{keys.ALERTS_WAITING} < :one)", "extra_values": {":one": 1}}
