@@ -1,7 +1,5 @@
-"""Every key format of the single table, in one place.
-
-The items, their keys and indexes, and the access patterns that read them: docs/table.md.
-"""
+"""Every key format of the single table, in one place (the items, their keys and indexes, and the access
+patterns that read them: docs/table.md)."""
 from __future__ import annotations
 
 import hashlib
@@ -18,11 +16,9 @@ STOCK_PREFIX = "STOCK#"
 TOKEN_PREFIX = "TOKEN#"
 ORDER_PREFIX = "ORDER#"
 CUSTOMER_SK = "METADATA"
-ORDER_NUMBER_PREFIX = "ORDERNO#"
-ORDER_NUMBER_SK = "CLAIM"
+ORDER_NUMBER_PREFIX, ORDER_NUMBER_SK = "ORDERNO#", "CLAIM"
 
-GSI1 = "GSI1"
-GSI2 = "GSI2"
+GSI1, GSI2 = "GSI1", "GSI2"
 
 # Warehouse indexes; each item's key attributes are "<index>PK" / "<index>SK".
 LEDGER = "Ledger"
@@ -42,15 +38,14 @@ BUYER_SHARDS = 8
 REORDER_PK = "REORDER"
 OPEN_ORDERS_PK = "OPEN_ORDERS"
 MIGRATIONS_PK = "MIGRATIONS"
-MIGRATION_STEP_PREFIX = "STEP#"
-MIGRATION_PROGRESS_PREFIX = "PROGRESS#"
+MIGRATION_STEP_PREFIX, MIGRATION_PROGRESS_PREFIX = "STEP#", "PROGRESS#"
 
 # Sorted lists: 1 = a brand's products (and a search term's), 2 = a category's, 3 = a brand's in one category.
 BY_NAME = {"brand": "ByName1", "category": "ByName2", "pair": "ByName3"}
 BY_PRICE = {"brand": "ByPrice1", "category": "ByPrice2", "pair": "ByPrice3"}
 SORT_INDEXES = [*BY_NAME.values(), *BY_PRICE.values()]
 # The eight list indexes (GSI1, GSI2, the sort indexes) by their key attributes' prefix, as readers and cursors
-# name them; each read as `<prefix>v2` (the stock band projected: schema.py), or `<prefix>` mid-upgrade (pages.py).
+# name them; each read as `<prefix>v2` (the stock band projected: schema.py).
 LIST_INDEXES = [GSI1, GSI2, *SORT_INDEXES]
 LIST_INDEX_SUFFIX = "v2"
 

@@ -79,10 +79,8 @@ def _holds_and_caps(
 # --- taking (opening the checkout) ----------------------------------------------------------
 
 
-def holds_take(
-    *, customer_id: str, lines: Any, seconds: float | None = None, max_units: Any = None,
-    max_seconds: float | None = None
-) -> dict[str, Any]:
+def holds_take(*, customer_id: str, lines: Any, seconds: float | None = None, max_units: Any = None,
+               max_seconds: float | None = None) -> dict[str, Any]:
     """Hold the units of `lines` (PurchaseLine) for the shopper for `seconds` (STOCK_HOLD_SECONDS),
     renewing what they hold already, but no hold past `max_seconds` (STOCK_HOLD_MAX_SECONDS) after it
     was first taken (more units of a line take its end as it is): one transaction of each line's stock
@@ -187,10 +185,8 @@ def _counted(holds: dict, product_id: str) -> int:
     return hold.counted_units if hold else 0
 
 
-def _transact_holds(
-    *, customer_id: str, lines: Any, more: Any, products: Mapping[str, Product],
-    holds: Mapping[str, Hold], windows: Any, until: Any, max_seconds: float
-) -> dict[Any, Hold] | str | dict[str, Any]:
+def _transact_holds(*, customer_id: str, lines: Any, more: Any, products: Mapping[str, Product], holds: Mapping[str, Hold],
+                    windows: Any, until: Any, max_seconds: float) -> dict[Any, Hold] | str | dict[str, Any]:
     stamp = utc_now().isoformat(timespec="microseconds")
     actions, takes, new = [], {}, {}
     for line, extra in zip(lines, more, strict=True):
