@@ -185,8 +185,13 @@ def _counted(holds: dict, product_id: str) -> int:
     return hold.counted_units if hold else 0
 
 
-def _transact_holds(*, customer_id: str, lines: Any, more: Any, products: Mapping[str, Product], holds: Mapping[str, Hold],
-                    windows: Any, until: Any, max_seconds: float) -> dict[Any, Hold] | str | dict[str, Any]:
+# The holds taken; or why to try again ("holds", "throttled", "conflict"); or the products as read again after
+# a refused take.
+HoldsOutcome = dict[Any, Hold] | str | dict[str, Any]
+
+
+def _transact_holds(*, customer_id: str, lines: Any, more: Any, products: Mapping[str, Product],
+                    holds: Mapping[str, Hold], windows: Any, until: Any, max_seconds: float) -> HoldsOutcome:
     stamp = utc_now().isoformat(timespec="microseconds")
     actions, takes, new = [], {}, {}
     for line, extra in zip(lines, more, strict=True):
