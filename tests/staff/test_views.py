@@ -6,6 +6,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from django.db import connection
 from django.test import Client
 
 from catalog import gateway
@@ -507,7 +508,10 @@ def test_twenty_staff_decrements_in_parallel_on_a_stock_of_ten(local_ddb, django
 
     def decrement(client):
         start.wait()
-        return adjust(client, "7", headers=HX, action="decrease", quantity="1", reason="counted").status_code
+        try:
+            return adjust(client, "7", headers=HX, action="decrease", quantity="1", reason="counted").status_code
+        finally:
+            connection.close()  # each thread's own database connection (the test database is dropped after)
 
     with ThreadPoolExecutor(max_workers=20) as pool:
         statuses = list(pool.map(decrement, clients))
