@@ -12,7 +12,7 @@ from storefront.env import BASE_DIR, env, env_bool, env_float, env_int, env_list
 from storefront.env import RUN_ENV as RUN_ENV  # settings too: the file `make run` wrote, and its values
 from storefront.env import RUN_ENV_FILE as RUN_ENV_FILE
 from storefront.logging_config import log_format, logging_config
-from storefront.security_headers import content_security_policy, image_hosts, permissions_policy
+from storefront.security_headers import content_security_policy, image_hosts, payment_origins, permissions_policy
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 
@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "shop",
     "staff",
     "storefront",
+    "payments",  # card payments (Stripe)
 ]
 
 MIDDLEWARE = [
@@ -277,7 +278,25 @@ if HTTPS:
 # Product pictures on other sites: the hosts (host or host:port) whose https pictures the importer
 # accepts and img-src allows; empty, only pictures under static/.
 PRODUCT_IMAGE_HOSTS = image_hosts(env_list("PRODUCT_IMAGE_HOSTS"))
-CONTENT_SECURITY_POLICY = content_security_policy(PRODUCT_IMAGE_HOSTS)
+# --- Card payments (payments/; README "Paying by card", docs/payments.md) ------------------------------
+# `stripe`: the checkout takes the payment (authorised, captured when shipped); `off`: orders are placed
+# without a payment, as before payments.
+SHOP_PAYMENTS = env("SHOP_PAYMENTS", "stripe").strip().lower()
+if SHOP_PAYMENTS not in ("stripe", "off"):
+    raise ImproperlyConfigured("SHOP_PAYMENTS is `stripe` (the default) or `off`")
+SHOP_CURRENCY = env("SHOP_CURRENCY", "EUR").strip().upper()
+STRIPE_SECRET_KEY = env("STRIPE_SECRET_KEY", "")
+STRIPE_PUBLISHABLE_KEY = env("STRIPE_PUBLISHABLE_KEY", "")
+STRIPE_WEBHOOK_SECRET = env("STRIPE_WEBHOOK_SECRET", "")
+STRIPE_API_BASE = env("STRIPE_API_BASE", "").rstrip("/")  # unset: Stripe itself; `make run`: its localstripe
+STRIPE_JS_URL = env("STRIPE_JS_URL", "https://js.stripe.com/v3/")
+# Seconds to wait for Stripe's answer (then the shopper is told payments are unavailable, nothing lost).
+STRIPE_TIMEOUT = env_float("STRIPE_TIMEOUT", 10.0)
+# Staff open orders list authorisations at least this old: Stripe voids an uncaptured one after 7 days.
+PAYMENT_LAPSE_WARNING_DAYS = env_int("PAYMENT_LAPSE_WARNING_DAYS", 6, minimum=1)
+
+CONTENT_SECURITY_POLICY = content_security_policy(
+    PRODUCT_IMAGE_HOSTS, payment_origins(STRIPE_JS_URL, STRIPE_API_BASE) if SHOP_PAYMENTS == "stripe" else ())
 PERMISSIONS_POLICY = permissions_policy()
 
 # --- DynamoDB -------------------------------------------------------------

@@ -73,7 +73,7 @@ from .errors import (
 from .keys import MAX_STOCK_BUCKETS
 from .lines import MAX_LINES, LineProblem, line_problems
 from .orders.customers import ADDRESS_FIELDS, customer_put
-from .orders.entities import Order, OrderLine, PurchaseLine
+from .orders.entities import Order, OrderLine, Payment, PurchaseLine
 from .orders.fulfilment import order_cancel, order_ship, orders_open, product_buyers, product_buyers_all
 from .orders.numbers import order_number_clean, order_number_for
 from .orders.orders import (
@@ -84,6 +84,17 @@ from .orders.orders import (
     order_get_by_number,
     order_place,
     orders_by_customer,
+)
+from .payments import entities as payment_states
+from .payments.entities import PendingPayment
+from .payments.events import payment_event_claim, payment_event_release
+from .payments.orders import order_payment_update
+from .payments.pending import (
+    payment_pending_get,
+    payment_pending_intent,
+    payment_pending_put,
+    payment_pending_settle,
+    payments_pending,
 )
 from .stock import receiving, reconcile
 from .stock.buckets import stock_set_buckets
@@ -139,4 +150,8 @@ __all__ = [
     "stock_history", "stock_increase", "table_ensure",
     "Sale", "product_buyers", "product_buyers_all",  # who bought what
     "MAX_STOCK_BUCKETS", "stock_set_buckets",
+    # card payments: checkouts waiting for their payment, the payment on an order, the provider's events
+    "Payment", "PendingPayment", "payment_states", "order_payment_update", "payment_event_claim",
+    "payment_event_release", "payment_pending_get", "payment_pending_intent", "payment_pending_put",
+    "payment_pending_settle", "payments_pending",
 ]

@@ -45,7 +45,7 @@ from ..stock.holds import holds_enabled, holds_of
 from ..stock.takes import HOLD_GONE, order_line_take
 from ..validate import check_id, client_request_token, utc_now
 from .customers import check_address, customer_update
-from .entities import Order, OrderLine
+from .entities import Order, OrderLine, Payment
 from .numbers import ORDER_NUMBER_TRIES, number_claim, order_number_clean, order_number_for
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ def new_order_id() -> str:
 
 def order_place(
     *, customer_id: str, customer_name: str, order_id: str, token: str, lines: Sequence[PurchaseLine],
-    customer_email: str | None = None, address: Any = None
+    customer_email: str | None = None, address: Any = None, payment: Payment | None = None
 ) -> Order:
     """Place an order in one transaction, or raise OrderRejected and write nothing.
 
@@ -70,7 +70,9 @@ def order_place(
     (double click, retry, Back and resubmit) places one order and answers it both times; the same
     ID with another key or other lines is IdempotencyConflict, naming the order placed.
     `address` (name, street, postcode, city, country) is copied onto the order; the customer item
-    gets `customer_name` and `customer_email`, so it heals if an earlier customer_put was lost."""
+    gets `customer_name` and `customer_email`, so it heals if an earlier customer_put was lost.
+    `payment`: the card payment authorised for it, recorded on the order (a replay answers the order
+    with the payment it was placed with, which may be another authorisation's)."""
     check_id("Customer", customer_id)
     address = check_address(address)
     check_id("Order", order_id)
@@ -99,7 +101,7 @@ def order_place(
         outcome = _transact_order(
             customer_id=customer_id, customer_name=customer_name, order_id=order_id, token=token,
             lines=lines, products=products, at=utc_now(), customer_email=customer_email, address=address,
-            number=order_number_for(order_id, number_attempt), holds=holds,
+            number=order_number_for(order_id, number_attempt), holds=holds, payment=payment,
         )
         if isinstance(outcome, Order):
             return outcome
@@ -177,7 +179,7 @@ def _same_order(order: Any, *, token: str, lines: Sequence[PurchaseLine]) -> Any
 def _transact_order(
     *, customer_id: str, customer_name: str, order_id: str, token: str, lines: Sequence[PurchaseLine],
     products: Mapping[str, Product], at: datetime, number: str, customer_email: str | None = None, address: Any = None,
-    holds: Mapping[str, Hold] | None = None
+    holds: Mapping[str, Hold] | None = None, payment: Payment | None = None
 ) -> Any:
     """One TransactWriteItems: each line's stock decrease (relative or exact, below; if the price is
     still the one seen), the order, its lines (each the record of its sale), the claim of its number
@@ -196,7 +198,7 @@ def _transact_order(
     holds = holds or {}
     order = _new_order(customer_id=customer_id, customer_name=customer_name, customer_email=customer_email,
                        order_id=order_id, token=token, lines=lines, products=products, at=at, number=number,
-                       address=address)
+                       address=address, payment=payment)
     takes, hold_actions = [], []
     for line in lines:
         # Relative from a bucket or the product item while plenty is left, exact near the edge.
@@ -238,7 +240,8 @@ def _transact_order(
 
 def _new_order(
     *, customer_id: str, customer_name: str, customer_email: str | None, order_id: str, token: str,
-    lines: Sequence[PurchaseLine], products: Mapping[str, Product], at: datetime, number: str, address: Any
+    lines: Sequence[PurchaseLine], products: Mapping[str, Product], at: datetime, number: str, address: Any,
+    payment: Payment | None = None
 ) -> Order:
     return Order(
         order_id=order_id, customer_id=customer_id, placed_at=at, token=token,
@@ -252,6 +255,7 @@ def _new_order(
         number=number,
         customer_name=customer_name,
         customer_email=customer_email or "",
+        payment=payment,
     )
 
 
