@@ -72,8 +72,9 @@ def pay(request, cart, form, *, page):
         return page(request, cart, form=form, status=503)
     except OrderStatusRefused:
         return _settled(request, cart, order_id)
+    # Recorded at once: whatever happens next (a crash, DynamoDB down), reconcile_payments finds this intent.
+    pending = gateway.payment_pending_intent(pending=pending, intent_id=intent.id)
     if intent.status == "requires_action":  # 3-D Secure: Stripe.js asks the bank, then /checkout/paid/
-        gateway.payment_pending_intent(pending=pending, intent_id=intent.id)
         return page(request, cart, form=form, payment={"secret": intent.client_secret, "order_id": order_id})
     return _finish(request, cart, intent, pending)
 

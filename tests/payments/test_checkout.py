@@ -20,8 +20,10 @@ def test_paying_with_4242_places_the_order_with_its_authorisation(catalog, clien
         response, _ = pay(client, form=form)
     assert stripe_api.requests_sent() - sent == 2  # the card kept for a customer, the PaymentIntent
     assert response.status_code == 302 and order_id_of(response) == form["order_id"]
-    # pending put, order (BatchGetItem, TransactWriteItems), pending settled, the email's claim
-    assert counter.operations == ["PutItem", "BatchGetItem", "TransactWriteItems", "UpdateItem", "UpdateItem"]
+    # the checkout paying put, its intent recorded; the order (BatchGetItem, TransactWriteItems); the checkout
+    # settled; the email's claim
+    assert counter.operations == ["PutItem", "UpdateItem", "BatchGetItem", "TransactWriteItems", "UpdateItem",
+                                  "UpdateItem"]
     (order,) = orders_of(shopper)
     assert order.payment.status == "authorised" and order.payment.authorised == 179800
     intent = stripe_api.intent_get(order.payment.intent_id)

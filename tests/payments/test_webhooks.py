@@ -1,0 +1,71 @@
+"""The webhook: signed by Stripe or refused; each event handled once; the order placed once whichever comes
+first (the browser or the webhook), late or repeated events changing nothing wrong."""
+import pytest
+
+from catalog import gateway
+from catalog.gateway import CatalogUnavailable
+from payments import stripe_api
+
+from .helpers import add, checkout_form, intent_event, orders_of, pay, pending, post_event, stock
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def crashed(catalog, client, shopper, stripe_on, monkeypatch):
+    return crash(client, shopper, monkeypatch)
+
+
+def crash(client, shopper, monkeypatch):
+    """A checkout whose card was authorised, but whose order was not written (DynamoDB down at that moment):
+    (the checkout's form, its PaymentIntent's ID)."""
+    client.force_login(shopper)
+    add(client, "4", 2)
+    form = checkout_form(client)
+
+    def down(*args, **kwargs):
+        raise CatalogUnavailable("DynamoDB is down")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(gateway, "order_place", down)
+        response, _ = pay(client, form=form)
+    assert response.status_code == 503 and orders_of(shopper) == []
+    waiting = pending(form["order_id"])
+    assert waiting.status == "pending" and waiting.amount == 179800 and waiting.intent_id
+    assert stripe_api.intent_get(waiting.intent_id).status == "requires_capture"
+    return form, waiting.intent_id
+
+
+def test_a_bad_or_missing_signature_is_refused_and_changes_nothing(crashed, client, shopper):
+    form, intent_id = crashed
+    event = intent_event(intent_id)
+    assert post_event(client, event, secret="whsec_someone_else").status_code == 400
+    assert client.post("/payments/stripe/webhook/", event, content_type="application/json").status_code == 400
+    assert orders_of(shopper) == [] and pending(form["order_id"]).status == "pending"
+
+
+def test_the_webhook_places_the_order_once_and_mails_once(crashed, client, shopper, mailoutbox):
+    form, intent_id = crashed
+    event = intent_event(intent_id)
+    assert post_event(client, event).content == b"placed"
+    assert post_event(client, event).content == b"Handled before."  # the same event again
+    assert post_event(client, intent_event(intent_id)).content == b"placed"  # another event, the same news
+    (order,) = orders_of(shopper)
+    assert order.order_id == form["order_id"] and order.payment.intent_id == intent_id
+    assert stock("4") == 10 and len(mailoutbox) == 1
+    # The shopper's browser comes back afterwards (a retry of the same checkout): it lands on the order.
+    response, _ = pay(client, form=form)
+    assert response.headers["Location"] == f"/account/orders/{form['order_id']}/"
+    assert len(orders_of(shopper)) == 1 and stock("4") == 10
+
+
+def test_events_out_of_order_never_move_the_payment_back(crashed, client, shopper):
+    form, intent_id = crashed
+    authorised = intent_event(intent_id)
+    post_event(client, authorised)
+    stripe_api.capture(intent_id)
+    assert post_event(client, intent_event(intent_id, "payment_intent.succeeded")).content == b"placed"
+    assert orders_of(shopper)[0].payment.status == "captured"
+    late = {**authorised, "id": "evt_late_copy"}  # the authorisation's news, delivered late
+    post_event(client, late)
+    assert orders_of(shopper)[0].payment.status == "captured"
