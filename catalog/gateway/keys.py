@@ -400,19 +400,17 @@ def migration_progress_prefix(step_name: str) -> str:
     return f"{MIGRATION_PROGRESS_PREFIX}{step_name}#"
 
 
-# --- card payments (catalog/gateway/payments/) ------------------------------------------
-PAYMENT_PENDING_SHARDS = 4  # a day's checkouts paying by card, by a hash of the order ID
 
+
+# --- card payments: a checkout paying, under its order's UTC day (yyyymmdd) and a shard; a provider's event --
+PAYMENT_PENDING_SHARDS = 4
 
 def payment_pending_pk(day: str, shard: int) -> str:
     return f"PAYPEND#{day}#{shard}"
 
-
 def payment_pending_key(order_id: str) -> dict[str, Any]:
-    """A checkout paying by card, under its order's UTC day (an order ID starts with yyyymmdd)."""
-    return {"PK": payment_pending_pk(order_id[:8], _shard_of(order_id, PAYMENT_PENDING_SHARDS)),
-            "SK": f"{ORDER_PREFIX}{order_id}"}
-
+    pk = payment_pending_pk(order_id[:8], _shard_of(order_id, PAYMENT_PENDING_SHARDS))
+    return {"PK": pk, "SK": f"{ORDER_PREFIX}{order_id}"}
 
 def payment_event_key(event_id: str) -> dict[str, Any]:
-    return {"PK": f"PAYEVENT#{event_id}", "SK": "EVENT"}  # a payment provider's event, handled once
+    return {"PK": f"PAYEVENT#{event_id}", "SK": "EVENT"}

@@ -7,6 +7,7 @@ import pytest
 from django.test import Client
 
 from catalog import gateway
+from catalog.gateway.dynamo.testing import count_requests
 from payments import stripe_api
 from payments.stripe_api import PaymentRefused
 from tests.helpers import sign_in_staff
@@ -49,8 +50,10 @@ def test_ship_captures_then_marks_shipped_and_refund_gives_back_part(paid_order,
     page = f"/staff/orders/{paid_order.customer_id}/{paid_order.order_id}/"
     assert status_on_page(staff_client, page) == "authorised"
     sent = stripe_api.requests_sent()
-    assert act(staff_client, paid_order, "ship").status_code == 302
+    with count_requests() as counter:
+        assert act(staff_client, paid_order, "ship").status_code == 302
     assert stripe_api.requests_sent() - sent == 1  # the capture
+    assert counter.operations == ["Query", "UpdateItem", "TransactWriteItems", "Query"]
     order = now(paid_order)
     assert order.status == "shipped" and order.payment.status == "captured" and order.payment.captured == 179800
     assert stripe_api.intent_get(order.payment.intent_id).status == "succeeded"

@@ -5,6 +5,7 @@ import pytest
 from django.core.management import call_command
 
 from catalog import gateway
+from catalog.gateway.dynamo.testing import count_requests
 from payments import reconcile as reconciling
 from payments import stripe_api
 
@@ -27,8 +28,13 @@ def reconcile(capsys, *args):
 def test_a_crash_between_authorisation_and_order_is_mended(crashed, shopper, capsys, mailoutbox):
     form, intent_id = crashed
     sent = stripe_api.requests_sent()
-    assert reconcile(capsys) == "reconcile_payments: 1 placed, 0 voided, 0 still waiting"
+    with count_requests() as counter:
+        assert reconcile(capsys) == "reconcile_payments: 1 placed, 0 voided, 0 still waiting"
     assert stripe_api.requests_sent() - sent == 1  # the intent read
+    # one Query a day and shard (8 days back and today, 4 shards), then the order placed as the browser would
+    assert counter.operations.count("Query") == 36
+    assert [op for op in counter.operations if op != "Query"] == [
+        "BatchGetItem", "TransactWriteItems", "UpdateItem", "UpdateItem"]
     (order,) = orders_of(shopper)
     assert order.order_id == form["order_id"] and order.payment.intent_id == intent_id
     assert stock("4") == 10 and len(mailoutbox) == 1
