@@ -66,3 +66,18 @@ def test_payments_off_places_orders_as_before(catalog, client, shopper, settings
     add(client, "4", 1)
     page = client.get("/checkout/").content.decode()
     assert "card-element" not in page and ">Place order</button>" in page
+
+
+def test_a_declined_card_keeps_the_hold_and_the_next_card_buys_the_held_units(catalog, client, shopper, stripe_on,
+                                                                             settings):
+    settings.STOCK_HOLD_SECONDS = 600
+    client.force_login(shopper)
+    add(client, "4", 2)
+    client.post("/checkout/", {"action": "hold"})
+    assert stock("4") == 10  # held for the shopper
+    response, form = pay(client, CARD_DECLINED)
+    assert response.status_code == 402 and stock("4") == 10
+    assert "We hold these units for you" in response.content.decode()
+    response, _ = pay(client, form=form)
+    assert order_id_of(response) == form["order_id"] and stock("4") == 10  # the hold became the order
+    assert [o.payment.status for o in orders_of(shopper)] == ["authorised"]
