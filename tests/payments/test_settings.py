@@ -15,7 +15,8 @@ from storefront.security_headers import content_security_policy, payment_origins
 ])
 def test_deploy_check_wants_the_stripe_secrets(settings, payments, secret, webhook, errors):
     settings.DEBUG, settings.SHOP_PAYMENTS = False, payments
-    settings.STRIPE_SECRET_KEY, settings.STRIPE_WEBHOOK_SECRET, settings.STRIPE_PUBLISHABLE_KEY = secret, webhook, "pk_x"
+    settings.STRIPE_SECRET_KEY, settings.STRIPE_WEBHOOK_SECRET = secret, webhook
+    settings.STRIPE_PUBLISHABLE_KEY = "pk_x"
     assert [e.id for e in stripe_secrets(None)] == errors
     assert ("payments.E001" in [e.id for e in run_checks(include_deployment_checks=True)]) == bool(errors)
 
