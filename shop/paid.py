@@ -16,7 +16,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from catalog import gateway
-from catalog.gateway import InvalidInput, OrderStatusRefused
+from catalog.gateway import CatalogUnavailable, InvalidInput, OrderStatusRefused, StockBusy
 from payments import placing, stripe_api
 from payments.money import to_cents
 from payments.stripe_api import CardDeclined, PaymentRefused, PaymentUnavailable
@@ -61,9 +61,9 @@ def pay(request, cart, form, *, page):
                                                   email=user.email or "")
         pending = dataclasses.replace(pending, provider_customer=customer, card=card,
                                       intent_key=f"{order_id}-{token}")
-        gateway.payment_pending_put(pending=pending)
-        intent = stripe_api.authorise(amount=pending.amount, currency=pending.currency, customer=customer,
-                                      card=card, order_id=order_id, key=pending.intent_key)
+        earlier = _earlier_intent(gateway.payment_pending_put(pending=pending), pending)
+        intent = earlier or stripe_api.authorise(amount=pending.amount, currency=pending.currency, customer=customer,
+                                                 card=card, order_id=order_id, key=pending.intent_key)
     except CardDeclined as exc:
         messages.error(request, f"{exc} Nothing was charged; your cart is kept. Try again or use another card.")
         return page(request, cart, form=form, status=402)
@@ -79,19 +79,39 @@ def pay(request, cart, form, *, page):
     return _finish(request, cart, intent, pending)
 
 
+def _earlier_intent(previous, pending):
+    """An earlier attempt of this checkout left an intent: one authorised for this amount is used (the shopper
+    pays again after the order could not be confirmed); any other is cancelled, so that one checkout never has
+    two authorisations standing. None: ask for a new one."""
+    if previous is None or not previous.intent_id:
+        return None
+    earlier = stripe_api.intent_get(previous.intent_id)
+    if earlier.authorised and earlier.amount == pending.amount and earlier.currency == pending.currency.upper():
+        return earlier
+    if earlier.status not in ("canceled", "succeeded"):
+        stripe_api.void(earlier.id)
+    return None
+
+
 def _finish(request, cart, intent, pending):
     if intent.status != "requires_capture":
         messages.error(request, (intent.error or "Your card's bank did not confirm the payment.")
                        + " Nothing was charged; your cart is kept. Try again or use another card.")
         return redirect("checkout")
-    outcome = placing.place_authorised(intent, pending=pending, mail=False)
+    try:
+        outcome = placing.place_authorised(intent, pending=pending, mail=False)
+    except (StockBusy, CatalogUnavailable) as exc:
+        # Authorised, but the order could not be written now: it stays to be placed (the webhook,
+        # reconcile_payments, or the shopper paying again, which uses this authorisation).
+        messages.error(request, "Your card is authorised, but we could not confirm your order just now "
+                       f"({exc}). Please press Pay again in a moment: you will not be charged twice.")
+        return redirect("checkout")
     if outcome.kind == placing.PLACED_OUTCOME:
         return checkouts.placed(request, cart, pending.address, outcome.order)
     for reason in outcome.reasons:
         messages.error(request, reason)
     if outcome.kind == placing.VOIDED_OUTCOME:
         checkouts.done(request.session)  # the next try is a new checkout, with a new order ID
-        checkouts.forget_holds(request.session)
     return redirect("cart")
 
 

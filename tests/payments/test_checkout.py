@@ -81,3 +81,28 @@ def test_a_declined_card_keeps_the_hold_and_the_next_card_buys_the_held_units(ca
     response, _ = pay(client, form=form)
     assert order_id_of(response) == form["order_id"] and stock("4") == 10  # the hold became the order
     assert [o.payment.status for o in orders_of(shopper)] == ["authorised"]
+
+
+def test_paying_again_after_the_order_could_not_be_confirmed_uses_the_same_authorisation(
+        catalog, client, shopper, stripe_on, monkeypatch):
+    from .test_webhooks import crash
+
+    form, intent_id = crash(client, shopper, monkeypatch)
+    sent = stripe_api.requests_sent()
+    response, _ = pay(client, form=form)
+    assert order_id_of(response) == form["order_id"]
+    assert stripe_api.requests_sent() - sent == 2  # the new card kept, the earlier intent read: no second intent
+    (order,) = orders_of(shopper)
+    assert order.payment.intent_id == intent_id and stock("4") == 10
+
+
+def test_a_3d_secure_step_given_up_then_another_card_leaves_one_authorisation(catalog, client, shopper, stripe_on):
+    client.force_login(shopper)
+    add(client, "4", 1)
+    response, form = pay(client, "4000002500003155")
+    first = pending(form["order_id"]).intent_id
+    response, _ = pay(client, form=form)  # the shopper closed the bank's window and typed 4242
+    assert order_id_of(response) == form["order_id"]
+    assert stripe_api.intent_get(first).status == "canceled"
+    (order,) = orders_of(shopper)
+    assert order.payment.intent_id != first

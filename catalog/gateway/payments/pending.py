@@ -23,26 +23,28 @@ KEPT_DAYS = 30  # a settled checkout's item is forgotten (TTL) this long after i
 LOOK_BACK_DAYS = 8  # card authorisations lapse after 7 days: older checkouts have nothing left to settle
 
 
-def payment_pending_put(*, pending: PendingPayment) -> PendingPayment:
+def payment_pending_put(*, pending: PendingPayment) -> PendingPayment | None:
     """Write (or, for a new attempt of the same checkout, rewrite) a checkout paying by card: one PutItem,
-    only while it is not settled. OrderStatusRefused (its status) when its order was placed or voided."""
+    only while it is not settled; returns the attempt it replaced (None: the first). OrderStatusRefused (its
+    status) when its order was placed or voided."""
     check_id("Order", pending.order_id)
     check_id("Customer", pending.customer_id)
     try:
         with translate_errors():
-            client().put_item(
+            response = client().put_item(
                 TableName=table_name(), Item=serialize(pending.to_item(expires_at=expires_in(KEPT_DAYS * 86400))),
                 ConditionExpression="attribute_not_exists(PK) OR #status = :pending",
                 ExpressionAttributeNames={"#status": "status"},
                 ExpressionAttributeValues=serialize({":pending": PENDING}),
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                ReturnValues="ALL_OLD", ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
     except ClientError as exc:
         if error_code(exc) == "ConditionalCheckFailedException":
             old = deserialize(exc.response.get("Item") or {})
             raise OrderStatusRefused(pending.order_id, old.get("status", PLACED), "paid again") from exc
         raise
-    return pending
+    old = response.get("Attributes")
+    return PendingPayment.from_item(deserialize(old)) if old else None
 
 
 def payment_pending_get(*, order_id: str) -> PendingPayment | None:
