@@ -99,3 +99,16 @@ def test_a_declined_card_says_why_and_keeps_the_cart(shop, page):
     enter_card(page, "4242424242424242")
     page.get_by_role("button", name=re.compile(r"^Pay")).click()
     expect(page).to_have_url(re.compile(r"/account/orders/[^/]+/$"))
+
+
+def test_the_paying_checkout_passes_axe(shop, chromium, axe_script):
+    from tests.helpers import axe_violations
+
+    context = chromium.new_context(viewport={"width": 1200, "height": 900}, bypass_csp=True)  # to inject axe-core
+    page = context.new_page()
+    try:
+        to_checkout(page, shop)
+        expect(page.locator("#card-element input")).to_have_count(5)  # the card element is mounted
+        assert axe_violations(page, axe_script) == []
+    finally:
+        context.close()
