@@ -40,7 +40,9 @@ def place_authorised(intent: Intent, *, pending: gateway.PendingPayment | None =
                      mail: bool = True) -> Outcome:
     """Place the order `intent` (an authorised PaymentIntent) pays for, once; or void the authorisation.
     `mail`: send the confirmation email here (the webhook, reconcile); the browser's checkout sends it."""
-    if pending is None and valid_id(intent.order_id):
+    if not valid_id(intent.order_id):
+        return Outcome(WAITING_OUTCOME)  # not one of the shop's checkouts (no order ID): none of its business
+    if pending is None:
         pending = gateway.payment_pending_get(order_id=intent.order_id)
     if intent.status not in ("requires_capture", "succeeded"):
         if intent.status == "canceled" and pending is not None and pending.intent_id == intent.id:
