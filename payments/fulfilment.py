@@ -27,7 +27,7 @@ def ship(order: gateway.Order) -> gateway.Order:
         raise PaymentRefused(f"Its payment is {payment.status}: nothing can be charged for it.")
     if payment is not None and payment.status == states.AUTHORISED:
         intent = _captured(payment.intent_id)
-        _record(order, replace(payment, status=states.CAPTURED, captured=intent.amount_received or payment.authorised))
+        _record(order, replace(payment, status=states.CAPTURED, captured=intent.captured or payment.authorised))
     return gateway.order_ship(customer_id=order.customer_id, order_id=order.order_id)
 
 

@@ -61,7 +61,7 @@ def place_authorised(intent: Intent, *, pending: gateway.PendingPayment | None =
 
 
 def _place(intent: Intent, pending: gateway.PendingPayment, *, mail: bool) -> Outcome:
-    captured = intent.amount_received if intent.status == "succeeded" else 0
+    captured = intent.captured
     payment = Payment(intent_id=intent.id, status=states.CAPTURED if captured else states.AUTHORISED,
                       currency=intent.currency, authorised=intent.amount, captured=captured)
     try:

@@ -57,6 +57,11 @@ class Intent:
     def authorised(self) -> bool:
         return self.status == "requires_capture"
 
+    @property
+    def captured(self) -> int:
+        """The amount captured (localstripe's intents carry no amount_received: all of it, once succeeded)."""
+        return (self.amount_received or self.amount) if self.status == "succeeded" else 0
+
     @classmethod
     def from_stripe(cls, data: Any) -> "Intent":
         data = data if isinstance(data, dict) else data.to_dict()

@@ -23,6 +23,8 @@ def stripe_webhook(request):
     except ValueError:
         return HttpResponseBadRequest("Bad or missing Stripe-Signature.", content_type="text/plain")
     event_id, kind = str(event.get("id", "")), str(event.get("type", ""))
+    if kind not in webhooks.EVENTS:
+        return HttpResponse("Not an event the shop acts on.", content_type="text/plain")
     if not event_id or not gateway.payment_event_claim(event_id=event_id, event_type=kind):
         return HttpResponse("Handled before.", content_type="text/plain")
     try:

@@ -28,7 +28,7 @@ def handle(event: dict) -> str:
         intent = Intent.from_stripe(data)
         outcome = placing.place_authorised(intent)
         if kind == SUCCEEDED and outcome.order is not None:
-            captured = intent.amount_received
+            captured = intent.captured
             _record(outcome.order, intent, lambda p: replace(p, status=states.CAPTURED, captured=captured))
         return outcome.kind
     if kind == CANCELED:

@@ -67,6 +67,15 @@ def test_events_out_of_order_never_move_the_payment_back(crashed, client, shoppe
     stripe_api.capture(intent_id)
     assert post_event(client, intent_event(intent_id, "payment_intent.succeeded")).content == b"placed"
     assert orders_of(shopper)[0].payment.status == "captured"
+    assert orders_of(shopper)[0].payment.captured == 179800
     late = {**authorised, "id": "evt_late_copy"}  # the authorisation's news, delivered late
     post_event(client, late)
     assert orders_of(shopper)[0].payment.status == "captured"
+
+
+def test_an_event_the_shop_does_not_act_on_is_answered_without_a_write(crashed, client):
+    from catalog.gateway.dynamo.testing import count_requests
+
+    with count_requests() as counter:
+        response = post_event(client, {"id": "evt_customer", "type": "customer.created", "data": {"object": {}}})
+    assert response.status_code == 200 and counter.operations == []
