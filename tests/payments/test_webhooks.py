@@ -79,3 +79,13 @@ def test_an_event_the_shop_does_not_act_on_is_answered_without_a_write(crashed, 
     with count_requests() as counter:
         response = post_event(client, {"id": "evt_customer", "type": "customer.created", "data": {"object": {}}})
     assert response.status_code == 200 and counter.operations == []
+
+
+def test_the_webhook_after_the_browser_placed_the_order_changes_nothing(catalog, client, shopper, stripe_on,
+                                                                         mailoutbox):
+    client.force_login(shopper)
+    add(client, "4", 2)
+    response, form = pay(client)
+    (order,) = orders_of(shopper)
+    assert post_event(client, intent_event(order.payment.intent_id)).content == b"placed"
+    assert orders_of(shopper) == [order] and stock("4") == 10 and len(mailoutbox) == 1
