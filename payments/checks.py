@@ -3,6 +3,14 @@ from django.conf import settings
 from django.core.checks import Error, Tags, register
 
 
+@register()
+def payments_setting(app_configs, **kwargs):
+    if settings.SHOP_PAYMENTS in ("stripe", "off"):
+        return []
+    return [Error(f"SHOP_PAYMENTS is {settings.SHOP_PAYMENTS!r}: it is `stripe` (the default) or `off`.",
+                  id="payments.E002")]
+
+
 @register(Tags.security, deploy=True)
 def stripe_secrets(app_configs, **kwargs):
     if settings.DEBUG or settings.SHOP_PAYMENTS == "off":

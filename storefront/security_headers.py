@@ -24,9 +24,12 @@ def image_hosts(hosts):
     return hosts
 
 
-def payment_origins(js_url, api_base):
-    """The origins Stripe.js needs, exactly: where it is loaded from (STRIPE_JS_URL: its script and its
-    card frames) and the API it talks to (STRIPE_API_BASE, or Stripe's own)."""
+def payment_origins(payments, js_url, api_base):
+    """The origins Stripe.js needs, exactly, while card payments are on (`payments`, SHOP_PAYMENTS): where it is
+    loaded from (STRIPE_JS_URL: its script and its card frames) and the API it talks to (STRIPE_API_BASE, or
+    Stripe's own); none when they are off."""
+    if payments != "stripe":
+        return ()
     origins = []
     for url in (js_url, api_base or "https://api.stripe.com"):
         parts = urlsplit(url)

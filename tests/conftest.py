@@ -137,7 +137,7 @@ def stripe_on(settings, localstripe_server):
     settings.STRIPE_WEBHOOK_SECRET = "whsec_test_fromatoz"
     settings.STRIPE_JS_URL = f"{localstripe_server.url}/js.stripe.com/v3/"
     settings.CONTENT_SECURITY_POLICY = content_security_policy(
-        settings.PRODUCT_IMAGE_HOSTS, payment_origins(settings.STRIPE_JS_URL, settings.STRIPE_API_BASE))
+        settings.PRODUCT_IMAGE_HOSTS, payment_origins("stripe", settings.STRIPE_JS_URL, settings.STRIPE_API_BASE))
     return localstripe_server
 
 
