@@ -111,13 +111,18 @@ def is_stored(image):
 def picture_url(image, size, density=1):
     """The URL of a stored picture (`image`: the product's value) in SIZES[size] at `density`."""
     width, height = SIZES[size]
-    return f"{media_base(storages['media'])}{image.removeprefix(PREFIX)}/{width * density}x{height * density}.webp"
+    return f"{media_url()}{image.removeprefix(PREFIX)}/{width * density}x{height * density}.webp"
+
+
+def media_url():
+    """The URL stored pictures' names follow ("/media/", "https://bucket.s3.../")."""
+    return _media_base(storages["media"])
 
 
 @lru_cache(maxsize=4)
-def media_base(storage: Storage) -> str:
-    """The URL before a stored file's name ("/media/", "https://bucket.s3.../"): asked of the storage
-    once (an S3 storage's URL is a boto3 call), then joined to every picture's name."""
+def _media_base(storage: Storage) -> str:
+    """The URL before a stored file's name: asked of each storage once, then joined to every
+    picture's name (a page has dozens)."""
     return storage.url(f"{FOLDER}/x").removesuffix("x").removesuffix(f"{FOLDER}/")
 
 

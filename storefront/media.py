@@ -27,7 +27,8 @@ def media_storage(kind, *, media_url, media_root, bucket, endpoint_url, region):
     if kind == "files":
         return {
             "BACKEND": "django.core.files.storage.FileSystemStorage",
-            "OPTIONS": {"location": str(media_root), "base_url": media_url, "allow_overwrite": True,
+            # Linked at MEDIA_URL (Django's, under the script prefix when it is a path).
+            "OPTIONS": {"location": str(media_root), "allow_overwrite": True,
                         "file_permissions_mode": 0o644, "directory_permissions_mode": 0o755},
         }
     if not bucket:
@@ -50,12 +51,12 @@ def media_storage(kind, *, media_url, media_root, bucket, endpoint_url, region):
     }
 
 
-def media_origin(storage):
+def media_origin(storage, media_url):
     """The origin pictures are linked at when it is not the shop's own ("https://bucket.s3...."), else None."""
     options = storage.get("OPTIONS", {})
     if "custom_domain" in options:
         return f"{options['url_protocol']}//{options['custom_domain'].split('/')[0]}"
-    link = urlsplit(options.get("base_url", ""))
+    link = urlsplit(media_url)
     return f"{link.scheme}://{link.netloc}" if link.scheme else None
 
 

@@ -293,7 +293,7 @@ STORAGES["media"] = media_storage(
 # Product pictures on other sites: the hosts (host or host:port) whose https pictures the importer
 # accepts and img-src allows; empty, only pictures under static/.
 PRODUCT_IMAGE_HOSTS = image_hosts(env_list("PRODUCT_IMAGE_HOSTS"))
-CONTENT_SECURITY_POLICY = content_security_policy(PRODUCT_IMAGE_HOSTS, media_origin(STORAGES["media"]))
+CONTENT_SECURITY_POLICY = content_security_policy(PRODUCT_IMAGE_HOSTS, media_origin(STORAGES["media"], MEDIA_URL))
 PERMISSIONS_POLICY = permissions_policy()
 
 # --- DynamoDB -------------------------------------------------------------
