@@ -412,3 +412,12 @@ def picture_bytes(kind="JPEG", size=(400, 300), *, mode="RGB", orientation=None)
     out = io.BytesIO()
     picture.save(out, kind, **extra)
     return out.getvalue()
+
+
+def set_product_image(product_id, image):
+    """The product item's `image`, written past the importer (which takes only static paths and https URLs)."""
+    dynamo.client().update_item(
+        TableName=dynamo.table_name(), Key=codec.serialize(keys.product_key(product_id)),
+        UpdateExpression="SET #image = :image", ExpressionAttributeNames={"#image": "image"},
+        ExpressionAttributeValues=codec.serialize({":image": image}),
+    )

@@ -15,10 +15,9 @@ from django.core.files.storage import storages
 from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 
-from catalog.gateway import client as dynamo
 from catalog.gateway.dynamo.testing import count_requests
 from catalog.pictures import PictureField, picture_store, picture_url
-from tests.helpers import picture_bytes
+from tests.helpers import picture_bytes, set_product_image
 
 BOXES = [(160, 120), (320, 240), (480, 360), (960, 720)]
 NOT_A_PICTURE = "This file is not a JPEG, PNG or WebP picture."
@@ -151,20 +150,12 @@ def test_the_pixel_limit_is_pillows(monkeypatch):
     assert PictureForm(files={"image": upload(picture_bytes("WEBP", (800, 625)))}).is_valid()  # 500,000
 
 
-def _set_image(product_id, image):
-    dynamo.client().update_item(
-        TableName=dynamo.table_name(), Key={"PK": {"S": f"P#{product_id}"}, "SK": {"S": "METADATA"}},
-        UpdateExpression="SET #image = :image", ExpressionAttributeNames={"#image": "image"},
-        ExpressionAttributeValues={":image": {"S": image}},
-    )
-
-
 def test_the_cards_and_the_product_page_show_a_kept_picture_at_their_size(catalog, client):
     client.get("/brands/3/")  # the brand and category names, read once and cached
     with count_requests() as before:
         client.get("/brands/3/"), client.get("/products/2/")
     value = picture_store(product_id="2", upload=upload(picture_bytes("JPEG")))
-    _set_image("2", value)
+    set_product_image("2", value)
     base = f"/media/{value.removeprefix('media:')}"
     with count_requests() as after:
         cards, page = client.get("/brands/3/").content.decode(), client.get("/products/2/").content.decode()
@@ -177,13 +168,12 @@ def test_the_cards_and_the_product_page_show_a_kept_picture_at_their_size(catalo
 
 
 def test_a_picture_given_by_the_importer_is_shown_as_before(catalog, client):
-    _set_image("2", "https://img.example/y.jpg")
+    set_product_image("2", "https://img.example/y.jpg")
     page = client.get("/products/2/").content.decode()
     assert '<img class="product-image" src="https://img.example/y.jpg" width="480" height="360"' in page
 
 
 def test_s3_keeps_the_sizes_in_the_bucket_and_pages_link_them_there(catalog, client, s3_media, s3_requests):
-    # (catalog first: moto's in-process mock of DynamoDB starts afresh every backend, the server's too)
     value = picture_store(product_id="2", upload=upload(picture_bytes("PNG")))
     assert s3_requests == ["PutObject"] * 4  # one a size, no other request
     key = value.removeprefix("media:")
@@ -191,7 +181,7 @@ def test_s3_keeps_the_sizes_in_the_bucket_and_pages_link_them_there(catalog, cli
     assert sorted(item["Key"] for item in listed) == sorted(f"{key}/{w}x{h}.webp" for w, h in BOXES)
     head = s3_media.client.head_object(Bucket=s3_media.bucket, Key=f"{key}/160x120.webp")
     assert (head["ContentType"], head["CacheControl"]) == ("image/webp", "public, max-age=31536000, immutable")
-    _set_image("2", value)
+    set_product_image("2", value)
     page = client.get("/products/2/")
     bucket_url = f"{s3_media.endpoint}/{s3_media.bucket}/{key}"
     assert f'src="{bucket_url}/480x360.webp" srcset="{bucket_url}/960x720.webp 2x"' in page.content.decode()
