@@ -6,7 +6,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from catalog.pictures import picture_store
 from storefront.media import media_storage
-from tests.helpers import picture_bytes, set_product_image
+from tests.helpers import set_product_image
+from tests.picture_files import picture_bytes
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -1,0 +1,25 @@
+"""Picture files for the tests of uploads (catalog/pictures.py): made by Pillow, as cameras and editors write them."""
+import io
+
+from PIL import Image, ImageCms, PngImagePlugin
+
+
+def picture_bytes(kind="JPEG", size=(400, 300), *, mode="RGB", orientation=None):
+    """A picture file as a camera or an editor writes one: with EXIF (the camera, a GPS position, and
+    `orientation` when given), an ICC colour profile, and for a PNG a text chunk."""
+    picture = Image.new(mode, size, "#c03020" if mode in ("RGB", "RGBA") else 128)
+    exif = Image.Exif()
+    exif[0x010F] = "PhoneMaker"  # Make
+    exif[0x8825] = {1: "N", 2: (52.0, 31.0, 12.0)}  # GPSInfo: latitude
+    if orientation:
+        exif[0x0112] = orientation
+    extra = {"exif": exif.tobytes()}
+    if mode in ("RGB", "RGBA"):
+        extra["icc_profile"] = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    if kind == "PNG":
+        text = PngImagePlugin.PngInfo()
+        text.add_text("Author", "Someone private")
+        extra["pnginfo"] = text
+    out = io.BytesIO()
+    picture.save(out, kind, **extra)
+    return out.getvalue()
