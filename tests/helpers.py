@@ -14,6 +14,7 @@ from catalog.gateway import client as dynamo
 from catalog.gateway import codec, keys
 from catalog.gateway.catalog import importer
 from catalog.gateway.stock.entities import StockAdjustment, is_sale_record
+from tests.picture_files import picture_bytes as picture_bytes  # where the editor's tests take it from
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -387,12 +388,3 @@ def place(customer, lines, *, name=None, order_id=None, token=None):
     return gateway.order_place(customer_id=customer, customer_name=customer if name is None else name,
                                order_id=order_id or gateway.new_order_id(), token=token or gateway.new_token(),
                                lines=lines)
-
-
-def set_product_image(product_id, image):
-    """The product item's `image`, written past the importer (which takes only static paths and https URLs)."""
-    dynamo.client().update_item(
-        TableName=dynamo.table_name(), Key=codec.serialize(keys.product_key(product_id)),
-        UpdateExpression="SET #image = :image", ExpressionAttributeNames={"#image": "image"},
-        ExpressionAttributeValues=codec.serialize({":image": image}),
-    )

@@ -1,7 +1,11 @@
-"""Picture files for the tests of uploads (catalog/pictures.py): made by Pillow, as cameras and editors write them."""
+"""Pictures for the tests of uploads (catalog/pictures.py): files made by Pillow, as cameras and editors
+write them, and a product's `image` set to a kept one."""
 import io
 
 from PIL import Image, ImageCms, PngImagePlugin
+
+from catalog.gateway import client as dynamo
+from catalog.gateway import codec, keys
 
 
 def picture_bytes(kind="JPEG", size=(400, 300), *, mode="RGB", orientation=None):
@@ -23,3 +27,12 @@ def picture_bytes(kind="JPEG", size=(400, 300), *, mode="RGB", orientation=None)
     out = io.BytesIO()
     picture.save(out, kind, **extra)
     return out.getvalue()
+
+
+def set_product_image(product_id, image):
+    """The product item's `image`, written past the importer (which takes only static paths and https URLs)."""
+    dynamo.client().update_item(
+        TableName=dynamo.table_name(), Key=codec.serialize(keys.product_key(product_id)),
+        UpdateExpression="SET #image = :image", ExpressionAttributeNames={"#image": "image"},
+        ExpressionAttributeValues=codec.serialize({":image": image}),
+    )

@@ -6,8 +6,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from catalog.pictures import picture_store
 from storefront.media import media_storage
-from tests.helpers import set_product_image
-from tests.picture_files import picture_bytes
+from tests.picture_files import picture_bytes, set_product_image
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -17,8 +17,7 @@ from PIL import Image
 
 from catalog.gateway.dynamo.testing import count_requests
 from catalog.pictures import PictureField, picture_store, picture_url
-from tests.helpers import set_product_image
-from tests.picture_files import picture_bytes
+from tests.picture_files import picture_bytes, set_product_image
 
 BOXES = [(160, 120), (320, 240), (480, 360), (960, 720)]
 NOT_A_PICTURE = "This file is not a JPEG, PNG or WebP picture."
