@@ -41,9 +41,10 @@ def payment_origins(payments, js_url, api_base):
     return tuple(origins)
 
 
-def content_security_policy(image_hosts, payment_origins=()):
+def content_security_policy(image_hosts, media_origin=None, payment_origins=()):
     """No inline scripts or styles anywhere (htmx's own indicator styles are off, includeIndicatorStyles
-    in frame.html's htmx-config, and live in site.css); pictures from the shop and from https `image_hosts`;
+    in frame.html's htmx-config, and live in site.css); pictures from the shop, from https `image_hosts`
+    and from `media_origin`, where uploaded pictures are kept when it is not the shop (storefront/media.py);
     Stripe.js's script, frames and requests from `payment_origins` (card payments on) and nowhere else."""
     payment_origins = list(payment_origins)
     return {
@@ -51,7 +52,8 @@ def content_security_policy(image_hosts, payment_origins=()):
             "default-src": ["'self'"],
             "script-src": ["'self'", *payment_origins],
             "style-src": ["'self'"],
-            "img-src": ["'self'", "data:", *(f"https://{host}" for host in image_hosts)],
+            "img-src": ["'self'", "data:", *(f"https://{host}" for host in image_hosts),
+                        *([media_origin] if media_origin else [])],
             "connect-src": ["'self'", *payment_origins],
             **({"frame-src": ["'self'", *payment_origins]} if payment_origins else {}),
             "font-src": ["'self'"],

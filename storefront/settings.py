@@ -12,6 +12,7 @@ from storefront.env import BASE_DIR, env, env_bool, env_float, env_int, env_list
 from storefront.env import RUN_ENV as RUN_ENV  # settings too: the file `make run` wrote, and its values
 from storefront.env import RUN_ENV_FILE as RUN_ENV_FILE
 from storefront.logging_config import log_format, logging_config
+from storefront.media import media_origin, media_storage
 from storefront.security_headers import content_security_policy, image_hosts, payment_origins, permissions_policy
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
@@ -278,6 +279,13 @@ if HTTPS:
 # Product pictures on other sites: the hosts (host or host:port) whose https pictures the importer
 # accepts and img-src allows; empty, only pictures under static/.
 PRODUCT_IMAGE_HOSTS = image_hosts(env_list("PRODUCT_IMAGE_HOSTS"))
+# Pictures staff upload (MEDIA_STORAGE `files` or `s3`), and the origin img-src allows for them: storefront/media.py.
+AWS_REGION = env("AWS_REGION", "eu-central-1")  # the table's, and the pictures' bucket's
+MEDIA_STORAGE, MEDIA_URL = env("MEDIA_STORAGE", "files"), env("MEDIA_URL", "/media/")
+MEDIA_S3_BUCKET, AWS_S3_ENDPOINT_URL = env("MEDIA_S3_BUCKET"), env("AWS_S3_ENDPOINT_URL")
+MEDIA_ROOT = BASE_DIR / "var" / "media"
+STORAGES["media"] = media_storage(
+    MEDIA_STORAGE, MEDIA_URL, MEDIA_ROOT, MEDIA_S3_BUCKET, AWS_S3_ENDPOINT_URL, AWS_REGION)
 # --- Card payments (payments/, docs/payments.md): SHOP_PAYMENTS `stripe` or `off` (orders without payment) ---
 SHOP_PAYMENTS = env("SHOP_PAYMENTS", "stripe").strip().lower()  # anything else: the check payments.E002
 SHOP_CURRENCY = env("SHOP_CURRENCY", "EUR").strip().upper()
@@ -286,15 +294,14 @@ STRIPE_WEBHOOK_SECRET, STRIPE_TIMEOUT = env("STRIPE_WEBHOOK_SECRET", ""), env_fl
 STRIPE_API_BASE = env("STRIPE_API_BASE", "").rstrip("/")  # unset: Stripe itself; `make run`: its localstripe
 STRIPE_JS_URL = env("STRIPE_JS_URL", "https://js.stripe.com/v3/")
 PAYMENT_LAPSE_WARNING_DAYS = env_int("PAYMENT_LAPSE_WARNING_DAYS", 6, minimum=1)  # Stripe voids them after 7 days
-CONTENT_SECURITY_POLICY = content_security_policy(
-    PRODUCT_IMAGE_HOSTS, payment_origins(SHOP_PAYMENTS, STRIPE_JS_URL, STRIPE_API_BASE))
+CONTENT_SECURITY_POLICY = content_security_policy(PRODUCT_IMAGE_HOSTS, media_origin(STORAGES["media"], MEDIA_URL),
+                                                  payment_origins(SHOP_PAYMENTS, STRIPE_JS_URL, STRIPE_API_BASE))
 PERMISSIONS_POLICY = permissions_policy()
 
 # --- DynamoDB -------------------------------------------------------------
 # No endpoint means AWS's own endpoint for AWS_REGION.
 DYNAMODB_TABLE = env("DYNAMODB_TABLE", "fromatoz")
 DYNAMODB_ENDPOINT_URL = env("DYNAMODB_ENDPOINT_URL")
-AWS_REGION = env("AWS_REGION", "eu-central-1")
 DYNAMODB_CONNECT_TIMEOUT = env_float("DYNAMODB_CONNECT_TIMEOUT", 2.0)
 DYNAMODB_READ_TIMEOUT = env_float("DYNAMODB_READ_TIMEOUT", 5.0)
 DYNAMODB_MAX_ATTEMPTS = env_int("DYNAMODB_MAX_ATTEMPTS", 3, minimum=1)

@@ -14,6 +14,7 @@ from catalog.gateway import client as dynamo
 from catalog.gateway import codec, keys
 from catalog.gateway.catalog import importer
 from catalog.gateway.stock.entities import StockAdjustment, is_sale_record
+from tests.picture_files import picture_bytes as picture_bytes  # where the editor's tests take it from
 
 REPO = Path(__file__).resolve().parent.parent
 

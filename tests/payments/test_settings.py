@@ -22,11 +22,13 @@ def test_deploy_check_wants_the_stripe_secrets(settings, payments, secret, webho
 
 
 def test_the_policy_allows_exactly_stripe_js_origins():
-    policy = content_security_policy([], payment_origins("stripe", "https://js.stripe.com/v3/", ""))["DIRECTIVES"]
+    stripe = payment_origins("stripe", "https://js.stripe.com/v3/", "")
+    policy = content_security_policy([], payment_origins=stripe)["DIRECTIVES"]
     for directive in ("script-src", "frame-src", "connect-src"):
         assert policy[directive] == ["'self'", "https://js.stripe.com", "https://api.stripe.com"]
     local = payment_origins("stripe", "http://127.0.0.1:8420/js.stripe.com/v3/", "http://127.0.0.1:8420")
     assert local == ("http://127.0.0.1:8420",)
+    assert payment_origins("off", "https://js.stripe.com/v3/", "") == ()
     off = content_security_policy([])["DIRECTIVES"]
     assert off["script-src"] == ["'self'"] and off["connect-src"] == ["'self'"] and "frame-src" not in off
 
