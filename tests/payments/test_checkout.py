@@ -106,3 +106,22 @@ def test_a_3d_secure_step_given_up_then_another_card_leaves_one_authorisation(ca
     assert stripe_api.intent_get(first).status == "canceled"
     (order,) = orders_of(shopper)
     assert order.payment.intent_id != first
+
+
+def test_a_3d_secure_step_failed_says_so_and_keeps_the_cart(catalog, client, shopper, stripe_on):
+    import requests
+
+    client.force_login(shopper)
+    add(client, "4", 1)
+    response, form = pay(client, "4000002500003155")
+    assert 'id="confirm-payment"' in response.content.decode()
+    waiting = pending(form["order_id"])
+    secret = stripe_api.client().v1.payment_intents.retrieve(waiting.intent_id).client_secret
+    # What Stripe.js's confirmCardPayment does when the shopper fails the bank's step (localstripe's endpoint).
+    requests.post(f"{stripe_on.url}/v1/payment_intents/{waiting.intent_id}/_authenticate?success=false",
+                  json={"key": "pk_test_fromatoz", "client_secret": secret}, timeout=10)
+    response = client.post("/checkout/paid/", {"order_id": form["order_id"]}, follow=True)
+    assert "failed authentication" in response.content.decode() and "Nothing was charged" in response.content.decode()
+    assert orders_of(shopper) == [] and client.session["cart"] == {"4": {"quantity": 1, "price": "899.00"}}
+    forged = client.post("/checkout/paid/", {"order_id": "20990101T000000000000-00000000000000000000"})
+    assert forged.status_code == 400
