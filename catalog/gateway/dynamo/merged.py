@@ -110,7 +110,8 @@ def merged_page(streams: Any, *, size: int, after: str | None = None, build: Any
         ((streams[i].place(item), i, item) for i in live for item in read[i][0]),
         key=lambda entry: entry[:2], reverse=descending,
     )
-    shown, taken = [], dict.fromkeys(live, 0)
+    shown: list[Any] = []
+    taken = dict.fromkeys(live, 0)
     for place, i, item in candidates:
         if len(shown) == size or (frontier is not None and before(frontier, place)):
             break

@@ -16,7 +16,7 @@ from ..errors import InvalidCursor
 from . import cursor
 from .boundary import translate_errors
 from .client import read, table_name
-from .codec import deserialize, serialize
+from .codec import Item, deserialize, serialize
 
 T = TypeVar("T")
 
@@ -147,7 +147,8 @@ def query_page(key_range: Any, *, size: int, after: str | None = None, build: An
 
 def query_all(key_range: Any) -> list[Any]:
     """Every item of a range (a short one: brands, categories), following LastEvaluatedKey."""
-    items, params = [], key_range.params()
+    items: list[Item] = []
+    params = key_range.params()
     while True:
         response = read_query(params)
         items.extend(deserialize(i) for i in response["Items"])

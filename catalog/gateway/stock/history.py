@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from .. import keys
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
-from ..dynamo.codec import deserialize, serialize
+from ..dynamo.codec import Item, deserialize, serialize
 from ..dynamo.merged import Stream, merged_page
 from ..dynamo.pages import KeyRange, query_page
 from ..dynamo.threads import SHARD_READERS, in_parallel
@@ -98,7 +98,7 @@ def stock_moves_since(*, product_id: str, at: datetime, limit: int | None = 50) 
         ranges.append(({":pk": keys.buyers_pk(product_id, shard), ":low": low.removeprefix(keys.STOCK_PREFIX)},
                        {"KeyConditionExpression": f"{keys.BUYER_ATTRIBUTES[0]} = :pk AND {sk_name} > :low",
                         "IndexName": keys.BUYERS}))
-    found = []
+    found: list[Item] = []
 
     def send(job: Any) -> None:
         values, params = job
@@ -144,7 +144,7 @@ def stock_ledger(*, start: Any, end: Any) -> Iterator[StockAdjustment]:
     start, end = check_day_range(start, end)
     for offset in range((end - start).days + 1):  # never a day past `end`: 9999-12-31 has none
         day = (start + timedelta(days=offset)).isoformat()
-        first = {}
+        first: dict[int, Any] = {}
 
         def send(shard: int, day: Any = day, first: Any = first) -> None:
             first[shard] = _ledger_query(day, shard)
