@@ -13,8 +13,8 @@ from ..dynamo.backoff import AGAIN, AGAIN_NOW, AGAIN_SOON, Again, retry_optimist
 from ..dynamo.batches import batch_get
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
-from ..dynamo.codec import deserialize, serialize
-from ..dynamo.conditions import Attr, Condition
+from ..dynamo.codec import deserialize
+from ..dynamo.conditions import Attr, Condition, Key, expression
 from ..dynamo.transact import Action, delete, put, transact_write, update
 from ..errors import InvalidInput, StockBusy
 from ..validate import check_id, client_request_token, new_token, utc_now
@@ -72,8 +72,8 @@ def _owned(owner: str) -> int:
     """How many alerts `owner` has (up to MAX_ALERTS_PER_OWNER + 1): one Query, Select COUNT."""
     with translate_errors():
         response = client().query(
-            TableName=table_name(), KeyConditionExpression="PK = :pk", Select="COUNT",
-            ExpressionAttributeValues=serialize({":pk": keys.alert_pk(owner)}), Limit=MAX_ALERTS_PER_OWNER + 1,
+            TableName=table_name(), Select="COUNT", Limit=MAX_ALERTS_PER_OWNER + 1,
+            **expression(key=Key("PK").eq(keys.alert_pk(owner))),
         )
     return response["Count"]
 
@@ -183,9 +183,8 @@ def _owner_alerts(owner: str) -> dict[Alert, int]:
     which DynamoDB's TTL deletes some time later, left out): one consistent Query, bounded by the caps."""
     with translate_errors():
         response = client().query(
-            TableName=table_name(), KeyConditionExpression="PK = :pk", ConsistentRead=True,
-            ExpressionAttributeValues=serialize({":pk": keys.alert_pk(owner)}),
-            Limit=MAX_ALERTS_PER_OWNER + MAX_PENDING_PER_OWNER + 2,
+            TableName=table_name(), ConsistentRead=True, Limit=MAX_ALERTS_PER_OWNER + MAX_PENDING_PER_OWNER + 2,
+            **expression(key=Key("PK").eq(keys.alert_pk(owner))),
         )
     now, found = int(time.time()), {}
     for raw in response["Items"]:
@@ -266,8 +265,8 @@ def alerts_of_owner(*, owner: str) -> list[Alert]:
     """An owner's alerts (at most MAX_ALERTS_PER_OWNER: one Query), newest asked first."""
     with translate_errors():
         response = client().query(
-            TableName=table_name(), KeyConditionExpression="PK = :pk",
-            ExpressionAttributeValues=serialize({":pk": keys.alert_pk(owner)}), Limit=MAX_ALERTS_PER_OWNER + 1,
+            TableName=table_name(), Limit=MAX_ALERTS_PER_OWNER + 1,
+            **expression(key=Key("PK").eq(keys.alert_pk(owner))),
         )
     alerts = [Alert.from_item(deserialize(i)) for i in response["Items"]]
     return sorted(alerts, key=lambda a: a.asked_at, reverse=True)  # bounded: MAX_ALERTS_PER_OWNER + 1

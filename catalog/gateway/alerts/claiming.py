@@ -16,7 +16,7 @@ from ..dynamo.backoff import conflict_pause
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import Item, deserialize, serialize
-from ..dynamo.conditions import Attr, Condition
+from ..dynamo.conditions import Attr, Condition, Key
 from ..dynamo.transact import transact_write, update
 from ..errors import NotFound
 from ..validate import client_request_token, utc_now
@@ -38,8 +38,8 @@ def alerts_due(*, shard: int, limit: int = 100) -> list[Due]:
     """Products with units made available since the job last looked, of one due shard: one Query."""
     with translate_errors():
         response = client().query(
-            TableName=table_name(), KeyConditionExpression="PK = :pk", ConsistentRead=True, Limit=limit,
-            ExpressionAttributeValues=serialize({":pk": keys.alert_due_pk(shard)}),
+            TableName=table_name(), ConsistentRead=True, Limit=limit,
+            **conditions.expression(key=Key("PK").eq(keys.alert_due_pk(shard))),
         )
     return [_due(deserialize(i)) for i in response["Items"]]
 
@@ -126,8 +126,8 @@ def _waiting(product_id: str, *, limit: int) -> list[Any]:
     """The oldest `limit` waiting alerts of a product (their keys): one Query of AlertQueue."""
     with translate_errors():
         response = client().query(
-            TableName=table_name(), IndexName=keys.ALERT_QUEUE, KeyConditionExpression=f"{Q_PK} = :pk",
-            ExpressionAttributeValues=serialize({":pk": keys.alert_waiting_pk(product_id)}), Limit=limit,
+            TableName=table_name(), IndexName=keys.ALERT_QUEUE, Limit=limit,
+            **conditions.expression(key=Key(Q_PK).eq(keys.alert_waiting_pk(product_id))),
         )
     return [Alert.from_item(deserialize(i)) for i in response["Items"]]
 

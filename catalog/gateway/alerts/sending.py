@@ -12,7 +12,7 @@ from ..dynamo import conditions
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import deserialize, serialize
-from ..dynamo.conditions import Attr, Condition
+from ..dynamo.conditions import Attr, Condition, Key
 from ..validate import expires_in, new_token, utc_now
 from .entities import FAILED, PENDING, Q_PK, Q_SK, SENT, SENT_DAYS, TTL, Alert, stamp
 
@@ -26,8 +26,8 @@ def alerts_outbox(*, shard: int, limit: int = 100) -> list[Alert]:
     asked first: one Query of AlertQueue."""
     with translate_errors():
         response = client().query(
-            TableName=table_name(), IndexName=keys.ALERT_QUEUE, KeyConditionExpression=f"{Q_PK} = :pk",
-            ExpressionAttributeValues=serialize({":pk": keys.alert_outbox_pk(shard)}), Limit=limit,
+            TableName=table_name(), IndexName=keys.ALERT_QUEUE, Limit=limit,
+            **conditions.expression(key=Key(Q_PK).eq(keys.alert_outbox_pk(shard))),
         )
     return [Alert.from_item(deserialize(i)) for i in response["Items"]]
 

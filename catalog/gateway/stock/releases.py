@@ -12,8 +12,8 @@ from ..catalog.products import products_get_many
 from ..dynamo.backoff import AGAIN, AGAIN_SOON, Again, retry_optimistic
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
-from ..dynamo.codec import deserialize, serialize
-from ..dynamo.conditions import Attr, Condition
+from ..dynamo.codec import deserialize
+from ..dynamo.conditions import Attr, Condition, Key, expression
 from ..dynamo.pages import KeyRange, query_items
 from ..dynamo.threads import SHARD_READERS, in_parallel
 from ..dynamo.transact import Action, check, delete, put, transact_write
@@ -91,8 +91,7 @@ def holds_ended(*, now: int | None = None) -> list[Hold]:
     def send(shard: int) -> None:
         params = {
             "TableName": table_name(), "IndexName": keys.HOLD_EXPIRY,
-            "KeyConditionExpression": f"{pk} = :pk AND {sk} < :end",
-            "ExpressionAttributeValues": serialize({":pk": keys.holds_pk(shard), ":end": keys.hold_expiry_before(now)}),
+            **expression(key=Key(pk).eq(keys.holds_pk(shard)) & Key(sk).lt(keys.hold_expiry_before(now))),
         }
         while True:
             with translate_errors():

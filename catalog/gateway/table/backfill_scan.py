@@ -27,7 +27,7 @@ from ..dynamo.backoff import AGAIN_NOW, Again, retry_optimistic
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import Item, deserialize, serialize
-from ..dynamo.conditions import Attr, Condition, all_of
+from ..dynamo.conditions import Attr, Condition, Key, all_of
 from ..errors import CatalogUnavailable
 
 # Items a Scan page asks for (DynamoDB stops a page at 1 MB anyway). Large pages: DynamoDB Local finds each
@@ -217,9 +217,8 @@ def _progress_records(step_name: str) -> dict[int, Any]:
     """{segment: record} of an interrupted run of this backfill (one Query)."""
     params = dict(
         TableName=table_name(), ConsistentRead=True,
-        KeyConditionExpression="PK = :pk AND begins_with(SK, :prefix)",
-        ExpressionAttributeValues=serialize(
-            {":pk": keys.MIGRATIONS_PK, ":prefix": keys.migration_progress_prefix(step_name)}
+        **conditions.expression(
+            key=Key("PK").eq(keys.MIGRATIONS_PK) & Key("SK").begins_with(keys.migration_progress_prefix(step_name))
         ),
     )
     records = {}
@@ -318,14 +317,7 @@ def scan_all(
 def _scan_filter(item_types: Any, pk_prefix: str) -> dict[str, Any]:
     """The Scan's filter: the items of `item_types`, or (none given) those whose PK begins with `pk_prefix`."""
     types = sorted(item_types)
-    if not types:
-        return {"FilterExpression": "begins_with(PK, :prefix)",
-                "ExpressionAttributeValues": serialize({":prefix": pk_prefix})}
-    return {
-        "FilterExpression": "#type IN (" + ", ".join(f":t{i}" for i in range(len(types))) + ")",
-        "ExpressionAttributeNames": {"#type": "type"},
-        "ExpressionAttributeValues": serialize({f":t{i}": t for i, t in enumerate(types)}),
-    }
+    return conditions.expression(filter=Attr("type").is_in(types) if types else Attr("PK").begins_with(pk_prefix))
 
 
 def _run_segments(segment_run: Any, segments: int, stop: Any) -> None:
