@@ -29,17 +29,6 @@ if TYPE_CHECKING:
     from catalog.gateway.dynamo.pages import Page
 
 
-# How long an idempotency key is remembered (the TOKEN# mark's TTL).
-TOKEN_TTL_SECONDS = 7 * 24 * 3600
-# A stocktake's transaction: the change's 4 actions and a ConditionCheck a hold read (DynamoDB: 100).
-MAX_HOLDS_CHECKED = 96
-# The ledger download covers at most this many days: days x LEDGER_SHARDS Queries at least (31 x 64).
-MAX_LEDGER_DAYS = 31
-# What a caller that does not know a product's reorder point passes (the write then assumes the
-# default; a wrong guess costs one more attempt, never a wrong index).
-UNKNOWN = object()
-
-
 def product_set_reorder_point(*, product_id: str, reorder_point: int | None) -> Product:
     """Set a product's reorder point (None: back to LOW_STOCK_THRESHOLD). One conditional
     UpdateItem, on the level and reorder point read, that also puts the product in or out of the
