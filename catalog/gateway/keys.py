@@ -125,7 +125,7 @@ def product_sort_keys(
     """The six sort indexes' keys: name and price order under brand, category and pair; ties by product ID."""
     by_name = f"{name_key(normalised_name)}#P#{product_id}"
     by_price = f"{price_key(price)}#P#{product_id}"
-    out = {}
+    out: dict[str, Any] = {}
     for scope, partition in (("brand", brand_gsi_pk(brand_id)), ("category", category_gsi_pk(category_id)),
                              ("pair", pair_pk(brand_id, category_id))):
         out |= _index_keys(BY_NAME[scope], partition, by_name) | _index_keys(BY_PRICE[scope], partition, by_price)
