@@ -89,3 +89,37 @@ def test_the_webhook_after_the_browser_placed_the_order_changes_nothing(catalog,
     (order,) = orders_of(shopper)
     assert post_event(client, intent_event(order.payment.intent_id)).content == b"placed"
     assert orders_of(shopper) == [order] and stock("4") == 10 and len(mailoutbox) == 1
+
+
+def test_refunds_and_voids_made_at_stripe_are_recorded_from_their_events(catalog, client, shopper, stripe_on):
+    """charge.refunded and payment_intent.canceled, as Stripe sends them for changes made in its dashboard
+    (localstripe sends neither)."""
+    client.force_login(shopper)
+    add(client, "4", 2)
+    pay(client)
+    (order,) = orders_of(shopper)
+    intent_id = order.payment.intent_id
+    stripe_api.capture(intent_id)
+    post_event(client, intent_event(intent_id, "payment_intent.succeeded"))
+    charge = {"id": "ch_1", "object": "charge", "payment_intent": intent_id, "amount_captured": 179800}
+    refunded = {"id": "evt_refund_1", "type": "charge.refunded",
+                "data": {"object": {**charge, "amount_refunded": 5000}}}
+    assert post_event(client, refunded).content == b"refunded"
+    payment = orders_of(shopper)[0].payment
+    assert (payment.status, payment.refunded) == ("partially_refunded", 5000)
+    late = {**refunded, "id": "evt_refund_0", "data": {"object": {**charge, "amount_refunded": 1000}}}
+    post_event(client, late)  # an earlier, smaller refund's event arriving late
+    assert orders_of(shopper)[0].payment.refunded == 5000
+    full = {**refunded, "id": "evt_refund_2", "data": {"object": {**charge, "amount_refunded": 179800}}}
+    post_event(client, full)
+    assert orders_of(shopper)[0].payment.status == "refunded"
+
+
+def test_a_void_at_stripe_is_recorded_on_the_order(catalog, client, shopper, stripe_on):
+    client.force_login(shopper)
+    add(client, "4", 1)
+    pay(client)
+    (order,) = orders_of(shopper)
+    stripe_api.void(order.payment.intent_id)
+    assert post_event(client, intent_event(order.payment.intent_id, "payment_intent.canceled")).content == b"voided"
+    assert orders_of(shopper)[0].payment.status == "voided"
