@@ -24,38 +24,55 @@ def image_hosts(hosts):
     return hosts
 
 
+STRIPE_API = "https://api.stripe.com"
+STRIPE_JS = "https://js.stripe.com"
+# What Stripe's integration security guide asks of a CSP for Stripe.js and its 3-D Secure step on Stripe itself:
+# its script and frames from js.stripe.com and its subdomains, the bank's 3-D Secure page through hooks.stripe.com,
+# and its requests to api.stripe.com.
+STRIPE_JS_EXTRA = ("https://*.js.stripe.com",)
+STRIPE_FRAME_EXTRA = ("https://hooks.stripe.com",)
+PAYMENT_DIRECTIVES = ("script-src", "frame-src", "connect-src")
+
+
+def _origin(url):
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ImproperlyConfigured(f"{url!r} is not an http(s) address (STRIPE_JS_URL, STRIPE_API_BASE)")
+    return f"{parts.scheme}://{parts.netloc.lower()}"
+
+
 def payment_origins(payments, js_url, api_base):
-    """The origins Stripe.js needs, exactly, while card payments are on (`payments`, SHOP_PAYMENTS): where it is
-    loaded from (STRIPE_JS_URL: its script and its card frames) and the API it talks to (STRIPE_API_BASE, or
-    Stripe's own); none when they are off."""
+    """The origins Stripe.js needs, by directive (script-src, frame-src, connect-src), while card payments are on
+    (`payments`, SHOP_PAYMENTS); none when they are off. Stripe itself (no STRIPE_API_BASE): what Stripe documents
+    for Stripe.js and 3-D Secure. Another Stripe (STRIPE_API_BASE: localstripe): its origin (and STRIPE_JS_URL's)
+    only, for all three."""
     if payments != "stripe":
-        return ()
-    origins = []
-    for url in (js_url, api_base or "https://api.stripe.com"):
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ImproperlyConfigured(f"{url!r} is not an http(s) address (STRIPE_JS_URL, STRIPE_API_BASE)")
-        origin = f"{parts.scheme}://{parts.netloc.lower()}"
-        if origin not in origins:
-            origins.append(origin)
-    return tuple(origins)
+        return {}
+    js = _origin(js_url)
+    if not api_base:
+        scripts = (js, *STRIPE_JS_EXTRA) if js == STRIPE_JS else (js,)
+        return {"script-src": scripts, "frame-src": (*scripts, *STRIPE_FRAME_EXTRA), "connect-src": (STRIPE_API,)}
+    origins = tuple(dict.fromkeys((js, _origin(api_base))))
+    return dict.fromkeys(PAYMENT_DIRECTIVES, origins)
 
 
-def content_security_policy(image_hosts, media_origin=None, payment_origins=()):
+def content_security_policy(image_hosts, media_origin=None, payment_origins=None):
     """No inline scripts or styles anywhere (htmx's own indicator styles are off, includeIndicatorStyles
     in frame.html's htmx-config, and live in site.css); pictures from the shop, from https `image_hosts`
     and from `media_origin`, where uploaded pictures are kept when it is not the shop (storefront/media.py);
-    Stripe.js's script, frames and requests from `payment_origins` (card payments on) and nowhere else."""
-    payment_origins = list(payment_origins)
+    Stripe.js's script, frames and requests from `payment_origins` (card payments on: payment_origins()'s
+    origins by directive) and nowhere else."""
+    payment_origins = payment_origins or {}
+    payment = {name: list(payment_origins.get(name, ())) for name in PAYMENT_DIRECTIVES}
     return {
         "DIRECTIVES": {
             "default-src": ["'self'"],
-            "script-src": ["'self'", *payment_origins],
+            "script-src": ["'self'", *payment["script-src"]],
             "style-src": ["'self'"],
             "img-src": ["'self'", "data:", *(f"https://{host}" for host in image_hosts),
                         *([media_origin] if media_origin else [])],
-            "connect-src": ["'self'", *payment_origins],
-            **({"frame-src": ["'self'", *payment_origins]} if payment_origins else {}),
+            "connect-src": ["'self'", *payment["connect-src"]],
+            **({"frame-src": ["'self'", *payment["frame-src"]]} if payment["frame-src"] else {}),
             "font-src": ["'self'"],
             "object-src": ["'none'"],
             "base-uri": ["'none'"],
