@@ -49,6 +49,7 @@ class Intent:
     amount: int
     currency: str
     order_id: str
+    customer_id: str = ""  # the shop's customer whose order it pays for (metadata; empty on older intents)
     client_secret: str = ""
     amount_received: int = 0
     error: str = ""  # the last payment error's message (a refused card)
@@ -65,10 +66,10 @@ class Intent:
     @classmethod
     def from_stripe(cls, data: Any) -> "Intent":
         data = data if isinstance(data, dict) else data.to_dict()
-        error = data.get("last_payment_error") or {}
+        error, metadata = data.get("last_payment_error") or {}, data.get("metadata") or {}
         return cls(id=data["id"], status=data.get("status") or "", amount=int(data.get("amount") or 0),
-                   currency=(data.get("currency") or "").upper(), order_id=(data.get("metadata") or {}).get(
-                       "order_id", ""), client_secret=data.get("client_secret") or "",
+                   currency=(data.get("currency") or "").upper(), order_id=metadata.get("order_id", ""),
+                   customer_id=metadata.get("customer_id", ""), client_secret=data.get("client_secret") or "",
                    amount_received=int(data.get("amount_received") or 0), error=error.get("message") or "")
 
 
@@ -132,20 +133,30 @@ def card_of_token(*, token: str, order_id: str, customer_id: str, email: str = "
         customer.default_source.id)
 
 
-def authorise(*, amount: int, currency: str, customer: str, card: str, order_id: str, key: str) -> Intent:
+def authorise(*, amount: int, currency: str, customer: str, card: str, order_id: str, key: str,
+              customer_id: str) -> Intent:
     """Create and confirm a PaymentIntent with manual capture for `amount` cents (the idempotency `key` is
     derived from the order: asking again with it answers the same intent). CardDeclined when the card is
-    refused; an intent that needs 3-D Secure comes back `requires_action` (Stripe.js finishes it)."""
+    refused; an intent that needs 3-D Secure comes back `requires_action` (Stripe.js finishes it). Its
+    metadata names the order and the shop's customer (`customer_id`): the webhook finds the order by them."""
     params: dict[str, Any] = {
         "amount": amount, "currency": currency.lower(), "customer": customer, "payment_method": card,
         "payment_method_types": ["card"], "capture_method": "manual", "confirm": True,
-        "metadata": {"order_id": order_id}}
+        "metadata": {"order_id": order_id, "customer_id": customer_id}}
     return Intent.from_stripe(_call("authorise", lambda: client().v1.payment_intents.create(
         params=params, options={"idempotency_key": key})))
 
 
 def intent_get(intent_id: str) -> Intent:
     return Intent.from_stripe(_call("retrieve", lambda: client().v1.payment_intents.retrieve(intent_id)))
+
+
+def intent_of_checkout(*, customer: str, order_id: str) -> Intent | None:
+    """The PaymentIntent of checkout `order_id` among those of its Stripe customer (`customer`: one customer a
+    card tried, so a handful of intents; one List request), or None. Only reads: never creates one."""
+    page = _call("list", lambda: client().v1.payment_intents.list(params={"customer": customer, "limit": 100}))
+    found = [Intent.from_stripe(data) for data in page.data]
+    return next((intent for intent in found if intent.order_id == order_id), None)
 
 
 def capture(intent_id: str) -> Intent:

@@ -27,6 +27,11 @@ from .cart import Cart
 TOKEN = re.compile(r"tok_[A-Za-z0-9_]{1,250}")
 UNAVAILABLE = ("Card payments are unavailable right now, so nothing was charged. Your cart and the units held "
                "for you are kept: please try again in a minute.")
+# Stripe did not answer a request that may have reached it: the card may be authorised, so nothing is promised
+# about a charge; an authorisation left standing becomes the order or is cancelled (reconcile_payments).
+UNCONFIRMED = ("Card payments did not answer just now, so we cannot confirm your payment. Your cart and the units "
+               "held for you are kept: please try again in a minute. If your card was authorised, that order is "
+               "placed (you get its confirmation email) or the authorisation cancelled within minutes.")
 
 
 def enabled() -> bool:
@@ -56,19 +61,23 @@ def pay(request, cart, form, *, page):
         amount=to_cents(sum((line.price * line.quantity for line in lines), start=0)),
         currency=settings.SHOP_CURRENCY, created_at=datetime.now(UTC), customer_name=user.display_name,
         customer_email=user.email or "", address=form.address())
+    asked = False  # whether the authorisation was asked for (Stripe may have made it)
     try:
         customer, card = stripe_api.card_of_token(token=token, order_id=order_id, customer_id=user.customer_key_id,
                                                   email=user.email or "")
         pending = dataclasses.replace(pending, provider_customer=customer, card=card,
                                       intent_key=f"{order_id}-{token}")
         earlier = _earlier_intent(gateway.payment_pending_put(pending=pending), pending)
+        asked = earlier is None
         intent = earlier or stripe_api.authorise(amount=pending.amount, currency=pending.currency, customer=customer,
-                                                 card=card, order_id=order_id, key=pending.intent_key)
+                                                 card=card, order_id=order_id, key=pending.intent_key,
+                                                 customer_id=pending.customer_id)
     except CardDeclined as exc:
         messages.error(request, f"{exc} Nothing was charged; your cart is kept. Try again or use another card.")
         return page(request, cart, form=form, status=402)
-    except (PaymentUnavailable, PaymentRefused):
-        messages.error(request, UNAVAILABLE)
+    except (PaymentUnavailable, PaymentRefused) as exc:
+        unconfirmed = isinstance(exc, PaymentUnavailable) and asked
+        messages.error(request, UNCONFIRMED if unconfirmed else UNAVAILABLE)
         return page(request, cart, form=form, status=503)
     except OrderStatusRefused:
         return _settled(request, cart, order_id)

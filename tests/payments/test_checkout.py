@@ -125,3 +125,19 @@ def test_a_3d_secure_step_failed_says_so_and_keeps_the_cart(catalog, client, sho
     assert orders_of(shopper) == [] and client.session["cart"] == {"4": {"quantity": 1, "price": "899.00"}}
     forged = client.post("/checkout/paid/", {"order_id": "20990101T000000000000-00000000000000000000"})
     assert forged.status_code == 400
+
+
+def test_stripe_lost_while_authorising_promises_nothing_about_a_charge(catalog, client, shopper, stripe_on,
+                                                                       monkeypatch):
+    client.force_login(shopper)
+    add(client, "4", 1)
+
+    def lost(**kwargs):  # the request may have reached Stripe: its answer did not come back
+        raise stripe_api.PaymentUnavailable("Card payments are unavailable right now.")
+
+    monkeypatch.setattr(stripe_api, "authorise", lost)
+    response, _ = pay(client)
+    assert response.status_code == 503
+    page = response.content.decode()
+    assert "cannot confirm your payment" in page and "nothing was charged" not in page
+    assert client.session["cart"] == {"4": {"quantity": 1, "price": "899.00"}}

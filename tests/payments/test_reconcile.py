@@ -1,10 +1,13 @@
 """reconcile_payments (and each run_stock_jobs pass): an authorisation whose order was never written becomes
 its order, or is voided when the stock is gone; a payment never authorised is given up. An authorisation that
 arrives when the stock is gone is voided at the checkout too."""
+from types import SimpleNamespace
+
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from catalog import gateway
+from catalog.gateway import CatalogUnavailable
 from catalog.gateway.dynamo.testing import count_requests
 from payments import reconcile as reconciling
 from payments import stripe_api
@@ -83,3 +86,61 @@ def test_a_payment_never_authorised_is_given_up_and_its_intent_cancelled(catalog
     assert reconcile(capsys, "--abandon", "0") == "reconcile_payments: 0 placed, 1 voided, 0 still waiting"
     assert stripe_api.intent_get(pending(form["order_id"]).intent_id).status == "canceled"
     assert orders_of(shopper) == [] and stock("4") == 12
+
+
+def test_one_checkout_stripe_refuses_is_counted_failed_and_the_pass_goes_on(crashed, shopper, capsys, monkeypatch):
+    def refused(*args, **kwargs):
+        raise stripe_api.PaymentRefused("No such payment_intent")
+
+    monkeypatch.setattr(stripe_api, "intent_get", refused)
+    assert reconcile(capsys) == "reconcile_payments: 0 placed, 0 voided, 0 still waiting, 1 failed (see the log)"
+    monkeypatch.undo()
+    assert reconcile(capsys) == "reconcile_payments: 1 placed, 0 voided, 0 still waiting"
+
+
+def test_stripe_out_of_reach_ends_reconcile_with_a_message(crashed, shopper, settings):
+    settings.STRIPE_API_BASE = "http://127.0.0.1:9"  # nothing listens there
+    with pytest.raises(CommandError, match="Card payments are unavailable"):
+        call_command("reconcile_payments", "--grace", "0")
+    assert orders_of(shopper) == []
+
+
+def test_an_intent_whose_id_was_lost_is_found_among_its_customers_never_asked_for_again(
+        catalog, client, shopper, stripe_on, capsys, monkeypatch):
+    client.force_login(shopper)
+    add(client, "4", 1)
+    form = checkout_form(client)
+
+    def down(*args, **kwargs):
+        raise CatalogUnavailable("DynamoDB is down")
+
+    with monkeypatch.context() as patch:  # Stripe answered, but the intent's ID could not be recorded
+        patch.setattr(gateway, "payment_pending_intent", down)
+        assert pay(client, form=form)[0].status_code == 503
+    waiting = pending(form["order_id"])
+    assert waiting.intent_id == "" and waiting.provider_customer
+    intents = stripe_api.client().v1.payment_intents
+    every = intents.list
+
+    def of_customer(params):  # as Stripe answers (localstripe's list takes no `customer`)
+        found = every(params={"limit": 100}).data
+        return SimpleNamespace(data=[i for i in found if i.customer == params["customer"]])
+
+    monkeypatch.setattr(intents, "list", of_customer)
+    (intent,) = of_customer({"customer": waiting.provider_customer}).data
+    sent = stripe_api.requests_sent()
+    assert reconcile(capsys) == "reconcile_payments: 1 placed, 0 voided, 0 still waiting"
+    assert stripe_api.requests_sent() - sent == 1  # the list; no authorisation asked for
+    assert len(of_customer({"customer": waiting.provider_customer}).data) == 1
+    (order,) = orders_of(shopper)
+    assert order.payment.intent_id == intent.id
+
+
+def test_a_checkout_given_up_is_settled_before_its_intent_is_cancelled(catalog, client, shopper, stripe_on, capsys,
+                                                                      monkeypatch):
+    client.force_login(shopper)
+    add(client, "4", 1)
+    _, form = pay(client, "4000002500003155")  # 3-D Secure, never finished
+    monkeypatch.setattr(gateway, "payment_pending_settle", lambda **kwargs: False)  # settled by someone else
+    assert reconcile(capsys, "--abandon", "0") == "reconcile_payments: 0 placed, 0 voided, 1 still waiting"
+    assert stripe_api.intent_get(pending(form["order_id"]).intent_id).status == "requires_action"

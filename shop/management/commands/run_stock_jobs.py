@@ -61,5 +61,5 @@ class Command(BaseCommand):
         # Card payments whose order is not placed yet: placed now, or their authorisation voided.
         if settings.SHOP_PAYMENTS != "off":
             payments = reconcile()
-            if payments.placed or payments.voided or self.verbosity > 1:
+            if payments.placed or payments.voided or payments.failed or self.verbosity > 1:
                 self.stdout.write(str(payments))
