@@ -6,6 +6,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from catalog import gateway
+from catalog.gateway import CatalogError
 
 from . import stripe_api, webhooks
 
@@ -16,8 +17,9 @@ log = logging.getLogger(__name__)
 @require_POST
 def stripe_webhook(request):
     """One event from Stripe, checked against STRIPE_WEBHOOK_SECRET (a bad or missing signature is a 400
-    and changes nothing), handled once: its ID is claimed first, and given back if handling failed, so
-    that Stripe's next delivery is handled (a 503 asks for it)."""
+    and changes nothing), handled once: its ID is claimed first (`handling`) and marked handled only once
+    handling succeeded; a failure gives the claim back (or, DynamoDB down, leaves it to go stale), so that
+    Stripe's next delivery is handled (a 503 asks for it)."""
     try:
         event = stripe_api.webhook_event(request.body, request.headers.get("Stripe-Signature"))
     except ValueError:
@@ -30,7 +32,11 @@ def stripe_webhook(request):
     try:
         done = webhooks.handle(event)
     except BaseException:
-        gateway.payment_event_release(event_id=event_id)
+        try:
+            gateway.payment_event_release(event_id=event_id)
+        except CatalogError:
+            log.warning("Stripe event %s: its claim is taken over once stale", event_id)
         raise
+    gateway.payment_event_handled(event_id=event_id)
     log.info("Stripe event %s (%s): %s", event_id, kind, done)
     return HttpResponse(done, content_type="text/plain")

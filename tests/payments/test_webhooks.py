@@ -1,9 +1,12 @@
 """The webhook: signed by Stripe or refused; each event handled once; the order placed once whichever comes
 first (the browser or the webhook), late or repeated events changing nothing wrong."""
+from datetime import timedelta
+
 import pytest
 
 from catalog import gateway
 from catalog.gateway import CatalogUnavailable
+from catalog.gateway.payments import events
 from payments import stripe_api
 
 from .helpers import add, checkout_form, intent_event, orders_of, pay, pending, post_event, stock
@@ -123,3 +126,23 @@ def test_a_void_at_stripe_is_recorded_on_the_order(catalog, client, shopper, str
     stripe_api.void(order.payment.intent_id)
     assert post_event(client, intent_event(order.payment.intent_id, "payment_intent.canceled")).content == b"voided"
     assert orders_of(shopper)[0].payment.status == "voided"
+
+
+def test_an_event_whose_handling_died_with_dynamodb_is_handled_on_stripes_retry(crashed, client, shopper,
+                                                                                 monkeypatch):
+    form, intent_id = crashed
+    event = intent_event(intent_id)
+
+    def down(*args, **kwargs):
+        raise CatalogUnavailable("DynamoDB is down")
+
+    with monkeypatch.context() as patch:  # DynamoDB fails mid-handling, and cannot give the claim back either
+        patch.setattr(gateway, "order_place", down)
+        patch.setattr(gateway, "payment_event_release", down)
+        assert post_event(client, event).status_code == 503
+    assert orders_of(shopper) == []
+    later = events.utc_now() + timedelta(seconds=events.STALE_SECONDS + 1)
+    monkeypatch.setattr(events, "utc_now", lambda: later)  # Stripe's retry, minutes later
+    assert post_event(client, event).content == b"placed"
+    assert [o.order_id for o in orders_of(shopper)] == [form["order_id"]]
+    assert post_event(client, event).content == b"Handled before."

@@ -7,8 +7,9 @@ from decimal import Decimal
 import pytest
 
 from catalog import gateway
-from catalog.gateway import OrderStatusRefused, Payment, PendingPayment, PurchaseLine
+from catalog.gateway import CatalogUnavailable, OrderStatusRefused, Payment, PendingPayment, PurchaseLine
 from catalog.gateway.dynamo.testing import count_requests
+from catalog.gateway.payments import events
 
 
 def checkout(order_id=None, **fields):
@@ -68,6 +69,21 @@ def test_an_orders_payment_only_moves_forward(catalog):
 
 def test_an_event_is_claimed_once_and_can_be_given_back(ddb):
     assert gateway.payment_event_claim(event_id="evt_1", event_type="charge.refunded") is True
-    assert gateway.payment_event_claim(event_id="evt_1", event_type="charge.refunded") is False
     gateway.payment_event_release(event_id="evt_1")
     assert gateway.payment_event_claim(event_id="evt_1", event_type="charge.refunded") is True
+    gateway.payment_event_handled(event_id="evt_1")
+    assert gateway.payment_event_claim(event_id="evt_1", event_type="charge.refunded") is False
+
+
+def test_an_event_left_handling_is_taken_over_once_stale_and_a_handled_one_never(ddb, monkeypatch):
+    assert gateway.payment_event_claim(event_id="evt_2", event_type="charge.refunded") is True
+    with pytest.raises(CatalogUnavailable):  # another request is handling it: Stripe is asked to send it later
+        gateway.payment_event_claim(event_id="evt_2", event_type="charge.refunded")
+    later = events.utc_now() + timedelta(seconds=events.STALE_SECONDS + 1)
+    monkeypatch.setattr(events, "utc_now", lambda: later)  # its handler died without giving the claim back
+    with count_requests() as counter:
+        assert gateway.payment_event_claim(event_id="evt_2", event_type="charge.refunded") is True
+        gateway.payment_event_handled(event_id="evt_2")
+    assert counter.operations == ["PutItem", "UpdateItem"]
+    monkeypatch.setattr(events, "utc_now", lambda: later + timedelta(days=1))
+    assert gateway.payment_event_claim(event_id="evt_2", event_type="charge.refunded") is False
