@@ -23,7 +23,8 @@ def ship(order: gateway.Order) -> gateway.Order:
     if not order.is_open:
         raise OrderStatusRefused(order.order_id, order.status, "shipped")
     payment = order.payment
-    if payment is not None and payment.status in (states.VOIDED, states.FAILED):
+    if payment is not None and payment.status in (states.VOIDED, states.FAILED, states.REFUNDED,
+                                                  states.PARTIALLY_REFUNDED):
         raise PaymentRefused(f"Its payment is {payment.status}: nothing can be charged for it.")
     if payment is not None and payment.status == states.AUTHORISED:
         intent = _captured(payment.intent_id)

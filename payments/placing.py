@@ -19,13 +19,14 @@ from shop.accounts import send_order_confirmation
 from shop.messages import line_problem_text
 
 from . import stripe_api
-from .stripe_api import Intent
+from .stripe_api import Intent, PaymentRefused
 
 log = logging.getLogger(__name__)
 states = gateway.payment_states
 PENDING, PLACED, VOIDED = states.PENDING, states.PLACED, states.VOIDED
 
 PLACED_OUTCOME, VOIDED_OUTCOME, WAITING_OUTCOME = "placed", "voided", "waiting"
+VOID_REFUSED = "Your card's authorisation could not be cancelled at once: it lapses within 7 days, uncharged."
 STOCK_GONE = "Some of what you paid for sold out before your payment came through, so nothing was charged"
 
 
@@ -88,7 +89,7 @@ def _place(intent: Intent, pending: gateway.PendingPayment, *, mail: bool) -> Ou
 def _placed_before(intent: Intent, order: gateway.Order) -> Outcome:
     """The order was placed already: with this authorisation, or with another (this one is voided)."""
     if order.payment is not None and order.payment.intent_id != intent.id and intent.status == "requires_capture":
-        stripe_api.void(intent.id)
+        _void(intent, f"a second authorisation of order {order.order_id}")
         log.info("Order %s is paid by %s: a second authorisation %s was voided", order.order_id,
                  order.payment.intent_id, intent.id)
     return Outcome(PLACED_OUTCOME, order=order)
@@ -96,7 +97,12 @@ def _placed_before(intent: Intent, order: gateway.Order) -> Outcome:
 
 def _void(intent: Intent, reason: str) -> Outcome:
     if intent.status == "requires_capture":
-        stripe_api.void(intent.id)
+        try:
+            stripe_api.void(intent.id)
+        except PaymentRefused as exc:  # Stripe would not cancel it (captured meanwhile, ...): staff see it there
+            log.error("Authorisation %s (order %s) could not be voided (%s): %s", intent.id, intent.order_id,
+                      exc, reason)
+            return Outcome(VOIDED_OUTCOME, reasons=(reason, VOID_REFUSED))
         log.info("Authorisation %s (order %s) voided: %s", intent.id, intent.order_id, reason)
     return Outcome(VOIDED_OUTCOME, reasons=(reason,))
 

@@ -8,7 +8,7 @@ from catalog import gateway
 from catalog.gateway import NotFound, valid_id
 
 from . import placing, stripe_api
-from .stripe_api import Intent
+from .stripe_api import Intent, PaymentRefused
 
 log = logging.getLogger(__name__)
 states = gateway.payment_states
@@ -22,10 +22,19 @@ EVENTS = (AUTHORISED, SUCCEEDED, FAILED, CANCELED, REFUNDED)  # what to register
 
 
 def handle(event: dict) -> str:
-    """Apply one event; returns what it did (for the log and the tests)."""
-    kind, data = event.get("type", ""), (event.get("data") or {}).get("object") or {}
+    """Apply one event; returns what it did (for the log and the tests). An intent Stripe does not know (another
+    account's, a deleted test one) is ignored."""
+    try:
+        return _apply(event.get("type", ""), (event.get("data") or {}).get("object") or {})
+    except PaymentRefused as exc:
+        log.info("Stripe event %s ignored: %s", event.get("id"), exc)
+        return "ignored"
+
+
+def _apply(kind: str, data: dict) -> str:
     if kind in (AUTHORISED, SUCCEEDED):
-        intent = Intent.from_stripe(data)
+        # The authorisation's snapshot may be stale (cancelled since): the order is placed from the intent as it is.
+        intent = stripe_api.intent_get(str(data.get("id") or "")) if kind == AUTHORISED else Intent.from_stripe(data)
         outcome = placing.place_authorised(intent)
         if kind == SUCCEEDED and outcome.order is not None:
             captured = intent.captured
@@ -42,10 +51,11 @@ def handle(event: dict) -> str:
         intent = stripe_api.intent_get(data.get("payment_intent") or "")
         order = _order_of(intent)
         if order is not None:
+            # It may come before payment_intent.succeeded: what was captured is recorded with the refund.
             refunded = int(data.get("amount_refunded") or 0)
-            captured = max(order.payment.captured, int(data.get("amount_captured") or 0))
+            captured = max(order.payment.captured, int(data.get("amount_captured") or 0), intent.captured)
             status = states.REFUNDED if refunded >= captured else states.PARTIALLY_REFUNDED
-            _record(order, intent, lambda p: replace(p, status=status, refunded=refunded))
+            _record(order, intent, lambda p: replace(p, status=status, refunded=refunded, captured=captured))
         return "refunded"
     if kind == FAILED:
         log.info("Payment %s failed: %s", data.get("id"), (data.get("last_payment_error") or {}).get("message"))
@@ -54,14 +64,18 @@ def handle(event: dict) -> str:
 
 
 def _order_of(intent: Intent):
-    """The order `intent` pays for, if it was placed with it."""
+    """The order `intent` pays for, if it was placed with it: found by the customer and order in the intent's
+    metadata (an older intent without the customer: through its checkout, kept 30 days)."""
     if not valid_id(intent.order_id):
         return None
-    pending = gateway.payment_pending_get(order_id=intent.order_id)
-    if pending is None:
-        return None
+    customer_id = intent.customer_id
+    if not valid_id(customer_id):
+        pending = gateway.payment_pending_get(order_id=intent.order_id)
+        if pending is None:
+            return None
+        customer_id = pending.customer_id
     try:
-        order = gateway.order_get(customer_id=pending.customer_id, order_id=pending.order_id)
+        order = gateway.order_get(customer_id=customer_id, order_id=intent.order_id)
     except NotFound:
         return None
     return order if order.payment is not None and order.payment.intent_id == intent.id else None

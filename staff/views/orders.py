@@ -8,7 +8,7 @@ from catalog import gateway
 from catalog.gateway import InvalidInput, NotFound, OrderStatusRefused
 from common.numbers import euro
 from payments import fulfilment
-from payments.stripe_api import PaymentRefused
+from payments.stripe_api import PaymentError
 from shop import accounts
 from storefront.http import optional_param, partial_template, query_string
 
@@ -66,8 +66,8 @@ def order_detail(request, customer_id, order_id):
             try:
                 _act(request, gateway.order_get(customer_id=customer_id, order_id=order_id), form.cleaned_data)
                 return redirect("staff_order", customer_id=customer_id, order_id=order_id)
-            except (OrderStatusRefused, PaymentRefused) as exc:
-                messages.error(request, f"{exc} Nothing was changed." if isinstance(exc, PaymentRefused) else str(exc))
+            except (OrderStatusRefused, PaymentError) as exc:
+                messages.error(request, f"{exc} Nothing was changed." if isinstance(exc, PaymentError) else str(exc))
                 status = 409
             except InvalidInput as exc:
                 messages.error(request, str(exc))

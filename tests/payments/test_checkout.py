@@ -2,6 +2,7 @@
 order placed once with its payment; a declined card keeps the cart; Stripe out of reach says so."""
 import pytest
 
+from catalog import gateway
 from catalog.gateway.dynamo.testing import count_requests
 from payments import stripe_api
 
@@ -141,3 +142,21 @@ def test_stripe_lost_while_authorising_promises_nothing_about_a_charge(catalog, 
     page = response.content.decode()
     assert "cannot confirm your payment" in page and "nothing was charged" not in page
     assert client.session["cart"] == {"4": {"quantity": 1, "price": "899.00"}}
+
+
+def test_stripe_refusing_to_void_an_authorisation_whose_stock_is_gone_is_a_message(catalog, client, shopper,
+                                                                                     stripe_on, monkeypatch):
+    client.force_login(shopper)
+    add(client, "4", 2)
+    form = checkout_form(client)
+    gateway.stock_decrease(product_id="4", quantity=11, token=gateway.new_token(), reason="damaged")  # 1 left
+
+    def refused(intent_id):
+        raise stripe_api.PaymentRefused("This PaymentIntent's status is succeeded.")
+
+    monkeypatch.setattr(stripe_api, "void", refused)
+    response, _ = pay(client, form=form)
+    assert response.status_code == 302 and response.headers["Location"] == "/cart/"
+    said = [m.message for m in response.wsgi_request._messages]
+    assert any("could not be cancelled at once" in m for m in said)
+    assert orders_of(shopper) == [] and pending(form["order_id"]).status == "voided"

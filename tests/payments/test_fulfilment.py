@@ -101,3 +101,14 @@ def test_authorisations_about_to_lapse_are_listed(paid_order, staff_client, sett
     old = gateway.Order(**{**paid_order.__dict__, "placed_at": paid_order.placed_at - timedelta(days=2)})
     from payments.fulfilment import lapsing
     assert lapsing([old, paid_order]) == [old]
+
+
+def test_a_card_refusal_at_capture_is_a_message_not_an_error_page(paid_order, staff_client, monkeypatch):
+    def declined(intent_id):
+        raise stripe_api.CardDeclined("Your card has insufficient funds.", "card_declined")
+
+    monkeypatch.setattr(stripe_api, "capture", declined)
+    response = act(staff_client, paid_order, "ship")
+    assert response.status_code == 409
+    assert "Your card has insufficient funds. Nothing was changed." in response.content.decode()
+    assert now(paid_order).status == "placed" and now(paid_order).payment.status == "authorised"

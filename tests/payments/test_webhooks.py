@@ -5,9 +5,13 @@ from datetime import timedelta
 import pytest
 
 from catalog import gateway
-from catalog.gateway import CatalogUnavailable
+from catalog.gateway import CatalogUnavailable, keys
+from catalog.gateway.dynamo.client import client as gateway_client
+from catalog.gateway.dynamo.client import table_name
+from catalog.gateway.dynamo.codec import serialize
+from catalog.gateway.dynamo.testing import count_requests
 from catalog.gateway.payments import events
-from payments import stripe_api
+from payments import fulfilment, stripe_api
 
 from .helpers import add, checkout_form, intent_event, orders_of, pay, pending, post_event, stock
 
@@ -146,3 +150,49 @@ def test_an_event_whose_handling_died_with_dynamodb_is_handled_on_stripes_retry(
     assert post_event(client, event).content == b"placed"
     assert [o.order_id for o in orders_of(shopper)] == [form["order_id"]]
     assert post_event(client, event).content == b"Handled before."
+
+
+def test_a_stale_authorised_event_places_no_order_for_an_intent_cancelled_since(crashed, client, shopper):
+    form, intent_id = crashed
+    stale = intent_event(intent_id)  # requires_capture when Stripe sent it
+    stripe_api.void(intent_id)
+    sent = stripe_api.requests_sent()
+    assert post_event(client, stale).content == b"waiting"
+    assert stripe_api.requests_sent() - sent == 1  # the intent read again
+    assert orders_of(shopper) == [] and stock("4") == 12 and pending(form["order_id"]).status == "voided"
+
+
+def test_events_about_an_intent_stripe_does_not_know_are_ignored(catalog, client, stripe_on):
+    unknown = {"id": "pi_someone_elses", "object": "payment_intent", "status": "requires_capture", "amount": 100,
+               "currency": "eur", "metadata": {}}
+    authorised = {"id": "evt_foreign_1", "type": "payment_intent.amount_capturable_updated",
+                  "data": {"object": unknown}}
+    refunded = {"id": "evt_foreign_2", "type": "charge.refunded",
+                "data": {"object": {"id": "ch_x", "payment_intent": "pi_someone_elses", "amount_refunded": 100}}}
+    for event in (authorised, refunded):
+        response = post_event(client, event)
+        assert (response.status_code, response.content) == (200, b"ignored")
+
+
+def test_a_refund_before_the_capture_event_records_the_capture_and_finds_the_order_without_its_checkout(
+        catalog, client, shopper, stripe_on):
+    client.force_login(shopper)
+    add(client, "4", 2)
+    pay(client)
+    (order,) = orders_of(shopper)
+    intent_id = order.payment.intent_id
+    stripe_api.capture(intent_id)
+    # The checkout's item is gone (TTL, 30 days): the intent's metadata names the customer and the order.
+    client_ = gateway_client()
+    client_.delete_item(TableName=table_name(), Key=serialize(keys.payment_pending_key(order.order_id)))
+    charge = {"id": "ch_2", "object": "charge", "payment_intent": intent_id, "amount_captured": 179800,
+              "amount_refunded": 5000}
+    with count_requests() as counter:
+        assert post_event(client, {"id": "evt_refund_early", "type": "charge.refunded",
+                                   "data": {"object": charge}}).content == b"refunded"
+    assert "GetItem" not in counter.operations
+    payment = orders_of(shopper)[0].payment
+    assert (payment.status, payment.captured, payment.refunded) == ("partially_refunded", 179800, 5000)
+    with pytest.raises(stripe_api.PaymentRefused):  # part of it went back: it is not shipped as it is
+        fulfilment.ship(orders_of(shopper)[0])
+    assert orders_of(shopper)[0].status == "placed"
