@@ -18,6 +18,12 @@ from .stripe_api import PaymentRefused
 states = gateway.payment_states
 
 
+class RefundFailed(PaymentRefused):
+    """The order was cancelled, its refund refused: `str()` says so (the order did change)."""
+
+CANCELLED = "cancelled"  # the order's status once cancelled
+
+
 def ship(order: gateway.Order) -> gateway.Order:
     """Capture the order's authorisation, then mark it shipped; PaymentRefused (Stripe's reason) changes nothing."""
     if not order.is_open:
@@ -43,17 +49,36 @@ def _captured(intent_id: str) -> stripe_api.Intent:
 
 
 def cancel(order: gateway.Order, *, who: str) -> gateway.Order:
-    """Void the authorisation (or refund what was captured), then cancel the order and put its stock back."""
+    """Void the authorisation, then cancel the order and put its stock back; or, for a captured payment, cancel
+    the order first and then refund what was captured.
+
+    Ship and Cancel pressed at once never end shipped and refunded: an authorisation is voided at Stripe before
+    the order changes, and Stripe refuses to void what ship captured (or to capture what cancel voided); a captured
+    payment is refunded only after the order's own conditional write (still open: cancelled) succeeded, so a ship
+    that won leaves it captured. A cancelled order whose refund failed is refunded by cancelling it again."""
+    payment = order.payment
+    if order.status == CANCELLED and payment is not None and payment.status in (
+            states.CAPTURED, states.PARTIALLY_REFUNDED) and payment.refundable > 0:
+        _refund_all(order, payment)  # the order was cancelled, its refund failed: finish the job
+        return order
     if not order.is_open:
         raise OrderStatusRefused(order.order_id, order.status, "cancelled")
-    payment = order.payment
     if payment is not None and payment.status == states.AUTHORISED:
         stripe_api.void(payment.intent_id)
         _record(order, replace(payment, status=states.VOIDED))
-    elif payment is not None and payment.refundable > 0:
-        refunded = stripe_api.refund(payment.intent_id, amount=payment.refundable, refunded_before=payment.refunded)
-        _record(order, replace(payment, status=states.REFUNDED, refunded=payment.refunded + refunded))
-    return gateway.order_cancel(customer_id=order.customer_id, order_id=order.order_id, who=who)
+    cancelled = gateway.order_cancel(customer_id=order.customer_id, order_id=order.order_id, who=who)
+    if payment is not None and payment.status != states.AUTHORISED and payment.refundable > 0:
+        try:
+            _refund_all(order, payment)
+        except PaymentRefused as exc:
+            raise RefundFailed(f"The order is cancelled and its stock back, but Stripe refused its refund: {exc} "
+                               "Cancel it again to refund it.") from exc
+    return cancelled
+
+
+def _refund_all(order: gateway.Order, payment: gateway.Payment) -> None:
+    refunded = stripe_api.refund(payment.intent_id, amount=payment.refundable, refunded_before=payment.refunded)
+    _record(order, replace(payment, status=states.REFUNDED, refunded=payment.refunded + refunded))
 
 
 def refund(order: gateway.Order, amount: Decimal | None) -> Decimal:

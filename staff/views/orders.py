@@ -67,7 +67,8 @@ def order_detail(request, customer_id, order_id):
                 _act(request, gateway.order_get(customer_id=customer_id, order_id=order_id), form.cleaned_data)
                 return redirect("staff_order", customer_id=customer_id, order_id=order_id)
             except (OrderStatusRefused, PaymentError) as exc:
-                messages.error(request, f"{exc} Nothing was changed." if isinstance(exc, PaymentError) else str(exc))
+                changed = isinstance(exc, fulfilment.RefundFailed) or not isinstance(exc, PaymentError)
+                messages.error(request, str(exc) if changed else f"{exc} Nothing was changed.")
                 status = 409
             except InvalidInput as exc:
                 messages.error(request, str(exc))

@@ -1,14 +1,16 @@
 """Staff's order actions with a card payment: ship captures first (a refused capture changes nothing), cancel
 voids (or refunds) and puts the stock back with a ledger entry, refund gives back part or the rest; both
 order pages show the payment's status; authorisations about to lapse are listed on the open orders."""
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
 from django.test import Client
 
 from catalog import gateway
+from catalog.gateway import OrderStatusRefused
 from catalog.gateway.dynamo.testing import count_requests
-from payments import stripe_api
+from payments import fulfilment, stripe_api
 from payments.stripe_api import PaymentRefused
 from tests.helpers import sign_in_staff
 
@@ -112,3 +114,36 @@ def test_a_card_refusal_at_capture_is_a_message_not_an_error_page(paid_order, st
     assert response.status_code == 409
     assert "Your card has insufficient funds. Nothing was changed." in response.content.decode()
     assert now(paid_order).status == "placed" and now(paid_order).payment.status == "authorised"
+
+
+def captured_open(order):
+    """An open order whose payment is captured (a ship whose capture was recorded, not yet its shipping)."""
+    stripe_api.capture(order.payment.intent_id)
+    payment = replace(order.payment, status="captured", captured=order.payment.authorised)
+    gateway.order_payment_update(customer_id=order.customer_id, order_id=order.order_id, payment=payment)
+    return now(order)
+
+
+def test_a_cancel_that_loses_to_a_ship_refunds_nothing(paid_order):
+    seen = captured_open(paid_order)  # what Cancel read
+    gateway.order_ship(customer_id=seen.customer_id, order_id=seen.order_id)  # Ship finishes first
+    sent = stripe_api.requests_sent()
+    with pytest.raises(OrderStatusRefused):
+        fulfilment.cancel(seen, who="ann")
+    assert stripe_api.requests_sent() == sent  # no refund asked for
+    order = now(paid_order)
+    assert order.status == "shipped" and (order.payment.status, order.payment.refunded) == ("captured", 0)
+
+
+def test_a_cancel_that_wins_refunds_and_a_failed_refund_is_finished_by_cancelling_again(paid_order, monkeypatch):
+    seen = captured_open(paid_order)
+    with monkeypatch.context() as patch:
+        patch.setattr(stripe_api, "refund", lambda *a, **k: (_ for _ in ()).throw(PaymentRefused("Stripe says no.")))
+        with pytest.raises(fulfilment.RefundFailed, match="cancelled and its stock back"):
+            fulfilment.cancel(seen, who="ann")
+    with pytest.raises(OrderStatusRefused):  # a ship after the cancel: refused, nothing captured twice
+        fulfilment.ship(now(paid_order))
+    assert now(paid_order).status == "cancelled" and now(paid_order).payment.status == "captured"
+    fulfilment.cancel(now(paid_order), who="ann")
+    order = now(paid_order)
+    assert (order.payment.status, order.payment.refunded) == ("refunded", 179800) and stock("4") == 12
