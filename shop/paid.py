@@ -53,8 +53,15 @@ def pay(request, cart, form, *, page):
     if not TOKEN.fullmatch(token):
         messages.error(request, "Please enter your card details: nothing was charged.")
         return page(request, cart, form=form, status=400)
-    lines = cart.order_lines()
     order_id = form.cleaned_data["order_id"]
+    if not gateway.payment_pending_findable(order_id=order_id):
+        # Opened days ago: a payment under this ID could outlive reconcile's look-back. A new ID, then Pay again.
+        checkouts.done(request.session)
+        messages.info(request, "This checkout was opened days ago, so it was renewed: please check it and press "
+                      "Pay again. Nothing was charged.")
+        renewed = type(form)(initial={**form.cleaned_data, **checkouts.issue(request.session)})
+        return page(request, cart, form=renewed, status=409)
+    lines = cart.order_lines()
     user = request.user
     pending = gateway.PendingPayment(
         order_id=order_id, customer_id=user.customer_key_id, token=form.cleaned_data["token"], lines=tuple(lines),

@@ -310,8 +310,9 @@ def _not_placeable(request, cart, form):
             messages.info(request, "Your cart is empty.")
             return redirect("cart")
         # The address needs fixing: the same page again, with what was typed and what is wrong.
-        return render(request, "shop/checkout.html", {**_cart_context(cart), "form": form,
-                                                      **paid.page_context(None, None)}, status=400)
+        context = _cart_context(cart)
+        return render(request, "shop/checkout.html", {**context, "form": form,
+                                                      **paid.page_context(context["total"], None)}, status=400)
     order_id, token = form.cleaned_data["order_id"], form.cleaned_data["token"]
     if cart.was_placed(order_id):  # Back and resubmit after the order went through
         return redirect("order", order_id=order_id)

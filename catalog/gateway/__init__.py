@@ -90,6 +90,7 @@ from .payments.entities import PendingPayment
 from .payments.events import payment_event_claim, payment_event_handled, payment_event_release
 from .payments.orders import order_payment_update
 from .payments.pending import (
+    payment_pending_findable,
     payment_pending_get,
     payment_pending_intent,
     payment_pending_put,
@@ -153,5 +154,5 @@ __all__ = [
     # card payments: checkouts waiting for their payment, the payment on an order, the provider's events
     "Payment", "PendingPayment", "payment_states", "order_payment_update", "payment_event_claim",
     "payment_event_release", "payment_pending_get", "payment_pending_intent", "payment_pending_put",
-    "payment_pending_settle", "payments_pending", "payment_event_handled",
+    "payment_pending_settle", "payments_pending", "payment_event_handled", "payment_pending_findable",
 ]

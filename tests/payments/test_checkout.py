@@ -1,10 +1,13 @@
 """A paid checkout on localstripe (real HTTP through the `stripe` library): the card is authorised, the
 order placed once with its payment; a declined card keeps the cart; Stripe out of reach says so."""
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from catalog import gateway
 from catalog.gateway.dynamo.testing import count_requests
 from payments import stripe_api
+from shop import checkout as checkouts
 
 from .helpers import CARD_DECLINED, add, checkout_form, order_id_of, orders_of, pay, pending, stock
 
@@ -160,3 +163,30 @@ def test_stripe_refusing_to_void_an_authorisation_whose_stock_is_gone_is_a_messa
     said = [m.message for m in response.wsgi_request._messages]
     assert any("could not be cancelled at once" in m for m in said)
     assert orders_of(shopper) == [] and pending(form["order_id"]).status == "voided"
+
+
+def test_an_address_error_shows_the_pay_button_with_the_total(catalog, client, shopper, stripe_on):
+    client.force_login(shopper)
+    add(client, "4", 1)
+    form = checkout_form(client)
+    response = client.post("/checkout/", {**form, "name": "", "stripe_token": "tok_x"})
+    assert response.status_code == 400
+    assert "Pay €899.00" in response.content.decode()
+
+
+def test_a_checkout_opened_days_ago_gets_a_new_order_id_before_paying(catalog, client, shopper, stripe_on):
+    client.force_login(shopper)
+    add(client, "4", 1)
+    form = checkout_form(client)
+    old_id = (datetime.now(UTC) - timedelta(days=3)).strftime("%Y%m%dT%H%M%S%f") + "-" + "a" * 20
+    session = client.session
+    session[checkouts.SESSION_KEY] = {**session[checkouts.SESSION_KEY], "order_id": old_id}
+    session.save()
+    sent = stripe_api.requests_sent()
+    response, _ = pay(client, form={**form, "order_id": old_id})
+    assert response.status_code == 409 and stripe_api.requests_sent() == sent  # Stripe not asked
+    issued = client.session[checkouts.SESSION_KEY]
+    assert issued["order_id"] != old_id and issued["order_id"] in response.content.decode()
+    assert pending(old_id) is None
+    response, _ = pay(client, form={**form, **issued})
+    assert order_id_of(response) == issued["order_id"]

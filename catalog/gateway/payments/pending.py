@@ -21,6 +21,7 @@ from .entities import PENDING, PLACED, VOIDED, PendingPayment
 
 KEPT_DAYS = 30  # a settled checkout's item is forgotten (TTL) this long after it was written
 LOOK_BACK_DAYS = 8  # card authorisations lapse after 7 days: older checkouts have nothing left to settle
+AUTHORISATION_DAYS = 7
 
 
 def payment_pending_put(*, pending: PendingPayment) -> PendingPayment | None:
@@ -86,6 +87,14 @@ def _update(order_id: str, expression: str, values: dict[str, Any]) -> bool:
             return False
         raise
     return True
+
+
+def payment_pending_findable(*, order_id: str) -> bool:
+    """Whether a checkout paying for `order_id` now stays within reconcile's look-back (LOOK_BACK_DAYS from the order
+    ID's day) for as long as its authorisation can stand (AUTHORISATION_DAYS): an order ID issued earlier than
+    that gets a new one before paying. Nothing is read."""
+    first_day = (utc_now() - timedelta(days=LOOK_BACK_DAYS - AUTHORISATION_DAYS)).strftime("%Y%m%d")
+    return order_id[:8] >= first_day
 
 
 def payments_pending(*, older_than_seconds: int = 0) -> Iterator[PendingPayment]:
