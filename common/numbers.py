@@ -50,3 +50,11 @@ def _in_range(value: Any, minimum: int | None, maximum: Decimal | int | None) ->
 def euro(amount: Decimal) -> str:
     """€1,299.00: a price or a total as every page and message shows it."""
     return f"€{Decimal(amount):,.2f}"
+
+
+def amount_in(amount: Decimal, currency: str) -> str:
+    """An amount of a payment in its currency (SHOP_CURRENCY, two decimals): euros as `euro`, another as
+    1,299.00 USD."""
+    if currency.upper() == "EUR":
+        return euro(amount)
+    return f"{Decimal(amount):,.2f} {currency.upper()}"

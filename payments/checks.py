@@ -26,3 +26,22 @@ def stripe_secrets(app_configs, **kwargs):
              "SHOP_PAYMENTS=off for a shop that takes no online payment.",
         id="payments.E001",
     )]
+
+
+# Stripe's currencies that are not counted in hundredths (its "zero-decimal" and "three-decimal" lists): the shop
+# counts every amount in two decimals (payments/money.py), so it cannot take them.
+NOT_TWO_DECIMAL = frozenset((
+    "BIF", "CLP", "DJF", "GNF", "JPY", "KMF", "KRW", "MGA", "PYG", "RWF", "UGX", "VND", "VUV", "XAF", "XOF", "XPF",
+    "BHD", "JOD", "KWD", "OMR", "TND",
+))
+
+
+@register(Tags.security, deploy=True)
+def shop_currency(app_configs, **kwargs):
+    currency = settings.SHOP_CURRENCY
+    if settings.SHOP_PAYMENTS == "off" or (len(currency) == 3 and currency.isalpha() and currency.isascii()
+                                           and currency not in NOT_TWO_DECIMAL):
+        return []
+    return [Error(f"SHOP_CURRENCY is {currency!r}: the shop takes card payments in a currency of two decimals "
+                  "(an ISO 4217 code such as EUR, USD, GBP).",
+                  hint="Prices and payments are counted in hundredths (payments/money.py).", id="payments.E003")]

@@ -10,16 +10,18 @@ from django.conf import settings
 
 from catalog import gateway
 from catalog.gateway import InvalidInput, OrderStatusRefused
+from common.numbers import amount_in
 
 from . import stripe_api
 from .money import from_cents, to_cents
-from .stripe_api import PaymentRefused
+from .stripe_api import CardDeclined, PaymentRefused
 
 states = gateway.payment_states
 
 
-class RefundFailed(PaymentRefused):
-    """The order was cancelled, its refund refused: `str()` says so (the order did change)."""
+class RefusedAfterChange(PaymentRefused):
+    """Stripe refused a step after the order was changed (cancelled, its refund refused; a lapsed authorisation
+    recorded as failed): `str()` says what changed."""
 
 CANCELLED = "cancelled"  # the order's status once cancelled
 
@@ -33,18 +35,25 @@ def ship(order: gateway.Order) -> gateway.Order:
                                                   states.PARTIALLY_REFUNDED):
         raise PaymentRefused(f"Its payment is {payment.status}: nothing can be charged for it.")
     if payment is not None and payment.status == states.AUTHORISED:
-        intent = _captured(payment.intent_id)
+        intent = _captured(order, payment)
         _record(order, replace(payment, status=states.CAPTURED, captured=intent.captured or payment.authorised))
     return gateway.order_ship(customer_id=order.customer_id, order_id=order.order_id)
 
 
-def _captured(intent_id: str) -> stripe_api.Intent:
+def _captured(order: gateway.Order, payment: gateway.Payment) -> stripe_api.Intent:
+    """Capture the authorisation. Refused: captured before (a retry after the order's write failed) is fine; an
+    authorisation that can no longer be captured (it lapsed after 7 days and Stripe cancelled it, or the bank
+    refused the capture) is recorded as the payment `failed`, and the refusal raised."""
     try:
-        return stripe_api.capture(intent_id)
-    except PaymentRefused:
-        intent = stripe_api.intent_get(intent_id)
-        if intent.status == "succeeded":  # captured before (a retry after the order's write failed)
+        return stripe_api.capture(payment.intent_id)
+    except (PaymentRefused, CardDeclined) as exc:
+        intent = stripe_api.intent_get(payment.intent_id)
+        if intent.status == "succeeded":
             return intent
+        if intent.status != "requires_capture":
+            _record(order, replace(payment, status=states.FAILED))
+            raise RefusedAfterChange(f"Its payment could not be captured ({exc}): it is recorded as failed, and "
+                                 "nothing was charged. Cancel the order, or ask the customer to pay again.") from exc
         raise
 
 
@@ -71,7 +80,7 @@ def cancel(order: gateway.Order, *, who: str) -> gateway.Order:
         try:
             _refund_all(order, payment)
         except PaymentRefused as exc:
-            raise RefundFailed(f"The order is cancelled and its stock back, but Stripe refused its refund: {exc} "
+            raise RefusedAfterChange(f"The order is cancelled and its stock back, but Stripe refused its refund: {exc} "
                                "Cancel it again to refund it.") from exc
     return cancelled
 
@@ -91,7 +100,8 @@ def refund(order: gateway.Order, amount: Decimal | None) -> Decimal:
     if left <= 0:
         raise InvalidInput("Everything charged for this order is refunded already.")
     if not 0 < cents <= left:
-        raise InvalidInput(f"A refund is more than €0.00 and at most {from_cents(left)} (what is left to refund).")
+        raise InvalidInput(f"A refund is more than {amount_in(Decimal(0), payment.currency)} and at most "
+                           f"{amount_in(from_cents(left), payment.currency)} (what is left to refund).")
     refunded = payment.refunded + stripe_api.refund(payment.intent_id, amount=cents, refunded_before=payment.refunded)
     status = states.REFUNDED if refunded >= payment.captured else states.PARTIALLY_REFUNDED
     _record(order, replace(payment, status=status, refunded=refunded))

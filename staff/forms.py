@@ -237,8 +237,8 @@ class ReceiveForm(forms.Form):
 
 class OrderActionForm(forms.Form):
     action = forms.ChoiceField(choices=[("ship", "Mark shipped"), ("cancel", "Cancel"), ("refund", "Refund")])
-    # A refund's amount in euros (empty: all that is left to refund).
-    amount = forms.CharField(required=False, max_length=20, label="Amount to refund (€)")
+    # A refund's amount in the payment's currency (empty: all that is left to refund).
+    amount = forms.CharField(required=False, max_length=20, label="Amount to refund")
 
     def clean_amount(self):
         text = self.cleaned_data.get("amount", "").strip()

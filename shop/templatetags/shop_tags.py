@@ -5,6 +5,7 @@ from django.conf import settings
 from django_countries import countries
 
 from catalog import availability
+from common.numbers import amount_in
 from payments.money import from_cents
 from shop import rules
 
@@ -54,6 +55,12 @@ def cents(value):
 PAYMENT_LABELS = {"authorised": "Authorised: charged when your order ships", "captured": "Paid",
                   "refunded": "Refunded", "partially_refunded": "Partly refunded",
                   "voided": "Voided: nothing was charged", "failed": "Failed"}
+
+
+@register.filter
+def money_in(value, currency):
+    """A payment's amount in its own currency (staff order page)."""
+    return amount_in(value, currency or "EUR")
 
 
 @register.filter

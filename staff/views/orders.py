@@ -6,7 +6,7 @@ from django.shortcuts import redirect, render
 
 from catalog import gateway
 from catalog.gateway import InvalidInput, NotFound, OrderStatusRefused
-from common.numbers import euro
+from common.numbers import amount_in
 from payments import fulfilment
 from payments.stripe_api import PaymentError
 from shop import accounts
@@ -67,7 +67,7 @@ def order_detail(request, customer_id, order_id):
                 _act(request, gateway.order_get(customer_id=customer_id, order_id=order_id), form.cleaned_data)
                 return redirect("staff_order", customer_id=customer_id, order_id=order_id)
             except (OrderStatusRefused, PaymentError) as exc:
-                changed = isinstance(exc, fulfilment.RefundFailed) or not isinstance(exc, PaymentError)
+                changed = isinstance(exc, fulfilment.RefusedAfterChange) or not isinstance(exc, PaymentError)
                 messages.error(request, str(exc) if changed else f"{exc} Nothing was changed.")
                 status = 409
             except InvalidInput as exc:
@@ -90,7 +90,8 @@ def _act(request, order, data):
                          + ("; its payment voided or refunded." if order.payment else "."))
     else:
         refunded = fulfilment.refund(order, data["amount"])
-        messages.success(request, f"{euro(refunded)} of order {order.reference} is refunded.")
+        messages.success(request, f"{amount_in(refunded, order.payment.currency)} of order {order.reference} is "
+                         "refunded.")
 
 
 @staff_view(READ, shards=True)

@@ -84,6 +84,22 @@ def test_a_refused_capture_says_why_and_changes_nothing(paid_order, staff_client
     assert order.status == "placed" and order.payment.status == "authorised"
 
 
+def test_a_capture_refused_because_the_authorisation_lapsed_records_the_payment_failed(paid_order, staff_client,
+                                                                                       monkeypatch):
+    stripe_api.void(paid_order.payment.intent_id)  # Stripe cancels an authorisation 7 days old
+
+    def refused(intent_id):  # as Stripe answers (localstripe captures a cancelled intent's charge)
+        raise PaymentRefused("This PaymentIntent could not be captured because it has a status of canceled.")
+
+    monkeypatch.setattr(stripe_api, "capture", refused)
+    response = act(staff_client, paid_order, "ship")
+    assert response.status_code == 409 and "recorded as failed" in response.content.decode()
+    order = now(paid_order)
+    assert order.status == "placed" and order.payment.status == "failed"
+    assert 'data-payment-status="failed"' in response.content.decode()
+    assert act(staff_client, order, "cancel").status_code == 302 and now(order).status == "cancelled"
+
+
 def test_cancel_voids_the_authorisation_and_puts_the_stock_back(paid_order, staff_client, client):
     assert stock("4") == 10
     assert act(staff_client, paid_order, "cancel").status_code == 302
@@ -139,7 +155,7 @@ def test_a_cancel_that_wins_refunds_and_a_failed_refund_is_finished_by_cancellin
     seen = captured_open(paid_order)
     with monkeypatch.context() as patch:
         patch.setattr(stripe_api, "refund", lambda *a, **k: (_ for _ in ()).throw(PaymentRefused("Stripe says no.")))
-        with pytest.raises(fulfilment.RefundFailed, match="cancelled and its stock back"):
+        with pytest.raises(fulfilment.RefusedAfterChange, match="cancelled and its stock back"):
             fulfilment.cancel(seen, who="ann")
     with pytest.raises(OrderStatusRefused):  # a ship after the cancel: refused, nothing captured twice
         fulfilment.ship(now(paid_order))
@@ -147,3 +163,14 @@ def test_a_cancel_that_wins_refunds_and_a_failed_refund_is_finished_by_cancellin
     fulfilment.cancel(now(paid_order), who="ann")
     order = now(paid_order)
     assert (order.payment.status, order.payment.refunded) == ("refunded", 179800) and stock("4") == 12
+
+
+def test_the_refund_form_and_messages_name_the_payments_currency(paid_order, staff_client):
+    order = gateway.order_get(customer_id=paid_order.customer_id, order_id=paid_order.order_id)
+    stripe_api.capture(order.payment.intent_id)
+    usd = replace(order.payment, status="captured", captured=order.payment.authorised, currency="USD")
+    gateway.order_payment_update(customer_id=order.customer_id, order_id=order.order_id, payment=usd)
+    page = staff_client.get(f"/staff/orders/{order.customer_id}/{order.order_id}/").content.decode()
+    assert "Amount to refund (USD)" in page and "1,798.00 USD" in page and "€" not in page.split("refund-form")[1]
+    response = act(staff_client, order, "refund", amount="5000")
+    assert "at most 1,798.00 USD" in response.content.decode()

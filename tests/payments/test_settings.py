@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from django.core.checks import run_checks
 
-from payments.checks import stripe_secrets
+from payments.checks import shop_currency, stripe_secrets
 from storefront import env
 from storefront import settings as settings_module
 
@@ -63,3 +63,12 @@ def test_the_checkout_page_carries_that_policy(catalog, client, shopper, stripe_
     origin = stripe_on.url
     assert f"script-src 'self' {origin}" in header and f"frame-src 'self' {origin}" in header
     assert f"connect-src 'self' {origin}" in header
+
+
+@pytest.mark.parametrize(("currency", "errors"), [
+    ("EUR", []), ("USD", []), ("JPY", ["payments.E003"]), ("KWD", ["payments.E003"]), ("EURO", ["payments.E003"]),
+])
+def test_deploy_check_wants_a_two_decimal_currency(settings, currency, errors):
+    settings.SHOP_PAYMENTS, settings.SHOP_CURRENCY = "stripe", currency
+    assert [e.id for e in shop_currency(None)] == errors
+    assert ("payments.E003" in [e.id for e in run_checks(include_deployment_checks=True)]) == bool(errors)
