@@ -89,9 +89,7 @@ def _place(intent: Intent, pending: gateway.PendingPayment, *, mail: bool) -> Ou
 def _placed_before(intent: Intent, order: gateway.Order) -> Outcome:
     """The order was placed already: with this authorisation, or with another (this one is voided)."""
     if order.payment is not None and order.payment.intent_id != intent.id and intent.status == "requires_capture":
-        _void(intent, f"a second authorisation of order {order.order_id}")
-        log.info("Order %s is paid by %s: a second authorisation %s was voided", order.order_id,
-                 order.payment.intent_id, intent.id)
+        _void(intent, f"a second authorisation: order {order.order_id} is paid by {order.payment.intent_id}")
     return Outcome(PLACED_OUTCOME, order=order)
 
 

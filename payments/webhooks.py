@@ -22,19 +22,14 @@ EVENTS = (AUTHORISED, SUCCEEDED, FAILED, CANCELED, REFUNDED)  # what to register
 
 
 def handle(event: dict) -> str:
-    """Apply one event; returns what it did (for the log and the tests). An intent Stripe does not know (another
-    account's, a deleted test one) is ignored."""
-    try:
-        return _apply(event.get("type", ""), (event.get("data") or {}).get("object") or {})
-    except PaymentRefused as exc:
-        log.info("Stripe event %s ignored: %s", event.get("id"), exc)
-        return "ignored"
-
-
-def _apply(kind: str, data: dict) -> str:
+    """Apply one event; returns what it did (for the log and the tests). An event about an intent Stripe does
+    not know (another account's, a deleted test one) is ignored."""
+    kind, data = event.get("type", ""), (event.get("data") or {}).get("object") or {}
     if kind in (AUTHORISED, SUCCEEDED):
         # The authorisation's snapshot may be stale (cancelled since): the order is placed from the intent as it is.
-        intent = stripe_api.intent_get(str(data.get("id") or "")) if kind == AUTHORISED else Intent.from_stripe(data)
+        intent = _read(data.get("id")) if kind == AUTHORISED else Intent.from_stripe(data)
+        if intent is None:
+            return "ignored"
         outcome = placing.place_authorised(intent)
         if kind == SUCCEEDED and outcome.order is not None:
             captured = intent.captured
@@ -48,7 +43,9 @@ def _apply(kind: str, data: dict) -> str:
             _record(order, intent, lambda p: replace(p, status=states.VOIDED))
         return "voided"
     if kind == REFUNDED:
-        intent = stripe_api.intent_get(data.get("payment_intent") or "")
+        intent = _read(data.get("payment_intent"))
+        if intent is None:
+            return "ignored"
         order = _order_of(intent)
         if order is not None:
             # It may come before payment_intent.succeeded: what was captured is recorded with the refund.
@@ -61,6 +58,17 @@ def _apply(kind: str, data: dict) -> str:
         log.info("Payment %s failed: %s", data.get("id"), (data.get("last_payment_error") or {}).get("message"))
         return "failed"
     return "ignored"
+
+
+def _read(intent_id) -> Intent | None:
+    """The intent as Stripe has it now; None when Stripe does not know it."""
+    if not intent_id:
+        return None
+    try:
+        return stripe_api.intent_get(str(intent_id or ""))
+    except PaymentRefused as exc:
+        log.info("Stripe does not know the intent %r of an event: %s", intent_id, exc)
+        return None
 
 
 def _order_of(intent: Intent):
