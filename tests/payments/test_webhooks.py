@@ -55,7 +55,13 @@ def test_a_bad_or_missing_signature_is_refused_and_changes_nothing(crashed, clie
 def test_the_webhook_places_the_order_once_and_mails_once(crashed, client, shopper, mailoutbox):
     form, intent_id = crashed
     event = intent_event(intent_id)
-    assert post_event(client, event).content == b"placed"
+    sent = stripe_api.requests_sent()
+    with count_requests() as counter:
+        assert post_event(client, event).content == b"placed"
+    assert stripe_api.requests_sent() - sent == 1  # the intent read again
+    # the event's claim, the checkout, the products, the order, the checkout placed, the email's claim, handled
+    assert counter.operations == ["PutItem", "GetItem", "BatchGetItem", "TransactWriteItems", "UpdateItem",
+                                  "UpdateItem", "UpdateItem"]
     assert post_event(client, event).content == b"Handled before."  # the same event again
     assert post_event(client, intent_event(intent_id)).content == b"placed"  # another event, the same news
     (order,) = orders_of(shopper)
@@ -190,7 +196,8 @@ def test_a_refund_before_the_capture_event_records_the_capture_and_finds_the_ord
     with count_requests() as counter:
         assert post_event(client, {"id": "evt_refund_early", "type": "charge.refunded",
                                    "data": {"object": charge}}).content == b"refunded"
-    assert "GetItem" not in counter.operations
+    # the event's claim, the order (no GetItem of its checkout), the payment recorded, the event marked handled
+    assert counter.operations == ["PutItem", "Query", "UpdateItem", "UpdateItem"]
     payment = orders_of(shopper)[0].payment
     assert (payment.status, payment.captured, payment.refunded) == ("partially_refunded", 179800, 5000)
     with pytest.raises(stripe_api.PaymentRefused):  # part of it went back: it is not shipped as it is
