@@ -99,14 +99,27 @@ def _earlier_intent(previous, pending):
     """An earlier attempt of this checkout left an intent: one authorised for this amount is used (the shopper
     pays again after the order could not be confirmed); any other is cancelled, so that one checkout never has
     two authorisations standing. None: ask for a new one."""
-    if previous is None or not previous.intent_id:
+    earlier = _intent_of(previous) if previous is not None else None
+    if earlier is None:
         return None
-    earlier = stripe_api.intent_get(previous.intent_id)
     if earlier.authorised and earlier.amount == pending.amount and earlier.currency == pending.currency.upper():
         return earlier
     if earlier.status not in ("canceled", "succeeded"):
         stripe_api.void(earlier.id)
     return None
+
+
+def _intent_of(previous):
+    """The earlier attempt's intent: the one recorded, or (its answer was lost before it was recorded) the one
+    among the attempt's Stripe customer's intents that names this checkout."""
+    if previous.intent_id:
+        return stripe_api.intent_get(previous.intent_id)
+    if not previous.provider_customer:
+        return None
+    try:
+        return stripe_api.intent_of_checkout(customer=previous.provider_customer, order_id=previous.order_id)
+    except PaymentRefused:  # the list refused (localstripe's takes no `customer`): none found, a new one is asked
+        return None
 
 
 def _finish(request, cart, intent, pending):

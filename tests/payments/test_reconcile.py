@@ -105,16 +105,17 @@ def test_stripe_out_of_reach_ends_reconcile_with_a_message(crashed, shopper, set
     assert orders_of(shopper) == []
 
 
-def test_an_intent_whose_id_was_lost_is_found_among_its_customers_never_asked_for_again(
-        catalog, client, shopper, stripe_on, capsys, monkeypatch):
-    client.force_login(shopper)
+def lose_the_intent_id(client, monkeypatch):
+    """A checkout whose card was authorised, but whose intent's ID could not be recorded (DynamoDB down right
+    after Stripe answered), with Stripe's list of a customer's intents answered as Stripe does (localstripe's
+    takes no `customer`): (the form, the checkout paying, that list)."""
     add(client, "4", 1)
     form = checkout_form(client)
 
     def down(*args, **kwargs):
         raise CatalogUnavailable("DynamoDB is down")
 
-    with monkeypatch.context() as patch:  # Stripe answered, but the intent's ID could not be recorded
+    with monkeypatch.context() as patch:
         patch.setattr(gateway, "payment_pending_intent", down)
         assert pay(client, form=form)[0].status_code == 503
     waiting = pending(form["order_id"])
@@ -122,11 +123,18 @@ def test_an_intent_whose_id_was_lost_is_found_among_its_customers_never_asked_fo
     intents = stripe_api.client().v1.payment_intents
     every = intents.list
 
-    def of_customer(params):  # as Stripe answers (localstripe's list takes no `customer`)
+    def of_customer(params):
         found = every(params={"limit": 100}).data
         return SimpleNamespace(data=[i for i in found if i.customer == params["customer"]])
 
     monkeypatch.setattr(intents, "list", of_customer)
+    return form, waiting, of_customer
+
+
+def test_an_intent_whose_id_was_lost_is_found_among_its_customers_never_asked_for_again(
+        catalog, client, shopper, stripe_on, capsys, monkeypatch):
+    client.force_login(shopper)
+    form, waiting, of_customer = lose_the_intent_id(client, monkeypatch)
     (intent,) = of_customer({"customer": waiting.provider_customer}).data
     sent = stripe_api.requests_sent()
     assert reconcile(capsys) == "reconcile_payments: 1 placed, 0 voided, 0 still waiting"
@@ -134,6 +142,17 @@ def test_an_intent_whose_id_was_lost_is_found_among_its_customers_never_asked_fo
     assert len(of_customer({"customer": waiting.provider_customer}).data) == 1
     (order,) = orders_of(shopper)
     assert order.payment.intent_id == intent.id
+
+
+def test_paying_again_after_the_intent_id_was_lost_uses_that_authorisation(catalog, client, shopper, stripe_on,
+                                                                           monkeypatch):
+    client.force_login(shopper)
+    form, waiting, of_customer = lose_the_intent_id(client, monkeypatch)
+    (intent,) = of_customer({"customer": waiting.provider_customer}).data
+    response, _ = pay(client, form=form)  # the shopper presses Pay again (another token, another customer)
+    assert order_id_of(response) == form["order_id"]
+    (order,) = orders_of(shopper)
+    assert order.payment.intent_id == intent.id  # one authorisation standing, not two
 
 
 def test_a_checkout_given_up_is_settled_before_its_intent_is_cancelled(catalog, client, shopper, stripe_on, capsys,
