@@ -8,6 +8,7 @@ from .. import keys
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import serialize
+from ..dynamo.conditions import Attr, expression
 from ..validate import check_text, expires_in, utc_now
 
 KEPT_DAYS = 30  # Stripe retries an event for 3 days; its ID is remembered longer
@@ -21,7 +22,7 @@ def payment_event_claim(*, event_id: str, event_type: str) -> bool:
     try:
         with translate_errors():
             client().put_item(TableName=table_name(), Item=serialize(item),
-                              ConditionExpression="attribute_not_exists(PK)")
+                              **expression(condition=Attr("PK").not_exists()))
     except ClientError as exc:
         if error_code(exc) == "ConditionalCheckFailedException":
             return False
