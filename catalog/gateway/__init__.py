@@ -75,13 +75,12 @@ from .lines import MAX_LINES, LineProblem, line_problems
 from .orders.customers import ADDRESS_FIELDS, customer_put
 from .orders.entities import Order, OrderLine, Payment, PurchaseLine
 from .orders.fulfilment import order_cancel, order_ship, orders_open, product_buyers, product_buyers_all
+from .orders.lookup import order_get_by_id, order_get_by_number
 from .orders.numbers import order_number_clean, order_number_for
 from .orders.orders import (
     new_order_id,
     order_confirmation_claim,
     order_get,
-    order_get_by_id,
-    order_get_by_number,
     order_place,
     orders_by_customer,
 )

@@ -100,12 +100,3 @@ def attempts_until_deadline() -> Iterator[int]:
         attempt += 1
         if time.monotonic() >= deadline:
             return
-
-
-def contended_attempts() -> Iterator[int]:
-    """Attempt numbers 0, 1, 2, ... until the write's deadline, with backoff_pause before each retry: the
-    loop of retry_optimistic whose every try returns AGAIN, for a loop written out by hand."""
-    for attempt in attempts_until_deadline():
-        if attempt:
-            backoff_pause(attempt)
-        yield attempt

@@ -13,6 +13,7 @@ from .. import keys
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import deserialize, serialize
+from ..dynamo.conditions import Attr, expression
 from ..errors import CatalogUnavailable
 from ..validate import check_text, expires_in, utc_now
 
@@ -34,9 +35,8 @@ def payment_event_claim(*, event_id: str, event_type: str) -> bool:
     try:
         with translate_errors():
             client().put_item(TableName=table_name(), Item=serialize(item),
-                              ConditionExpression="attribute_not_exists(PK) OR (#status = :handling AND #at < :stale)",
-                              ExpressionAttributeNames={"#status": "status", "#at": "at"},
-                              ExpressionAttributeValues=serialize({":handling": HANDLING, ":stale": stale}),
+                              **expression(condition=Attr("PK").not_exists()
+                                           | (Attr("status").eq(HANDLING) & Attr("at").lt(stale))),
                               ReturnValuesOnConditionCheckFailure="ALL_OLD")
     except ClientError as exc:
         if error_code(exc) != "ConditionalCheckFailedException":
@@ -52,8 +52,8 @@ def payment_event_handled(*, event_id: str) -> None:
     """Mark a claimed event handled (one UpdateItem): later deliveries change nothing."""
     with translate_errors():
         client().update_item(TableName=table_name(), Key=serialize(keys.payment_event_key(event_id)),
-                             UpdateExpression="SET #status = :handled", ExpressionAttributeNames={"#status": "status"},
-                             ExpressionAttributeValues=serialize({":handled": HANDLED}))
+                             UpdateExpression="SET #status = :handled",
+                             **expression(names={"#status": "status"}, values={":handled": HANDLED}))
 
 
 def payment_event_release(*, event_id: str) -> None:

@@ -14,6 +14,7 @@ from .. import keys
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, read, table_name
 from ..dynamo.codec import deserialize, serialize
+from ..dynamo.conditions import Attr, expression
 from ..dynamo.pages import KeyRange, query_items
 from ..errors import OrderStatusRefused
 from ..validate import check_id, expires_in, utc_now
@@ -34,9 +35,7 @@ def payment_pending_put(*, pending: PendingPayment) -> PendingPayment | None:
         with translate_errors():
             response = client().put_item(
                 TableName=table_name(), Item=serialize(pending.to_item(expires_at=expires_in(KEPT_DAYS * 86400))),
-                ConditionExpression="attribute_not_exists(PK) OR #status = :pending",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues=serialize({":pending": PENDING}),
+                **expression(condition=Attr("PK").not_exists() | Attr("status").eq(PENDING)),
                 ReturnValues="ALL_OLD", ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
     except ClientError as exc:
@@ -64,7 +63,7 @@ def payment_pending_settle(*, pending: PendingPayment, status: str, intent_id: s
         raise ValueError(status)
     return _update(pending.order_id, "SET #status = :status, intentId = :intent, reason = :reason, settledAt = :at",
                    {":status": status, ":intent": intent_id or pending.intent_id or "-", ":reason": reason or "-",
-                    ":at": utc_now().isoformat(timespec="microseconds")})
+                    ":at": utc_now().isoformat(timespec="microseconds")}, names={"#status": "status"})
 
 
 def payment_pending_intent(*, pending: PendingPayment, intent_id: str) -> PendingPayment:
@@ -73,14 +72,14 @@ def payment_pending_intent(*, pending: PendingPayment, intent_id: str) -> Pendin
     return replace(pending, intent_id=intent_id)
 
 
-def _update(order_id: str, expression: str, values: dict[str, Any]) -> bool:
+def _update(order_id: str, update_expression: str, values: dict[str, Any], names: dict[str, str] | None = None) -> bool:
+    """One UpdateItem of a checkout paying, only while it is pending: False if it was settled before."""
     try:
         with translate_errors():
             client().update_item(
                 TableName=table_name(), Key=serialize(keys.payment_pending_key(order_id)),
-                UpdateExpression=expression, ConditionExpression="#status = :pending",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues=serialize({**values, ":pending": PENDING}),
+                UpdateExpression=update_expression,
+                **expression(condition=Attr("status").eq(PENDING), names=names, values=values),
             )
     except ClientError as exc:
         if error_code(exc) == "ConditionalCheckFailedException":
