@@ -86,18 +86,14 @@ PROBE_KEY = {"PK": "PROBE", "SK": "READY"}
 def brand_key(brand_id: str) -> dict[str, Any]:
     return {"PK": BRANDS_PK, "SK": f"B#{brand_id}"}
 
-
 def category_key(category_id: str) -> dict[str, Any]:
     return {"PK": CATEGORIES_PK, "SK": f"C#{category_id}"}
-
 
 def product_pk(product_id: str) -> str:
     return f"P#{product_id}"
 
-
 def product_key(product_id: str) -> dict[str, Any]:
     return {"PK": product_pk(product_id), "SK": PRODUCT_SK}
-
 
 def product_index_keys(*, product_id: str, brand_id: str, category_id: str) -> dict[str, Any]:
     """The GSI keys that put a product under its brand (GSI1) and its category (GSI2)."""
@@ -107,7 +103,6 @@ def product_index_keys(*, product_id: str, brand_id: str, category_id: str) -> d
 
 def pair_pk(brand_id: str, category_id: str) -> str:
     return f"B#{brand_id}#C#{category_id}"
-
 
 def name_key(normalised_name: str) -> str:
     """The sort-key form of a normalised name (text.normalise): cut and padded to a fixed width."""
@@ -135,14 +130,11 @@ def product_sort_keys(
 def term_pk(term: str) -> str:
     return f"{TERM_PREFIX}{term}"
 
-
 def term_key(term: str, *, product_id: str, normalised_name: str) -> dict[str, Any]:
     return {"PK": term_pk(term), "SK": f"{name_key(normalised_name)}#P#{product_id}"}
 
-
 def term_index_keys(term: str, *, product_id: str, price: Decimal) -> dict[str, Any]:
     return _index_keys(BY_PRICE["brand"], term_pk(term), f"{price_key(price)}#P#{product_id}")
-
 
 def term_count_keys(term: str) -> list[Any]:
     """A term's two count items: the first read by name and by price going up, the second by price going down."""
@@ -150,13 +142,23 @@ def term_count_keys(term: str) -> list[Any]:
             for sk in (TERM_COUNT_LOW, TERM_COUNT_HIGH)]
 
 
+# --- the catalog editor (docs/catalog-editor.md) ---------------------------------------------
+# A hidden product's only list entry is GSI1's HIDDEN partition, by brand and category (no shopper's list reads
+# it); each staff change of a product is a record under the product (EDIT#<time>#<id>, newest last).
+HIDDEN_PK, EDIT_PREFIX = "HIDDEN", "EDIT#"
+
+
+def hidden_index_keys(*, product_id: str, brand_id: str, category_id: str) -> dict[str, Any]:
+    return _index_keys(GSI1, HIDDEN_PK, f"{brand_gsi_pk(brand_id)}#{category_gsi_pk(category_id)}#P#{product_id}")
+
+def product_edit_key(product_id: str, *, at: Any, edit_id: str) -> dict[str, Any]:
+    return {"PK": product_pk(product_id), "SK": f"{EDIT_PREFIX}{at}#{edit_id}"}
+
 def brand_gsi_pk(brand_id: str) -> str:
     return f"B#{brand_id}"
 
-
 def category_gsi_pk(category_id: str) -> str:
     return f"C#{category_id}"
-
 
 def brand_in_category_prefix(brand_id: str) -> str:
     """GSI2SK prefix of a brand's products; the trailing '#' keeps B#1 from matching B#10."""
@@ -171,22 +173,17 @@ def category_in_brand_prefix(category_id: str) -> str:
 def stock_adjustment_key(product_id: str, *, at: Any, adjustment_id: str) -> dict[str, Any]:
     return {"PK": product_pk(product_id), "SK": f"{STOCK_PREFIX}{at}#{adjustment_id}"}
 
-
 def token_key(product_id: str, token: str) -> dict[str, Any]:
     return {"PK": product_pk(product_id), "SK": f"{TOKEN_PREFIX}{token}"}
-
 
 def customer_pk(customer_id: str) -> str:
     return f"CUSTOMER#{customer_id}"
 
-
 def customer_key(customer_id: str) -> dict[str, Any]:
     return {"PK": customer_pk(customer_id), "SK": CUSTOMER_SK}
 
-
 def order_key(customer_id: str, order_id: str) -> dict[str, Any]:
     return {"PK": customer_pk(customer_id), "SK": f"{ORDER_PREFIX}{order_id}"}
-
 
 def order_line_key(customer_id: str, order_id: str, product_id: str) -> dict[str, Any]:
     return {"PK": customer_pk(customer_id), "SK": f"{ORDER_PREFIX}{order_id}#ITEM#{product_id}"}
