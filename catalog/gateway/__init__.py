@@ -35,6 +35,18 @@ from .alerts import (
 )
 from .catalog import importer
 from .catalog.counts import counts_recount
+from .catalog.editor import (
+    EDITABLE,
+    ProductChanged,
+    ProductEdit,
+    ProductExists,
+    brand_save,
+    category_save,
+    product_create,
+    product_history,
+    product_update,
+    products_hidden,
+)
 from .catalog.entities import Brand, Category, Product
 from .catalog.products import (
     brands_all,
@@ -139,4 +151,7 @@ __all__ = [
     "stock_history", "stock_increase", "table_ensure",
     "Sale", "product_buyers", "product_buyers_all",  # who bought what
     "MAX_STOCK_BUCKETS", "stock_set_buckets",
+    # the staff catalog editor
+    "EDITABLE", "ProductChanged", "ProductEdit", "ProductExists", "brand_save", "category_save", "product_create",
+    "product_history", "product_update", "products_hidden",
 ]
