@@ -266,14 +266,33 @@ def mailed_code(message):
     return re.search(r"^([A-Z0-9]{4}-[A-Z0-9]{4})$", message.body, re.M).group(1)
 
 
-def make_account(django_user_model, username, password, **fields):
-    """An account as sign-up leaves it once its address is confirmed (allauth's EmailAddress, verified)."""
+def make_account(django_user_model, username, password, *, groups=None, **fields):
+    """An account as sign-up leaves it once its address is confirmed (allauth's EmailAddress, verified). A staff
+    account joins `groups` (by default "Warehouse": the stock pages' permission, staff/models.py)."""
     from allauth.account.models import EmailAddress
 
     user = django_user_model.objects.create_user(username, email=f"{username}@example.com", password=password,
                                                  **fields)
     EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=True)
+    if user.is_staff:
+        join(user, *(groups if groups is not None else [WAREHOUSE]))
     return user
+
+
+WAREHOUSE, CATALOG_EDITORS = "Warehouse", "Catalog editors"  # the staff groups (staff/migrations/0002)
+
+
+def join(user, *groups):
+    """`user` made a member of the named staff groups (WAREHOUSE, CATALOG_EDITORS); returns the user."""
+    from django.contrib.auth.models import Group
+
+    user.groups.add(*Group.objects.filter(name__in=groups))
+    return user
+
+
+def warehouse_staff(user):
+    """A staff user of the warehouse (its stock pages): a member of "Warehouse"."""
+    return join(user, WAREHOUSE)
 
 
 TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"

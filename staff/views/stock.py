@@ -33,10 +33,14 @@ from ..forms import (
     StockListForm,
     StocktakeForm,
 )
+from ..models import CATALOG, WAREHOUSE
 
 
-@staff_view(READ, htmx=False)
+@staff_view(READ, htmx=False, permission=None)
 def home(request):
+    """The stock pages, or the catalog editor for staff who may use only that."""
+    if not request.user.has_perm(WAREHOUSE) and request.user.has_perm(CATALOG):
+        return redirect("staff_catalog")
     return redirect("staff_stock")
 
 

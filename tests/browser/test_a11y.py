@@ -10,7 +10,7 @@ from django.test import Client
 
 from catalog import gateway
 from catalog.gateway import CatalogUnavailable
-from tests.helpers import axe_violations, page_overflow, seed
+from tests.helpers import axe_violations, page_overflow, seed, warehouse_staff
 from tests.shop.test_views import checkout_form
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -79,7 +79,7 @@ def site(ddb, live_server, django_user_model):
     seed()
     gateway.stock_decrease(product_id="1", quantity=2, token=gateway.new_token(), reason="damaged", who="cy")
     django_user_model.objects.create_user("alice", password="a-long-password-1")
-    django_user_model.objects.create_user("ann", password="pw-ann-staff", is_staff=True)
+    warehouse_staff(django_user_model.objects.create_user("ann", password="pw-ann-staff", is_staff=True))
     return live_server.url
 
 
