@@ -34,6 +34,7 @@ from .alerts import (
     alerts_outbox,
 )
 from .catalog import importer
+from .catalog.bulk import Applied, Planned, plan_apply, plan_price_change, plan_products, products_every
 from .catalog.counts import counts_recount
 from .catalog.editor import (
     EDITABLE,
@@ -48,6 +49,7 @@ from .catalog.editor import (
     products_hidden,
 )
 from .catalog.entities import Brand, Category, Product
+from .catalog.import_file import check_product
 from .catalog.products import (
     brands_all,
     categories_all,
@@ -154,4 +156,5 @@ __all__ = [
     # the staff catalog editor
     "EDITABLE", "ProductChanged", "ProductEdit", "ProductExists", "brand_save", "category_save", "product_create",
     "product_history", "product_update", "products_hidden",
+    "Applied", "Planned", "plan_apply", "plan_price_change", "plan_products", "products_every", "check_product",
 ]

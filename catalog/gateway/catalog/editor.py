@@ -92,7 +92,7 @@ def _plain(value: Any) -> Any:
     return value if isinstance(value, Decimal) else plain_value(value)
 
 
-def _changed(before: Product | None, after: Product) -> dict[str, tuple[Any, Any]]:
+def changed_fields(before: Product | None, after: Product) -> dict[str, tuple[Any, Any]]:
     """{field: (before, after)} of the editable fields that differ (all of them for a new product)."""
     out = {}
     for name, _ in EDITABLE:
@@ -167,7 +167,7 @@ def product_create(*, product: Product, who: str, on_request: Any = None) -> Pro
     on_request = _no_count(on_request)
     product = dataclasses.replace(product, version=1)
     core = [put({**product.to_item(), "version": 1}, if_absent=True),
-            put(_record(product.product_id, who, _changed(None, product)).to_item())]
+            put(_record(product.product_id, who, changed_fields(None, product)).to_item())]
     if product.stock_level:
         opening = opening_adjustment(product_id=product.product_id, delta=product.stock_level,
                                      resulting_level=product.stock_level, who=who, note="Created by staff")
@@ -238,7 +238,7 @@ def product_update(*, product_id: str, version: int, who: str, changes: Mapping[
         if current.version != version:
             raise ProductChanged(current)
         new = dataclasses.replace(current, **changes)
-        changed = _changed(current, new)
+        changed = changed_fields(current, new)
         if not changed:
             return current
         spread = "price" in changed and bool(old.get("stockSpread"))
