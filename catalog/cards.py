@@ -14,7 +14,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
 from catalog.availability import shopper_state
-from catalog.images import image_url, placeholder_base, placeholder_url
+from catalog.images import image_srcset, image_url, placeholder_base, placeholder_url
 
 from .memo import Memo, here
 
@@ -31,12 +31,13 @@ def product_cards(products, *, label_of, labels, group_starts=(), brand_names=No
     for i, product in enumerate(products):
         key = label_of(product)
         picture = (
-            image_url(product, brand_names, base) if product.image
+            image_url(product, brand_names, base, size="card") if product.image
             else placeholder_url(brand_names.get(product.brand_id, product.brand_id), product.category_id, base)
         )
         card = {
             "product_id": product.product_id, "name": product.name, "label": labels.get(key, key),
             "price": product.price, "stock_band": product.stock_band, "picture": picture,
+            "srcset": image_srcset(product, "card") if product.image else "",
             "heading": product.product_id in group_starts, "autofocus": autofocus_first and i == 0,
         }
         # the low-stock threshold is in the key too: the badge's label reads it

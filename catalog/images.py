@@ -1,5 +1,6 @@
-"""Product pictures: the product's own (an https URL or a file under static/), or a generated
-placeholder, an SVG of its brand's initial on a colour of its category, made from its URL alone."""
+"""Product pictures: the product's own (one staff uploaded, kept in the media storage in each size the
+pages show: catalog/pictures.py; an https URL; or a file under static/), or a generated placeholder,
+an SVG of its brand's initial on a colour of its category, made from its URL alone."""
 import zlib
 from functools import lru_cache
 
@@ -7,6 +8,7 @@ from django.templatetags.static import static
 from django.urls import get_script_prefix, reverse
 
 from catalog.gateway import fold
+from catalog.pictures import is_stored, picture_url
 
 COLOURS = [
     "#2f6f8f", "#8f2f4f", "#3f7f3f", "#7f5f1f", "#5f3f8f", "#1f6f6f",
@@ -37,13 +39,22 @@ def placeholder_base():
     return _placeholder_base(get_script_prefix())
 
 
-def image_url(product, brand_names=None, base=None):
-    """`base`: placeholder_base(), when the caller makes many URLs at once."""
+def image_url(product, brand_names=None, base=None, size="page"):
+    """The picture's URL in the box `size` ("card" or "page", catalog.pictures.SIZES) at 1x. `base`:
+    placeholder_base(), when the caller makes many URLs at once."""
     image = getattr(product, "image", "")
+    if is_stored(image):
+        return picture_url(image, size)
     if image:
         return image if image.startswith("https://") else static(image)
     brand = (brand_names or {}).get(product.brand_id, product.brand_id)
     return placeholder_url(brand, product.category_id, base or placeholder_base())
+
+
+def image_srcset(product, size="page"):
+    """The picture at 2x for the img's srcset ("<url> 2x"), or "": only an uploaded one has it."""
+    image = getattr(product, "image", "")
+    return f"{picture_url(image, size, 2)} 2x" if is_stored(image) else ""
 
 
 def placeholder_url(brand_name, category_id, base):

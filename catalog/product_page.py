@@ -5,8 +5,9 @@ for the values they show (an LRU of 2,048 products) and placed in the page, whic
 (price, stock, the add-to-cart form) on every request.
 
 The key holds every value the parts show, so a renamed product, a new description, another
-specification or a renamed brand gives new parts at once; so do the script prefix and STATIC_URL
-(a product's own picture can be a static file). With DEBUG on the parts are rendered each time.
+specification or a renamed brand gives new parts at once; so do the script prefix, STATIC_URL
+and the media storage's URL (a product's own picture can be a static file or an uploaded one).
+With DEBUG on the parts are rendered each time.
 catalog/memo.py adds the script prefix and URL conf to every key.
 """
 from django.conf import settings
@@ -14,6 +15,7 @@ from django.template.loader import render_to_string
 from django.utils.safestring import SafeString
 
 from .memo import Memo
+from .pictures import media_url
 
 TEMPLATE = "catalog/product_detail.html"
 PARTS = ("trail", "heading", "details")
@@ -27,7 +29,7 @@ def product_parts(product, *, brand_name, category_name):
     attributes = tuple((name, repr(value)) for name, value in product.attributes.items())
     key = (
         product.product_id, product.name, product.brand_id, product.category_id, product.image,
-        product.description, attributes, brand_name, category_name, settings.STATIC_URL,
+        product.description, attributes, brand_name, category_name, settings.STATIC_URL, media_url(),
     )
     return _held.get(key, (), lambda: _render(product, brand_name, category_name))
 

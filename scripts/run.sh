@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 PORT=${PORT:-8000}
-mkdir -p var
+mkdir -p var var/media  # var/media: the pictures staff upload (MEDIA_STORAGE=files, served by the app)
 # Logs for people here (LOG_FORMAT=json for a log collector). Each request's line comes from the app
 # (storefront/requestlog.py: with its request ID, DynamoDB requests and user), not gunicorn's access log.
 export LOG_FORMAT=${LOG_FORMAT:-text}

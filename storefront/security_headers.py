@@ -23,15 +23,17 @@ def image_hosts(hosts):
     return hosts
 
 
-def content_security_policy(image_hosts):
+def content_security_policy(image_hosts, media_origin=None):
     """No inline scripts or styles anywhere (htmx's own indicator styles are off, includeIndicatorStyles
-    in frame.html's htmx-config, and live in site.css); pictures from the shop and from https `image_hosts`."""
+    in frame.html's htmx-config, and live in site.css); pictures from the shop, from https `image_hosts`
+    and from `media_origin`, where uploaded pictures are kept when it is not the shop (storefront/media.py)."""
     return {
         "DIRECTIVES": {
             "default-src": ["'self'"],
             "script-src": ["'self'"],
             "style-src": ["'self'"],
-            "img-src": ["'self'", "data:", *(f"https://{host}" for host in image_hosts)],
+            "img-src": ["'self'", "data:", *(f"https://{host}" for host in image_hosts),
+                        *([media_origin] if media_origin else [])],
             "connect-src": ["'self'"],
             "font-src": ["'self'"],
             "object-src": ["'none'"],

@@ -12,6 +12,7 @@ from storefront.env import BASE_DIR, env, env_bool, env_float, env_int, env_list
 from storefront.env import RUN_ENV as RUN_ENV  # settings too: the file `make run` wrote, and its values
 from storefront.env import RUN_ENV_FILE as RUN_ENV_FILE
 from storefront.logging_config import log_format, logging_config
+from storefront.media import media_origin, media_storage
 from storefront.security_headers import content_security_policy, image_hosts, permissions_policy
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
@@ -273,18 +274,32 @@ if HTTPS:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
 
+# --- Product pictures staff upload (catalog/pictures.py, storefront/media.py) -------------------
+# MEDIA_STORAGE `files` keeps them under MEDIA_ROOT, served by the app at MEDIA_URL (or by another
+# server when it is a full URL); `s3` in MEDIA_S3_BUCKET (AWS_S3_ENDPOINT_URL: moto or another S3),
+# linked at the bucket or at a full MEDIA_URL (a CDN).
+AWS_REGION = env("AWS_REGION", "eu-central-1")  # the table's and the pictures' bucket's
+MEDIA_STORAGE = env("MEDIA_STORAGE", "files")
+MEDIA_URL = env("MEDIA_URL", "/media/")
+MEDIA_ROOT = BASE_DIR / "var" / "media"
+MEDIA_S3_BUCKET = env("MEDIA_S3_BUCKET")
+AWS_S3_ENDPOINT_URL = env("AWS_S3_ENDPOINT_URL")
+STORAGES["media"] = media_storage(
+    MEDIA_STORAGE, media_url=MEDIA_URL, media_root=MEDIA_ROOT, bucket=MEDIA_S3_BUCKET,
+    endpoint_url=AWS_S3_ENDPOINT_URL, region=AWS_REGION,
+)
+
 # --- Headers of every answer (storefront/security_headers.py) -------------------------------
 # Product pictures on other sites: the hosts (host or host:port) whose https pictures the importer
 # accepts and img-src allows; empty, only pictures under static/.
 PRODUCT_IMAGE_HOSTS = image_hosts(env_list("PRODUCT_IMAGE_HOSTS"))
-CONTENT_SECURITY_POLICY = content_security_policy(PRODUCT_IMAGE_HOSTS)
+CONTENT_SECURITY_POLICY = content_security_policy(PRODUCT_IMAGE_HOSTS, media_origin(STORAGES["media"], MEDIA_URL))
 PERMISSIONS_POLICY = permissions_policy()
 
 # --- DynamoDB -------------------------------------------------------------
 # No endpoint means AWS's own endpoint for AWS_REGION.
 DYNAMODB_TABLE = env("DYNAMODB_TABLE", "fromatoz")
 DYNAMODB_ENDPOINT_URL = env("DYNAMODB_ENDPOINT_URL")
-AWS_REGION = env("AWS_REGION", "eu-central-1")
 DYNAMODB_CONNECT_TIMEOUT = env_float("DYNAMODB_CONNECT_TIMEOUT", 2.0)
 DYNAMODB_READ_TIMEOUT = env_float("DYNAMODB_READ_TIMEOUT", 5.0)
 DYNAMODB_MAX_ATTEMPTS = env_int("DYNAMODB_MAX_ATTEMPTS", 3, minimum=1)

@@ -20,6 +20,8 @@ PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    # Uploaded pictures in memory (tests/catalog/test_pictures.py sets files or S3 where it matters).
+    "media": {"BACKEND": "django.core.files.storage.InMemoryStorage"},
 }
 # Static files come from the app folders (no collectstatic before tests).
 STATIC_ROOT = None

@@ -4,6 +4,7 @@ from allauth.mfa.webauthn import views as webauthn
 from django.urls import include, path
 from django.views.generic import TemplateView
 
+from catalog import media_files
 from shop.mfa import factor_reauthentication_required
 from shop.passkeys import PasskeyLoginView
 from storefront import health, metrics
@@ -37,6 +38,8 @@ urlpatterns = [
     path("returns/", TemplateView.as_view(template_name="pages/returns.html"), name="returns"),
     path("terms/", TemplateView.as_view(template_name="pages/terms.html"), name="terms"),
     path("", include("catalog.urls")),
+    # Uploaded pictures, when the app keeps them as files (MEDIA_STORAGE=files): catalog/media_files.py.
+    *media_files.urlpatterns(),
 ]
 
 handler500 = "storefront.errors.server_error"

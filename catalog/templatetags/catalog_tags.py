@@ -6,7 +6,7 @@ from django import template
 from django.urls import get_script_prefix, get_urlconf, reverse
 from django.utils.http import RFC3986_SUBDELIMS
 
-from catalog.images import image_url
+from catalog.images import image_srcset, image_url
 from common.numbers import euro
 
 register = template.Library()
@@ -95,7 +95,13 @@ def cached_url(name, object_id=_NO_ID):
 
 
 @register.simple_tag
-def product_image_url(product, brand_names=None):
-    """The product's picture: its https URL, its file under static/, or a generated placeholder
-    (catalog.images)."""
-    return image_url(product, brand_names)
+def product_image_url(product, brand_names=None, size="page"):
+    """The product's picture: one staff uploaded (in the box `size`, "page" or "card", at 1x), its
+    https URL, its file under static/, or a generated placeholder (catalog.images)."""
+    return image_url(product, brand_names, size=size)
+
+
+@register.simple_tag
+def product_image_srcset(product, size="page"):
+    """The srcset of an uploaded picture ("<its 2x URL> 2x"), else "" (catalog.images)."""
+    return image_srcset(product, size)
