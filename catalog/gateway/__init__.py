@@ -49,7 +49,7 @@ from .catalog.editor import (
     products_hidden,
 )
 from .catalog.entities import Brand, Category, Product
-from .catalog.import_file import check_product
+from .catalog.import_file import MAX_ATTRIBUTES, check_product
 from .catalog.products import (
     brands_all,
     categories_all,
@@ -157,4 +157,5 @@ __all__ = [
     "EDITABLE", "ProductChanged", "ProductEdit", "ProductExists", "brand_save", "category_save", "product_create",
     "product_history", "product_update", "products_hidden",
     "Applied", "Planned", "plan_apply", "plan_price_change", "plan_products", "products_every", "check_product",
+    "MAX_ATTRIBUTES",
 ]
