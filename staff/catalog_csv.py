@@ -20,8 +20,10 @@ HEADER = ("product_id", "name", "brand_id", "category_id", "price", "published",
 REQUIRED = ("product_id", "name", "brand_id", "category_id", "price")
 OPTIONAL = ("published", "description", "attributes", "stock_level")
 KEPT_FIELD = {"published": "published", "description": "description", "attributes": "attributes"}
+COLUMN_OF = {"productId": "product_id", "brandId": "brand_id", "categoryId": "category_id",
+             "stockLevel": "stock_level"}
 MAX_BYTES = 20 * 1024 * 1024
-MAX_LINES = 20_000
+MAX_LINES = 5_000  # a confirmed file is applied within one request (APPLY_SECONDS)
 YES, NO = ("yes", "true", "1", "y"), ("no", "false", "0", "n")
 
 
@@ -79,6 +81,13 @@ def _decoded(upload):
         raise CsvInvalid(["The file is not UTF-8 text: save it as CSV UTF-8."]) from None
 
 
+def _column_names(problem):
+    """An import rule's message with the CSV's column names ("brandId" -> "brand_id")."""
+    for name, column in COLUMN_OF.items():
+        problem = problem.replace(f": {name}:", f": {column}:", 1)
+    return problem
+
+
 def read_upload(upload, *, brand_ids, category_ids):
     """(products, keep): the file's products (gateway.Product) and {product_id: fields the file left out};
     CsvInvalid with every problem, by line number, if any line has one."""
@@ -113,7 +122,7 @@ def read_upload(upload, *, brand_ids, category_ids):
             raw["attributes"] = {}
         product, found = gateway.check_product(raw, path=f"line {number}", brand_ids=brand_ids,
                                                category_ids=category_ids)
-        problems += [p.replace(f"line {number}.", f"line {number}: ", 1) for p in found]
+        problems += [_column_names(p.replace(f"line {number}.", f"line {number}: ", 1)) for p in found]
         if product is not None and len(problems) == before:
             products.append(dataclasses.replace(product, published=published))
             keep[product.product_id] = [*absent, "image"]  # pictures are uploaded on the product page

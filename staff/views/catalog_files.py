@@ -61,7 +61,6 @@ def _confirm(request, template, context):
         applied = gateway.plan_apply(plan=kept["plan"], who=request.user.get_username())
     cache.set(f"{_plan_key(token)}:applied", applied, PLAN_SECONDS)
     cache.delete(_plan_key(token))
-    names.forget()
     return render(request, template, {**context, "applied": applied})
 
 

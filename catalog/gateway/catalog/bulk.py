@@ -16,13 +16,14 @@ from .. import keys
 from ..dynamo.batches import batch_get
 from ..dynamo.codec import deserialize
 from ..dynamo.pages import KeyRange, read_query
-from ..dynamo.threads import in_parallel
+from ..dynamo.threads import BATCH_WRITERS, in_parallel
 from ..validate import check_id
-from .editor import ProductChanged, ProductExists, changed_fields, product_create, product_update
+from .editor import ProductChanged, ProductExists, changed_fields, product_create, product_update, same
 from .entities import CENT, Product
 from .import_file import MAX_PRICE
 from .products import products_by_brand, products_by_category
 
+APPLY_WORKERS = BATCH_WRITERS  # products written at once when a plan is applied
 EXPORT_PAGE = 100  # products a Query reads, then one BatchGetItem of their items (the list indexes lack
 # the description and attributes)
 
@@ -136,8 +137,7 @@ def plan_apply(*, plan: Sequence[Planned], who: str, on_request: Any = None) -> 
             current = exc.current
         except ProductExists:
             return "done_before"
-        as_planned = all(getattr(current, name) == (dict(after) if name == "attributes" else after)
-                         for name, (_, after) in entry.changes.items())
+        as_planned = all(same(getattr(current, name), after) for name, (_, after) in entry.changes.items())
         return "done_before" if as_planned else "conflict"
 
     outcomes: dict[str, str] = {}
@@ -145,7 +145,7 @@ def plan_apply(*, plan: Sequence[Planned], who: str, on_request: Any = None) -> 
     def send(entry: Planned) -> None:
         outcomes[entry.product_id] = write(entry)
 
-    in_parallel([p for p in plan if p.changes], send)
+    in_parallel([p for p in plan if p.changes], send, workers=APPLY_WORKERS)
     for product_id, outcome in sorted(outcomes.items()):
         if outcome == "conflict":
             result.conflicts.append(product_id)

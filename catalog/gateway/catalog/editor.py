@@ -87,7 +87,7 @@ def _exact(value: Any) -> Any:
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {k: plain_value(v) for k, v in value.items()}
     return value if isinstance(value, Decimal) else plain_value(value)
 
@@ -98,10 +98,14 @@ def changed_fields(before: Product | None, after: Product) -> dict[str, tuple[An
     for name, _ in EDITABLE:
         new = getattr(after, name)
         old = getattr(before, name) if before is not None else None
-        if before is None or old != (dict(new) if name == "attributes" else new):
-            out[name] = (dict(old) if isinstance(old, Mapping) else old,
-                         dict(new) if isinstance(new, Mapping) else new)
+        if before is None or not same(old, new):
+            out[name] = (_plain(old), _plain(new))
     return out
+
+
+def same(a: Any, b: Any) -> bool:
+    """Two values of a field are the same as stored (an attribute read as 5.2 is the 5.2 typed)."""
+    return bool(_exact(a) == _exact(b))
 
 
 def _record(product_id: str, who: str, changes: dict[str, tuple[Any, Any]]) -> ProductEdit:
