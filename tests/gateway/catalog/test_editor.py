@@ -196,3 +196,53 @@ def test_brands_and_categories_are_created_and_renamed(catalog):
     names = {b.brand_id: (b.name, b.product_count) for b in gateway.brands_all()}
     assert names["20"] == ("Rivian", 0) and names["3"] == ("Tesla Motors", 3)
     assert {c.category_id: c.name for c in gateway.categories_all()}["20"] == "Trucks"
+
+
+# --- on DynamoDB Local: its transactions' own rules (100 actions, one action an item, conditions) -------------
+
+@pytest.mark.dynamodb_local
+def test_on_dynamodb_local_create_move_rename_hide_and_show(local_catalog):
+    gateway.product_create(product=NEW, who="ann")
+    update("n1", brand_id="10", category_id="10", name="Acme Cyber Plug", price=Decimal("12.00"))
+    assert "n1" in ids(gateway.products_by_brand(brand_id="10", category_id="10", sort="price"))
+    assert "n1" not in ids(gateway.products_by_brand(brand_id="3"))
+    assert searched("plug") == ["n1"] and searched("cybertruck") == [] and term_count("cybertruck") == 0
+    brands, categories = counts()
+    assert brands["10"]["10"] == 2 and brands["3"] == {"1": 2, "10": 1} and categories["10"] == {"3": 1, "10": 2}
+    update("n1", published=False)
+    assert searched("plug") == [] and "n1" not in ids(gateway.products_by_category(category_id="10", sort="name"))
+    assert counts()[0]["10"]["10"] == 1 and ids(gateway.products_hidden(brand_id="10")) == ["n1"]
+    update("n1", published=True)
+    assert searched("plug") == ["n1"] and counts()[0]["10"]["10"] == 2
+    name = " ".join(f"word{n}abcdefgh" for n in range(12))
+    update("n1", name=name)
+    assert searched("word11abcdefg") == ["n1"] and searched("plug") == [] and term_count("word5") == 1
+    assert [len(e.changes) for e in gateway.product_history(product_id="n1").items] == [1, 1, 1, 4, 8]
+
+
+@pytest.mark.dynamodb_local
+def test_on_dynamodb_local_two_editors_at_once_one_wins(local_catalog):
+    import threading
+
+    shown = gateway.product_get(product_id="4")
+    outcomes, start = [], threading.Barrier(2)
+
+    def edit(who, price):
+        start.wait()
+        try:
+            gateway.product_update(product_id="4", version=shown.version, who=who, changes={"price": Decimal(price)})
+            outcomes.append(("saved", who))
+        except gateway.ProductChanged as exc:
+            outcomes.append(("refused", exc.current.price))
+
+    threads = [threading.Thread(target=edit, args=args) for args in (("ann", "1.00"), ("bob", "2.00"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    saved = [o for o in outcomes if o[0] == "saved"]
+    refused = [o for o in outcomes if o[0] == "refused"]
+    assert len(saved) == 1 and len(refused) == 1
+    winner_price = {"ann": Decimal("1.00"), "bob": Decimal("2.00")}[saved[0][1]]
+    assert refused[0][1] == winner_price == gateway.product_get(product_id="4").price
+    assert [e.who for e in gateway.product_history(product_id="4").items] == [saved[0][1]]
