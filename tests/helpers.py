@@ -283,10 +283,16 @@ WAREHOUSE, CATALOG_EDITORS = "Warehouse", "Catalog editors"  # the staff groups 
 
 
 def join(user, *groups):
-    """`user` made a member of the named staff groups (WAREHOUSE, CATALOG_EDITORS); returns the user."""
-    from django.contrib.auth.models import Group
+    """`user` made a member of the named staff groups (WAREHOUSE, CATALOG_EDITORS); returns the user. The groups
+    are the data migration's; a transactional test's database was emptied since, so they are made again here."""
+    from django.contrib.auth.models import Group, Permission
 
-    user.groups.add(*Group.objects.filter(name__in=groups))
+    permissions = {WAREHOUSE: "use_warehouse", CATALOG_EDITORS: "edit_catalog"}
+    for name in groups:
+        group, created = Group.objects.get_or_create(name=name)
+        if created:
+            group.permissions.add(Permission.objects.get(content_type__app_label="staff", codename=permissions[name]))
+        user.groups.add(group)
     return user
 
 
