@@ -180,9 +180,10 @@ def _check_pixels(image):
 
 
 def _too_many_pixels(pixels):
+    """`pixels`: None when Pillow refused the file itself, past twice its limit."""
     limit = Image.MAX_IMAGE_PIXELS or 0
-    return _error("too_many_pixels", pixels=f"{(pixels or 2 * limit) / 1e6:.0f}+" if pixels is None
-                  else f"{pixels / 1e6:.1f}", limit=f"{limit / 1e6:.0f}")
+    shown = f"more than {2 * limit / 1e6:.1f}" if pixels is None else f"{pixels / 1e6:.1f}"
+    return _error("too_many_pixels", pixels=shown, limit=f"{limit / 1e6:.1f}")
 
 
 def _kind(data):
@@ -200,9 +201,14 @@ def _boxes():
 
 
 def _clean(image):
-    """The picture upright (its EXIF orientation applied), in sRGB, RGBA, with no metadata."""
+    """The picture upright (its EXIF orientation applied), no larger than the largest box, in sRGB,
+    RGBA, with no metadata."""
     image = ImageOps.exif_transpose(image)
     profile = image.info.get("icc_profile")
+    if image.mode not in ("RGB", "RGBA", "CMYK", "L", "LA"):
+        image = image.convert("RGBA")  # a palette or 1-bit picture is resized pixel by pixel
+    # Once to the largest box (reducing_gap: by whole factors first, then Lanczos), then each size from that.
+    image.thumbnail(max(_boxes()), Image.Resampling.LANCZOS, reducing_gap=3.0)
     if profile and image.mode in ("RGB", "RGBA", "CMYK", "L"):
         try:
             image = ImageCms.profileToProfile(

@@ -18,7 +18,7 @@ KINDS = ("files", "s3")
 CACHE_CONTROL = "public, max-age=31536000, immutable"
 
 
-def media_storage(kind, *, media_url, media_root, bucket, endpoint_url, region):
+def media_storage(kind, media_url, media_root, bucket, endpoint_url, region):
     """STORAGES["media"] for MEDIA_STORAGE `kind`."""
     if kind not in KINDS:
         raise ImproperlyConfigured(f"MEDIA_STORAGE must be one of {', '.join(KINDS)}, got {kind!r}")

@@ -274,25 +274,17 @@ if HTTPS:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
 
-# --- Product pictures staff upload (catalog/pictures.py, storefront/media.py) -------------------
-# MEDIA_STORAGE `files` keeps them under MEDIA_ROOT, served by the app at MEDIA_URL (or by another
-# server when it is a full URL); `s3` in MEDIA_S3_BUCKET (AWS_S3_ENDPOINT_URL: moto or another S3),
-# linked at the bucket or at a full MEDIA_URL (a CDN).
-AWS_REGION = env("AWS_REGION", "eu-central-1")  # the table's and the pictures' bucket's
-MEDIA_STORAGE = env("MEDIA_STORAGE", "files")
-MEDIA_URL = env("MEDIA_URL", "/media/")
-MEDIA_ROOT = BASE_DIR / "var" / "media"
-MEDIA_S3_BUCKET = env("MEDIA_S3_BUCKET")
-AWS_S3_ENDPOINT_URL = env("AWS_S3_ENDPOINT_URL")
-STORAGES["media"] = media_storage(
-    MEDIA_STORAGE, media_url=MEDIA_URL, media_root=MEDIA_ROOT, bucket=MEDIA_S3_BUCKET,
-    endpoint_url=AWS_S3_ENDPOINT_URL, region=AWS_REGION,
-)
-
 # --- Headers of every answer (storefront/security_headers.py) -------------------------------
 # Product pictures on other sites: the hosts (host or host:port) whose https pictures the importer
 # accepts and img-src allows; empty, only pictures under static/.
 PRODUCT_IMAGE_HOSTS = image_hosts(env_list("PRODUCT_IMAGE_HOSTS"))
+# Pictures staff upload (MEDIA_STORAGE `files` or `s3`), and the origin img-src allows for them: storefront/media.py.
+AWS_REGION = env("AWS_REGION", "eu-central-1")  # the table's, and the pictures' bucket's
+MEDIA_STORAGE, MEDIA_URL = env("MEDIA_STORAGE", "files"), env("MEDIA_URL", "/media/")
+MEDIA_S3_BUCKET, AWS_S3_ENDPOINT_URL = env("MEDIA_S3_BUCKET"), env("AWS_S3_ENDPOINT_URL")
+MEDIA_ROOT = BASE_DIR / "var" / "media"
+STORAGES["media"] = media_storage(
+    MEDIA_STORAGE, MEDIA_URL, MEDIA_ROOT, MEDIA_S3_BUCKET, AWS_S3_ENDPOINT_URL, AWS_REGION)
 CONTENT_SECURITY_POLICY = content_security_policy(PRODUCT_IMAGE_HOSTS, media_origin(STORAGES["media"], MEDIA_URL))
 PERMISSIONS_POLICY = permissions_policy()
 

@@ -14,6 +14,7 @@ from catalog.gateway import client as dynamo
 from catalog.gateway import codec, keys
 from catalog.gateway.catalog import importer
 from catalog.gateway.stock.entities import StockAdjustment, is_sale_record
+from tests.picture_files import picture_bytes as picture_bytes  # where the editor's tests take it from
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -412,28 +413,3 @@ def place(customer, lines, *, name=None, order_id=None, token=None):
     return gateway.order_place(customer_id=customer, customer_name=customer if name is None else name,
                                order_id=order_id or gateway.new_order_id(), token=token or gateway.new_token(),
                                lines=lines)
-
-
-def picture_bytes(kind="JPEG", size=(400, 300), *, mode="RGB", orientation=None):
-    """A picture file as a camera or an editor writes one: with EXIF (the camera, a GPS position, and
-    `orientation` when given), an ICC colour profile, and for a PNG a text chunk."""
-    import io
-
-    from PIL import Image, ImageCms, PngImagePlugin
-
-    picture = Image.new(mode, size, "#c03020" if mode in ("RGB", "RGBA") else 128)
-    exif = Image.Exif()
-    exif[0x010F] = "PhoneMaker"  # Make
-    exif[0x8825] = {1: "N", 2: (52.0, 31.0, 12.0)}  # GPSInfo: latitude
-    if orientation:
-        exif[0x0112] = orientation
-    extra = {"exif": exif.tobytes()}
-    if mode in ("RGB", "RGBA"):
-        extra["icc_profile"] = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
-    if kind == "PNG":
-        text = PngImagePlugin.PngInfo()
-        text.add_text("Author", "Someone private")
-        extra["pnginfo"] = text
-    out = io.BytesIO()
-    picture.save(out, kind, **extra)
-    return out.getvalue()

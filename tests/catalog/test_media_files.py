@@ -6,7 +6,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from catalog import media_files
 from catalog.pictures import picture_store, picture_url
 from storefront.media import media_storage
-from tests.helpers import picture_bytes
+from tests.picture_files import picture_bytes
 
 
 @pytest.fixture
