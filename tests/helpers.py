@@ -15,6 +15,9 @@ from catalog.gateway import codec, keys
 from catalog.gateway.catalog import importer
 from catalog.gateway.stock.entities import StockAdjustment, is_sale_record
 from tests.picture_files import picture_bytes as picture_bytes  # where the editor's tests take it from
+from tests.staff_groups import CATALOG_EDITORS as CATALOG_EDITORS  # the staff groups' helpers
+from tests.staff_groups import WAREHOUSE, join
+from tests.staff_groups import warehouse_staff as warehouse_staff
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -278,28 +281,6 @@ def make_account(django_user_model, username, password, *, groups=None, **fields
     if user.is_staff:
         join(user, *(groups if groups is not None else [WAREHOUSE]))
     return user
-
-
-WAREHOUSE, CATALOG_EDITORS = "Warehouse", "Catalog editors"  # the staff groups (staff/migrations/0002)
-
-
-def join(user, *groups):
-    """`user` made a member of the named staff groups (WAREHOUSE, CATALOG_EDITORS); returns the user. The groups
-    are the data migration's; a transactional test's database was emptied since, so they are made again here."""
-    from django.contrib.auth.models import Group, Permission
-
-    permissions = {WAREHOUSE: "use_warehouse", CATALOG_EDITORS: "edit_catalog"}
-    for name in groups:
-        group, created = Group.objects.get_or_create(name=name)
-        if created:
-            group.permissions.add(Permission.objects.get(content_type__app_label="staff", codename=permissions[name]))
-        user.groups.add(group)
-    return user
-
-
-def warehouse_staff(user):
-    """A staff user of the warehouse (its stock pages): a member of "Warehouse"."""
-    return join(user, WAREHOUSE)
 
 
 TOTP_SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"

@@ -30,9 +30,14 @@ def as_stored(product: Product, old: Any) -> Product:
     return dataclasses.replace(product, published=listed(old)) if old is not None else product
 
 
-def published_condition(old: Any) -> str:
-    """The write's condition that the product is still shown, or still hidden, as read."""
-    return "attribute_not_exists(published)" if listed(old) else "published = :hidden"
+def as_read_condition(old: Any) -> tuple[str, dict[str, Any]]:
+    """A write's condition (and its values) that the product is still shown, or still hidden, and at the
+    version read (staff edits and imports move it on)."""
+    condition = "attribute_not_exists(published)" if listed(old) else "published = :hidden"
+    values: dict[str, Any] = {} if listed(old) else {":hidden": False}
+    if old.get("version") is None:
+        return f"{condition} AND attribute_not_exists(version)", values
+    return f"{condition} AND version = :over", {**values, ":over": int(old["version"])}
 
 
 def count_actions(deltas: Any) -> list[Any]:

@@ -26,12 +26,11 @@ from ..stock.stock import opening_adjustment
 from ..validate import new_token
 from .changes import (
     add_term_counts,
+    as_read_condition,
     as_stored,
     count_actions,
-    listed,
     membership_deltas,
     moves,
-    published_condition,
     term_changes,
 )
 from .entities import Product
@@ -117,10 +116,9 @@ def _stored_level(old: Any) -> int:
 
 
 def _product_action(product: Product, old: Any, reset_stock: bool) -> dict[str, Any]:
-    """The conditional Put or Update of one product: it must still be as it was read (place, name,
-    level, and unless the stock is reset its reorder point). A product without a reorder point
-    in the file keeps the one stored; an update keeps the stock level, and the Reorder index keys
-    follow from that level."""
+    """The conditional Put or Update of one product: it must still be as it was read (place, name, shown or hidden,
+    version, level, and unless the stock is reset its reorder point). A product without a reorder point in the file
+    keeps the one stored; an update keeps the stock level, and the Reorder index keys follow from that level."""
     if old is None:
         return put(product.to_item(), if_absent=True)
     stored_level = _stored_level(old)
@@ -134,16 +132,8 @@ def _product_action(product: Product, old: Any, reset_stock: bool) -> dict[str, 
     item = product.to_item()
     # Gathered (its stockLevel the total; buckets.stock_gather ran before if it was spread).
     condition = ("attribute_exists(PK) AND attribute_not_exists(stockSpread) AND brandId = :ob AND "
-                 f"categoryId = :oc AND #n = :on AND {published_condition(old)}")
-    values = {":ob": old["brandId"], ":oc": old["categoryId"], ":on": old.get("name", "")}
-    if not listed(old):
-        values[":hidden"] = False
-    if old.get("version") is None:
-        condition += " AND attribute_not_exists(version)"
-    else:
-        condition += " AND version = :over"
-        values[":over"] = int(old["version"])
-    version = int(old.get("version") or 0) + 1
+                 f"categoryId = :oc AND #n = :on AND {as_read_condition(old)[0]}")
+    values = {":ob": old["brandId"], ":oc": old["categoryId"], ":on": old.get("name", ""), **as_read_condition(old)[1]}
     # The level read: a reset's opening change is the difference to it, so it must still hold.
     if old.get("stockLevel") is None:
         condition += " AND attribute_not_exists(stockLevel)"
@@ -162,14 +152,14 @@ def _product_action(product: Product, old: Any, reset_stock: bool) -> dict[str, 
         else:
             item[keys.ALERTS_WAITING] = values[":ow"] = old[keys.ALERTS_WAITING]
             condition += f" AND {keys.ALERTS_WAITING} = :ow"
-        action = put({**item, "version": version})
+        action = put({**item, "version": int(old.get("version") or 0) + 1})
         action["Put"]["ConditionExpression"] = condition
         action["Put"]["ExpressionAttributeNames"] = {"#n": "name"}
         action["Put"]["ExpressionAttributeValues"] = serialize(values)
         return action
     key = {"PK": item.pop("PK"), "SK": item.pop("SK")}
     item.pop("stockLevel")
-    item["version"] = version  # the version read, moved on (the product's condition holds it to what was read)
+    item["version"] = int(old.get("version") or 0) + 1  # moved on: the staff editor writes over what it showed
     # Attributes an earlier version had but this one has not (an image taken away, the Reorder
     # index keys of a product no longer low) are removed.
     removed = ([] if product.image else ["image"]) + [
