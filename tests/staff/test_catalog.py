@@ -235,3 +235,24 @@ def test_a_warehouse_member_still_sees_a_hidden_products_stock(catalog, editor_c
     save(editor_client, "8", published=None)
     sign_in_staff(client, warehouse_staff(django_user_model.objects.create_user("wes", is_staff=True)))
     assert client.get("/staff/products/8/stock/").status_code == 200
+
+
+@pytest.mark.dynamodb_local
+def test_on_dynamodb_local_edit_hide_and_show_through_the_shops_pages(local_catalog, editor_client, shopper):
+    shop = Client()
+    shop.force_login(shopper)
+    shop.post("/cart/add/", {"product_id": "8", "quantity": "1"})
+    assert save(editor_client, "8", name="Acme Speedster", category_id="10").status_code == 302
+    assert "Acme Speedster" in shop.get("/categories/10/?sort=name").content.decode()
+    assert "Acme Speedster" not in shop.get("/categories/1/").content.decode()
+    assert "Acme Speedster" in shop.get("/search/?q=speed").content.decode()
+    assert "Acme Speedster" not in shop.get("/search/?q=roadster").content.decode()
+    assert save(editor_client, "8", published=None).status_code == 302
+    assert shop.get("/products/8/").status_code == 404
+    assert "Acme Speedster" not in shop.get("/brands/10/").content.decode()
+    assert "Acme Speedster" not in shop.get("/search/?q=speed").content.decode()
+    assert "Acme Speedster <strong>is no longer available</strong>" in shop.get("/cart/").content.decode()
+    assert save(editor_client, "8", published="on").status_code == 302
+    assert "Acme Speedster" in shop.get("/brands/10/?sort=price").content.decode()
+    assert "Acme Speedster" in shop.get("/search/?q=speed").content.decode()
+    assert shop.get("/products/8/").status_code == 200
