@@ -18,6 +18,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from catalog import gateway
 from shop.mfa import needs_second_factor
 
+from .access import may
 from .models import WAREHOUSE
 
 READ = ("GET", "HEAD")
@@ -36,7 +37,7 @@ def staff_required(view, permission=WAREHOUSE):
     def staff_only(request, *args, **kwargs):
         if not request.user.is_staff:
             raise PermissionDenied("This page is for staff only.")
-        if permission is not None and not request.user.has_perm(permission):
+        if permission is not None and not may(request.user, permission):
             raise PermissionDenied("Your staff account may not use these pages.")
         next_path = (request.htmx.current_url_abs_path if request.htmx else None) or request.get_full_path()
         factor = needs_second_factor(request, next_path)
