@@ -5,6 +5,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PORT ?= 8000
 DYNAMODB_LOCAL_PORT ?= 8001
+# localstripe, the fake Stripe `make run` takes card payments with (unless STRIPE_SECRET_KEY or SHOP_PAYMENTS=off)
+STRIPE_LOCAL_PORT ?= 8420
 PYTEST_ARGS ?=
 # pytest-xdist workers for `make test` (0: none). Each starts its own DynamoDB Local, Redis and PostgreSQL when a
 # test needs one. Two, one a core: with three on a busy two-core machine, tests with a page time budget saw 503s.
@@ -33,7 +35,7 @@ axe: setup
 	@$(PY) tools/axe.py install
 
 run: setup
-	@PORT=$(PORT) DYNAMODB_LOCAL_PORT=$(DYNAMODB_LOCAL_PORT) scripts/run.sh
+	@PORT=$(PORT) DYNAMODB_LOCAL_PORT=$(DYNAMODB_LOCAL_PORT) STRIPE_LOCAL_PORT=$(STRIPE_LOCAL_PORT) scripts/run.sh
 
 # Everything on SQLite (the default DATABASE_URL), then the tests where the database matters on PostgreSQL.
 test: system-deps setup dynamodb-local axe

@@ -16,6 +16,7 @@ from django.core.cache import cache, caches
 from catalog import availability, gateway, hot_products
 from catalog.gateway import keys
 from catalog.gateway.catalog import importer
+from catalog.gateway.dynamo.conditions import Attr
 from catalog.gateway.dynamo.transact import put, transact_write, update
 from catalog.gateway.orders.entities import OrderLine
 from catalog.gateway.stock.entities import sale_record
@@ -206,9 +207,8 @@ def _relative_sale_line(ctx, measure):
         order_number="BENCH234", resulting_level=None,
     )
     actions = [
-        update(keys.product_key(pid), "SET stockLevel = stockLevel - :q",
-               {":q": 1, ":min": 1 + availability.in_stock_band(), ":price": product.price},
-               condition="stockLevel >= :min AND price = :price"),
+        update(keys.product_key(pid), "SET stockLevel = stockLevel - :q", {":q": 1},
+               condition=Attr("stockLevel").gte(1 + availability.in_stock_band()) & Attr("price").eq(product.price)),
         put(record, if_absent=True),
     ]
     with measure():

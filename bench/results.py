@@ -122,6 +122,11 @@ def markdown(results):
                 _table(["buyer", "buyers", "successes/s", "p99 ms", "busy", "exact"],
                        [[b, n, c["successes_per_s"], c["p99_ms"], c["stock_busy"], c["consistent"]]
                         for b, by_n in runs.items() for n, c in by_n.items()])]
+    if results.get("checkout_http"):
+        out += ["", "## A checkout over HTTP (one buyer after another)", "", _table(
+            ["payment", "orders", "p50 ms", "p99 ms", "DynamoDB requests", "Stripe requests"],
+            [[m, c["orders"], c["p50_ms"], c["p99_ms"], c["dynamodb_requests"], c["stripe_requests"]]
+             for m, c in results["checkout_http"].items()])]
     if "stalls" in results:
         out += ["", stalls_text(results["stalls"])]
     return "\n".join(out) + "\n"

@@ -24,9 +24,9 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(ROOT))
 
 QUICK = {"sizes": [300, 3000], "duration": 3, "flat_rounds": 2, "flat_duration": 1, "start_stock": 60,
-         "pyperf": ["-p", "1", "-n", "10", "-w", "2", "-l", "4"]}
+         "pyperf": ["-p", "1", "-n", "10", "-w", "2", "-l", "4"], "checkouts": 10}
 FULL = {"sizes": [1000, 100_000], "duration": 10, "flat_rounds": 4, "flat_duration": 3, "start_stock": 200,
-        "pyperf": ["-p", "6", "-n", "10", "-w", "2"]}
+        "pyperf": ["-p", "6", "-n", "10", "-w", "2"], "checkouts": 40}
 
 
 def _ints(text):
@@ -43,6 +43,7 @@ def parse_args(argv=None):
     parser.add_argument("--flat-duration", type=int, help="seconds a flatness point (default 3; quick 1)")
     parser.add_argument("--buyers", type=_ints, help="contention: concurrent buyers (default 1,8,32,128)")
     parser.add_argument("--start-stock", type=int, help="contention: stock at the start (default 200; quick 60)")
+    parser.add_argument("--checkouts", type=int, help="checkouts over HTTP, unpaid and paid (default 40; quick 10)")
     parser.add_argument("--no-load", action="store_true", help="skip gunicorn and wrk (in-process figures only)")
     parser.add_argument("--no-contention", action="store_true", help="the pages alone")
     parser.add_argument("--pages", help="comma-separated page names (default: every page of bench/pages.py)")
@@ -226,6 +227,10 @@ def bench(args, *, server_env=None):
             from .stalls import summary
 
             out["stalls"] = {**summary(args.out / "stalls.log"), "exit_code": probe["exit_code"]}
+            from . import paid
+
+            log(f"checkouts over HTTP, unpaid and paid (localstripe), {args.checkouts} each")
+            out["checkout_http"] = paid.run(server_env, tables[largest], orders=args.checkouts, out=args.out, log=log)
         if not args.no_contention:
             use_table(tables[largest])
             out["contention"] = contention.run_all(args.buyers, start_stock=args.start_stock, log=log)

@@ -46,6 +46,29 @@ MSG
   $PY -c "from tools.dynamodb_local import wait_ready; wait_ready('${DYNAMODB_ENDPOINT_URL}')"
 fi
 
+# Card payments on this machine: localstripe (a fake Stripe with a fake Stripe.js and signed webhooks), unless
+# the shop takes no card payments (SHOP_PAYMENTS=off) or Stripe keys of your own are set (Stripe's test mode).
+if [ "${SHOP_PAYMENTS:-stripe}" != "off" ] && [ -z "${STRIPE_SECRET_KEY:-}" ]; then
+  stripe_port=${STRIPE_LOCAL_PORT:-8420}
+  if $PY -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1', ${stripe_port})) != 0)"; then
+    echo "Port ${stripe_port} is already in use: stop what runs there, or choose STRIPE_LOCAL_PORT=..." >&2
+    exit 1
+  fi
+  export STRIPE_API_BASE="http://127.0.0.1:${stripe_port}"
+  export STRIPE_JS_URL="${STRIPE_API_BASE}/js.stripe.com/v3/"
+  export STRIPE_SECRET_KEY=sk_test_localstripe STRIPE_PUBLISHABLE_KEY=pk_test_localstripe
+  [ -s var/stripe_webhook_secret ] || $PY -c "import secrets; print('whsec_' + secrets.token_hex(16))" >var/stripe_webhook_secret
+  STRIPE_WEBHOOK_SECRET=$(cat var/stripe_webhook_secret)
+  export STRIPE_WEBHOOK_SECRET
+  chosen+=(STRIPE_API_BASE STRIPE_JS_URL STRIPE_SECRET_KEY STRIPE_PUBLISHABLE_KEY STRIPE_WEBHOOK_SECRET)
+  echo "Starting localstripe on port ${stripe_port} (pay with 4242 4242 4242 4242; log in var/localstripe.log)"
+  $PY tools/stripe_local.py run --port "${stripe_port}" --keep >var/localstripe.log 2>&1 &
+  children+=($!)
+  # Its webhooks go to this shop, signed with the secret the shop checks.
+  $PY tools/stripe_local.py webhook --url "${STRIPE_API_BASE}" --secret "${STRIPE_WEBHOOK_SECRET}" \
+    --endpoint "http://127.0.0.1:${PORT}/payments/stripe/webhook/"
+fi
+
 if [ -z "${DJANGO_SECRET_KEY:-}" ]; then
   [ -s var/secret_key ] || $PY -c "import secrets; print(secrets.token_urlsafe(50))" >var/secret_key
   DJANGO_SECRET_KEY=$(cat var/secret_key)

@@ -8,9 +8,13 @@ order's, a made-up one) is refused before anything is read or written.
 import time
 from datetime import UTC, datetime
 
+from django.contrib import messages
+from django.shortcuts import redirect
 from prometheus_client import Counter
 
 from catalog import gateway
+
+from . import accounts
 
 SESSION_KEY = "checkout"
 
@@ -89,3 +93,17 @@ def forget_holds(session, product_ids=None):
     for pid in list(remembered) if product_ids is None else product_ids:
         remembered.pop(pid, None)
     session[HOLDS_KEY] = remembered
+
+
+def placed(request, cart, address, order):
+    """After the order is placed: the cart and the checkout are done, the holds became the order, the
+    address is remembered, the confirmation mailed (after the transaction; it never undoes it; once, as
+    the order's claim says, whoever else placed it), and the shopper sees the order."""
+    counted("placed")
+    cart.placed(order.order_id)
+    done(request.session)
+    forget_holds(request.session)
+    accounts.remember_address(request.user, address)
+    accounts.send_order_confirmation(request.user, order)
+    messages.success(request, f"Thank you! Your order {order.reference} is placed.")
+    return redirect("order", order_id=order.order_id)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import alert_views, views
+from . import alert_views, paid, views
 
 urlpatterns = [
     path("cart/", views.cart_view, name="cart"),
@@ -9,6 +9,7 @@ urlpatterns = [
     path("cart/remove/", views.cart_remove, name="cart_remove"),
     path("checkout/", views.checkout, name="checkout"),
     path("checkout/release/", views.checkout_release, name="checkout_release"),
+    path("checkout/paid/", paid.checkout_paid, name="checkout_paid"),
     path("account/", views.account, name="account"),
     path("account/orders/", views.order_list, name="orders"),
     path("account/orders/<str:order_id>/", views.order_detail, name="order"),

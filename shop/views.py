@@ -28,7 +28,7 @@ from catalog.gateway import (
 from storefront.errors import RETRY_AFTER
 from storefront.http import partial_template
 
-from . import accounts, rules
+from . import accounts, paid, rules
 from . import checkout as checkouts
 from .cart import Cart
 from .forms import AccountForm, CheckoutForm, ProductForm, QuantityForm
@@ -161,9 +161,11 @@ def checkout(request):
     return _checkout_page(request, cart)
 
 
-def _checkout_page(request: HttpRequest, cart: Cart, *, hold: bool = False) -> HttpResponse:
+def _checkout_page(request: HttpRequest, cart: Cart, *, hold: bool = False, form=None, status: int = 200,
+                   payment: dict | None = None) -> HttpResponse:
     """The checkout: the cart, what this session holds (as remembered: nothing read), the hold's button, the
-    address form; with `hold`, the cart's units held first. An HTMX hold gets only its part (#hold)."""
+    address form (`form`: as the shopper typed it) and, with card payments on, the card (`payment`: the
+    3-D Secure step to finish); with `hold`, the cart's units held first. An HTMX hold gets only its part."""
     if not len(cart):
         messages.info(request, "Your cart is empty.")
         return _to_cart(request)
@@ -180,8 +182,10 @@ def _checkout_page(request: HttpRequest, cart: Cart, *, hold: bool = False) -> H
         if first is not None:
             context["held_until"], context["hold_final"] = first
     address = request.user.last_address or {"name": request.user.name}
-    context["form"] = CheckoutForm(initial={**checkouts.issue(request.session), **address})
-    return render(request, partial_template(request, "shop/checkout.html", "hold" if hold else None), context)
+    context["form"] = form or CheckoutForm(initial={**checkouts.issue(request.session), **address})
+    context.update(paid.page_context(context["total"], payment))
+    return render(request, partial_template(request, "shop/checkout.html", "hold" if hold else None), context,
+                  status=status)
 
 
 def _to_cart(request: HttpRequest) -> HttpResponse:
@@ -261,6 +265,8 @@ def _place_order(request, cart):
     not_placed = _not_placeable(request, cart, form)
     if not_placed is not None:
         return not_placed
+    if paid.enabled():
+        return paid.pay(request, cart, form, page=_checkout_page)
     try:
         order = gateway.order_place(
             customer_id=request.user.customer_key_id,
@@ -304,7 +310,8 @@ def _not_placeable(request, cart, form):
             messages.info(request, "Your cart is empty.")
             return redirect("cart")
         # The address needs fixing: the same page again, with what was typed and what is wrong.
-        return render(request, "shop/checkout.html", {**_cart_context(cart), "form": form}, status=400)
+        return render(request, "shop/checkout.html", {**_cart_context(cart), "form": form,
+                                                      **paid.page_context(None, None)}, status=400)
     order_id, token = form.cleaned_data["order_id"], form.cleaned_data["token"]
     if cart.was_placed(order_id):  # Back and resubmit after the order went through
         return redirect("order", order_id=order_id)
@@ -323,14 +330,7 @@ def _not_placeable(request, cart, form):
 def _placed(request, cart, form, order):
     """After the order is placed: the cart and the checkout are done, the holds became the order, the
     address is remembered, the confirmation mailed (after the transaction; it never undoes it)."""
-    checkouts.counted("placed")
-    cart.placed(order.order_id)
-    checkouts.done(request.session)
-    checkouts.forget_holds(request.session)
-    accounts.remember_address(request.user, form.address())
-    accounts.send_order_confirmation(request.user, order)
-    messages.success(request, f"Thank you! Your order {order.reference} is placed.")
-    return redirect("order", order_id=order.order_id)
+    return checkouts.placed(request, cart, form.address(), order)
 
 
 @login_required

@@ -4,6 +4,7 @@ from datetime import UTC, datetime, timedelta
 from django import forms
 
 from catalog import gateway, names
+from common.numbers import Unreadable, parse_decimal
 from storefront.fields import IdField, WholeNumberField
 
 INCREASE = "increase"
@@ -235,4 +236,15 @@ class ReceiveForm(forms.Form):
 
 
 class OrderActionForm(forms.Form):
-    action = forms.ChoiceField(choices=[("ship", "Mark shipped"), ("cancel", "Cancel")])
+    action = forms.ChoiceField(choices=[("ship", "Mark shipped"), ("cancel", "Cancel"), ("refund", "Refund")])
+    # A refund's amount in euros (empty: all that is left to refund).
+    amount = forms.CharField(required=False, max_length=20, label="Amount to refund (€)")
+
+    def clean_amount(self):
+        text = self.cleaned_data.get("amount", "").strip()
+        if not text:
+            return None
+        try:
+            return parse_decimal(text, places=2)
+        except Unreadable as exc:
+            raise forms.ValidationError(f"The amount {exc}.") from None

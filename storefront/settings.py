@@ -13,7 +13,7 @@ from storefront.env import RUN_ENV as RUN_ENV  # settings too: the file `make ru
 from storefront.env import RUN_ENV_FILE as RUN_ENV_FILE
 from storefront.logging_config import log_format, logging_config
 from storefront.media import media_origin, media_storage
-from storefront.security_headers import content_security_policy, image_hosts, permissions_policy
+from storefront.security_headers import content_security_policy, image_hosts, payment_origins, permissions_policy
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 
@@ -49,6 +49,7 @@ INSTALLED_APPS = [
     "shop",
     "staff",
     "storefront",
+    "payments",  # card payments (Stripe)
 ]
 
 MIDDLEWARE = [
@@ -285,7 +286,16 @@ MEDIA_S3_BUCKET, AWS_S3_ENDPOINT_URL = env("MEDIA_S3_BUCKET"), env("AWS_S3_ENDPO
 MEDIA_ROOT = BASE_DIR / "var" / "media"
 STORAGES["media"] = media_storage(
     MEDIA_STORAGE, MEDIA_URL, MEDIA_ROOT, MEDIA_S3_BUCKET, AWS_S3_ENDPOINT_URL, AWS_REGION)
-CONTENT_SECURITY_POLICY = content_security_policy(PRODUCT_IMAGE_HOSTS, media_origin(STORAGES["media"], MEDIA_URL))
+# --- Card payments (payments/, docs/payments.md): SHOP_PAYMENTS `stripe` or `off` (orders without payment) ---
+SHOP_PAYMENTS = env("SHOP_PAYMENTS", "stripe").strip().lower()  # anything else: the check payments.E002
+SHOP_CURRENCY = env("SHOP_CURRENCY", "EUR").strip().upper()
+STRIPE_SECRET_KEY, STRIPE_PUBLISHABLE_KEY = env("STRIPE_SECRET_KEY", ""), env("STRIPE_PUBLISHABLE_KEY", "")
+STRIPE_WEBHOOK_SECRET, STRIPE_TIMEOUT = env("STRIPE_WEBHOOK_SECRET", ""), env_float("STRIPE_TIMEOUT", 10.0)
+STRIPE_API_BASE = env("STRIPE_API_BASE", "").rstrip("/")  # unset: Stripe itself; `make run`: its localstripe
+STRIPE_JS_URL = env("STRIPE_JS_URL", "https://js.stripe.com/v3/")
+PAYMENT_LAPSE_WARNING_DAYS = env_int("PAYMENT_LAPSE_WARNING_DAYS", 6, minimum=1)  # Stripe voids them after 7 days
+CONTENT_SECURITY_POLICY = content_security_policy(PRODUCT_IMAGE_HOSTS, media_origin(STORAGES["media"], MEDIA_URL),
+                                                  payment_origins(SHOP_PAYMENTS, STRIPE_JS_URL, STRIPE_API_BASE))
 PERMISSIONS_POLICY = permissions_policy()
 
 # --- DynamoDB -------------------------------------------------------------

@@ -10,6 +10,9 @@ os.environ["AWS_ACCESS_KEY_ID"] = "testing"
 os.environ["AWS_SECRET_ACCESS_KEY"] = "testing"
 # Never the settings a `make run` of this tree wrote (var/run.env).
 os.environ["DJANGO_RUN_ENV_FILE"] = ""
+# Orders are placed without a card payment unless a test pays (tests/payments: SHOP_PAYMENTS=stripe on
+# the session's localstripe): most tests are not about payments, and need no Stripe to run.
+os.environ["SHOP_PAYMENTS"] = "off"
 
 from .settings import *  # noqa: E402,F403
 

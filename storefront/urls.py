@@ -32,6 +32,7 @@ urlpatterns = [
     path("accounts/2fa/webauthn/login/", PasskeyLoginView.as_view(), name="mfa_login_webauthn"),
     path("accounts/", include("allauth.urls")),
     path("", include("shop.urls")),
+    path("", include("payments.urls")),
     path("staff/", include("staff.urls")),
     # The footer's pages: plain templates (TemplateView answers GET and HEAD).
     path("contact/", TemplateView.as_view(template_name="pages/contact.html"), name="contact"),

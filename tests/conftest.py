@@ -10,7 +10,8 @@ from moto import mock_aws
 from catalog.gateway import client as dynamo
 from catalog.gateway.table import table_delete, table_ensure
 from storefront import health
-from tools import axe, dynamodb_local, postgres_local, redis_local
+from storefront.security_headers import content_security_policy, payment_origins
+from tools import axe, dynamodb_local, postgres_local, redis_local, stripe_local
 
 from .helpers import CHROMIUM, CHROMIUM_ARGS, make_account, seed_small_catalog
 
@@ -111,6 +112,33 @@ def redis_cache(settings, redis_server):
     caches["default"].clear()
     yield redis_server
     caches["default"].clear()
+
+
+@pytest.fixture(scope="session")
+def localstripe_server(tmp_path_factory):
+    """localstripe (a fake Stripe server, real HTTP) for the whole session, on a port of its own."""
+    log = open(tmp_path_factory.mktemp("stripe") / "localstripe.log", "wb")
+    try:
+        server = stripe_local.start(log=log)
+    except stripe_local.Missing as exc:
+        pytest.fail(f"localstripe is needed for this test: {exc}")
+    yield server
+    stripe_local.stop(server)
+    log.close()
+
+
+@pytest.fixture
+def stripe_on(settings, localstripe_server):
+    """Card payments on (SHOP_PAYMENTS=stripe), against the session's localstripe, as `make run` sets them."""
+    settings.SHOP_PAYMENTS = "stripe"
+    settings.STRIPE_API_BASE = localstripe_server.url
+    settings.STRIPE_SECRET_KEY = "sk_test_fromatoz"
+    settings.STRIPE_PUBLISHABLE_KEY = "pk_test_fromatoz"
+    settings.STRIPE_WEBHOOK_SECRET = "whsec_test_fromatoz"
+    settings.STRIPE_JS_URL = f"{localstripe_server.url}/js.stripe.com/v3/"
+    origins = payment_origins("stripe", settings.STRIPE_JS_URL, settings.STRIPE_API_BASE)
+    settings.CONTENT_SECURITY_POLICY = content_security_policy(settings.PRODUCT_IMAGE_HOSTS, payment_origins=origins)
+    return localstripe_server
 
 
 # --- real browser ---------------------------------------------------------------------------

@@ -87,17 +87,27 @@ from .errors import (
 from .keys import MAX_STOCK_BUCKETS
 from .lines import MAX_LINES, LineProblem, line_problems
 from .orders.customers import ADDRESS_FIELDS, customer_put
-from .orders.entities import Order, OrderLine, PurchaseLine
+from .orders.entities import Order, OrderLine, Payment, PurchaseLine
 from .orders.fulfilment import order_cancel, order_ship, orders_open, product_buyers, product_buyers_all
+from .orders.lookup import order_get_by_id, order_get_by_number
 from .orders.numbers import order_number_clean, order_number_for
 from .orders.orders import (
     new_order_id,
     order_confirmation_claim,
     order_get,
-    order_get_by_id,
-    order_get_by_number,
     order_place,
     orders_by_customer,
+)
+from .payments import entities as payment_states
+from .payments.entities import PendingPayment
+from .payments.events import payment_event_claim, payment_event_release
+from .payments.orders import order_payment_update
+from .payments.pending import (
+    payment_pending_get,
+    payment_pending_intent,
+    payment_pending_put,
+    payment_pending_settle,
+    payments_pending,
 )
 from .stock import receiving, reconcile
 from .stock.buckets import stock_set_buckets
@@ -158,4 +168,8 @@ __all__ = [
     "product_history", "product_update", "products_hidden",
     "Applied", "Planned", "plan_apply", "plan_price_change", "plan_products", "products_every", "check_product",
     "MAX_ATTRIBUTES",
+    # card payments: checkouts waiting for their payment, the payment on an order, the provider's events
+    "Payment", "PendingPayment", "payment_states", "order_payment_update", "payment_event_claim",
+    "payment_event_release", "payment_pending_get", "payment_pending_intent", "payment_pending_put",
+    "payment_pending_settle", "payments_pending",
 ]

@@ -120,7 +120,7 @@ def product_sort_keys(
     """The six sort indexes' keys: name and price order under brand, category and pair; ties by product ID."""
     by_name = f"{name_key(normalised_name)}#P#{product_id}"
     by_price = f"{price_key(price)}#P#{product_id}"
-    out = {}
+    out: dict[str, Any] = {}
     for scope, partition in (("brand", brand_gsi_pk(brand_id)), ("category", category_gsi_pk(category_id)),
                              ("pair", pair_pk(brand_id, category_id))):
         out |= _index_keys(BY_NAME[scope], partition, by_name) | _index_keys(BY_PRICE[scope], partition, by_price)
@@ -198,10 +198,8 @@ MAX_STOCK_BUCKETS = 100
 def bucket_pk(product_id: str, bucket: int) -> str:
     return f"{product_pk(product_id)}#S#{bucket}"
 
-
 def bucket_key(product_id: str, bucket: int) -> dict[str, Any]:
     return {"PK": bucket_pk(product_id, bucket), "SK": BUCKET_SK}
-
 
 def order_number_key(number: str) -> dict[str, Any]:
     """The claim item of an order number (people's short reference of an order)."""
@@ -232,10 +230,8 @@ def ledger_keys(product_id: str, *, at: Any, adjustment_id: str) -> dict[str, An
 def by_reason_pk(product_id: str, reason: str) -> str:
     return f"{product_pk(product_id)}#R#{reason}"
 
-
 def by_reason_keys(product_id: str, reason: str, *, at: Any, adjustment_id: str) -> dict[str, Any]:
     return _index_keys(BY_REASON, by_reason_pk(product_id, reason), f"{at}#{adjustment_id}")
-
 
 def reorder_keys(product_id: str, level: int | None) -> dict[str, Any]:
     """The Reorder index keys of a product at `level`: sold-out first, then by level."""
@@ -244,7 +240,6 @@ def reorder_keys(product_id: str, level: int | None) -> dict[str, Any]:
 
 def open_orders_pk(shard: int) -> str:
     return f"{OPEN_ORDERS_PK}#{shard}"
-
 
 def open_order_keys(order_id: str) -> dict[str, Any]:
     """An open order's OpenOrders keys: its shard is a hash of its ID."""
@@ -259,7 +254,6 @@ def open_orders_partitions() -> list[Any]:
 # --- who bought what -----------------------------------------------------------------------
 def buyers_pk(product_id: str, shard: int) -> str:
     return f"{product_pk(product_id)}#B#{shard}"
-
 
 def buyers_keys(product_id: str, *, at: Any, order_id: str) -> dict[str, Any]:
     """An order line's Buyers keys: its product's shard (a hash of the order ID), newest last."""
@@ -278,18 +272,14 @@ ALERT_PRODUCT_PREFIX = "P#"
 def alert_owner_customer(customer_id: str) -> str:
     return f"C#{customer_id}"
 
-
 def alert_owner_email(email: str) -> str:
     return "E#" + hashlib.sha256(email.strip().lower().encode()).hexdigest()[:32]
-
 
 def alert_pk(owner: str) -> str:
     return f"ALERT#{owner}"
 
-
 def alert_key(owner: str, product_id: str) -> dict[str, Any]:
     return {"PK": alert_pk(owner), "SK": f"{ALERT_PRODUCT_PREFIX}{product_id}"}
-
 
 def alert_waiting_keys(product_id: str, *, asked_at: Any, alert_id: str) -> dict[str, Any]:
     """AlertQueue keys of a waiting alert: under its product, oldest first."""
@@ -299,10 +289,8 @@ def alert_waiting_keys(product_id: str, *, asked_at: Any, alert_id: str) -> dict
 def alert_waiting_pk(product_id: str) -> str:
     return f"AQ#P#{product_id}"
 
-
 def alert_outbox_pk(shard: int) -> str:
     return f"AQ#OUT#{shard}"
-
 
 def alert_outbox_keys(*, asked_at: Any, alert_id: str) -> dict[str, Any]:
     """AlertQueue keys of an alert whose email is due (its confirmation or the alert)."""
@@ -315,7 +303,6 @@ ALERTS_WAITING = "alertsWaiting"
 
 def alert_due_pk(shard: int) -> str:
     return f"ALERTS_DUE#{shard}"
-
 
 def alert_due_key(product_id: str) -> dict[str, Any]:
     return {"PK": alert_due_pk(_shard_of(product_id, ALERT_SHARDS)), "SK": f"{ALERT_PRODUCT_PREFIX}{product_id}"}
@@ -339,7 +326,6 @@ HOLD_KEY_SHARDS = 8
 def hold_pk(product_id: str, shard: int) -> str:
     return f"{product_pk(product_id)}#H#{shard}"
 
-
 def hold_partitions(product_id: str) -> list[Any]:
     """Every partition a product's holds and their records are in."""
     return [hold_pk(product_id, shard) for shard in range(HOLD_KEY_SHARDS)]
@@ -352,7 +338,6 @@ def hold_key(product_id: str, customer_id: str) -> dict[str, Any]:
 
 def holds_pk(shard: int) -> str:
     return f"HOLDS#{shard}"
-
 
 def hold_expiry_keys(product_id: str, customer_id: str, until: Any) -> dict[str, Any]:
     """A hold's HoldExpiry keys: its shard (a hash of product and customer), then its end (epoch s)."""
@@ -395,3 +380,19 @@ def migration_progress_key(step_name: str, segment: int) -> dict[str, Any]:
 
 def migration_progress_prefix(step_name: str) -> str:
     return f"{MIGRATION_PROGRESS_PREFIX}{step_name}#"
+
+
+
+
+# --- card payments: a checkout paying, under its order's UTC day (yyyymmdd) and a shard; a provider's event --
+PAYMENT_PENDING_SHARDS = 4
+
+def payment_pending_pk(day: str, shard: int) -> str:
+    return f"PAYPEND#{day}#{shard}"
+
+def payment_pending_key(order_id: str) -> dict[str, Any]:
+    pk = payment_pending_pk(order_id[:8], _shard_of(order_id, PAYMENT_PENDING_SHARDS))
+    return {"PK": pk, "SK": f"{ORDER_PREFIX}{order_id}"}
+
+def payment_event_key(event_id: str) -> dict[str, Any]:
+    return {"PK": f"PAYEVENT#{event_id}", "SK": "EVENT"}

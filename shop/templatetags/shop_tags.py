@@ -5,6 +5,7 @@ from django.conf import settings
 from django_countries import countries
 
 from catalog import availability
+from payments.money import from_cents
 from shop import rules
 
 register = template.Library()
@@ -42,3 +43,19 @@ def described(field):
     if not ids or not field.auto_id:
         return field
     return field.as_widget(attrs={"aria-describedby": " ".join(ids)})
+
+
+@register.filter
+def cents(value):
+    """An amount in cents (a card payment's, as Stripe counts) as the shop's Decimal, for `money`."""
+    return from_cents(value or 0)
+
+
+PAYMENT_LABELS = {"authorised": "Authorised: charged when your order ships", "captured": "Paid",
+                  "refunded": "Refunded", "partially_refunded": "Partly refunded",
+                  "voided": "Voided: nothing was charged", "failed": "Failed"}
+
+
+@register.filter
+def payment_label(status):
+    return PAYMENT_LABELS.get(status, status)

@@ -5,7 +5,10 @@ from django.http import HttpResponseBadRequest
 from django.shortcuts import redirect, render
 
 from catalog import gateway
-from catalog.gateway import NotFound, OrderStatusRefused
+from catalog.gateway import InvalidInput, NotFound, OrderStatusRefused
+from common.numbers import euro
+from payments import fulfilment
+from payments.stripe_api import PaymentRefused
 from shop import accounts
 from storefront.http import optional_param, partial_template, query_string
 
@@ -35,6 +38,7 @@ def order_list(request):
     page = gateway.orders_open(after=after)
     context = {
         "find": find, "orders": accounts.with_customer_names(page.items), "after": after,
+        "lapsing": fulfilment.lapsing(page.items),
         "next_url": (request.path + query_string(after=page.next_cursor)) if page.next_cursor else None,
     }
     template = partial_template(request, "staff/orders.html", "rows" if after else None)
@@ -49,30 +53,43 @@ def _find_order(reference):
 
 @staff_view(READ_AND_POST, htmx=False)
 def order_detail(request, customer_id, order_id):
-    """One order (one Query of its customer's partition); POST action=ship or cancel."""
+    """One order (one Query of its customer's partition) with its payment; POST action=ship (captures first),
+    cancel (voids or refunds, puts the stock back) or refund (optional `amount`, default the rest)."""
     status = 200
     if request.method == "POST":
         form = OrderActionForm(request.POST)
         if not form.is_valid():
-            messages.error(request, "Choose ship or cancel.")
+            messages.error(request, " ".join(e for errors in form.errors.values() for e in errors)
+                           if "amount" in form.errors else "Choose ship, cancel or refund.")
             status = 400
         else:
             try:
-                if form.cleaned_data["action"] == "ship":
-                    order = gateway.order_ship(customer_id=customer_id, order_id=order_id)
-                    messages.success(request, f"Order {order.reference} is marked shipped.")
-                else:
-                    order = gateway.order_cancel(
-                        customer_id=customer_id, order_id=order_id, who=request.user.get_username()
-                    )
-                    messages.success(request, f"Order {order.reference} is cancelled; its stock is back.")
+                _act(request, gateway.order_get(customer_id=customer_id, order_id=order_id), form.cleaned_data)
                 return redirect("staff_order", customer_id=customer_id, order_id=order_id)
-            except OrderStatusRefused as exc:
-                messages.error(request, str(exc))
+            except (OrderStatusRefused, PaymentRefused) as exc:
+                messages.error(request, f"{exc} Nothing was changed." if isinstance(exc, PaymentRefused) else str(exc))
                 status = 409
+            except InvalidInput as exc:
+                messages.error(request, str(exc))
+                status = 400
     order = gateway.order_get(customer_id=customer_id, order_id=order_id)
     (order,) = accounts.with_customer_names([order])
     return render(request, "staff/order_detail.html", {"order": order}, status=status)
+
+
+def _act(request, order, data):
+    action = data["action"]
+    if action == "ship":
+        order = fulfilment.ship(order)
+        messages.success(request, f"Order {order.reference} is marked shipped"
+                         + (" and its payment captured." if order.payment else "."))
+    elif action == "cancel":
+        order = fulfilment.cancel(order, who=request.user.get_username())
+        messages.success(request, f"Order {order.reference} is cancelled; its stock is back"
+                         + ("; its payment voided or refunded." if order.payment else "."))
+    else:
+        refunded = fulfilment.refund(order, data["amount"])
+        messages.success(request, f"{euro(refunded)} of order {order.reference} is refunded.")
 
 
 @staff_view(READ, shards=True)

@@ -11,6 +11,7 @@ from django.test import Client
 from catalog import gateway
 from catalog.gateway import keys
 from catalog.gateway.alerts import asking, claiming, sending
+from catalog.gateway.dynamo import backoff
 from catalog.gateway.dynamo.testing import count_requests
 from shop.stock_alerts import send_due_alerts
 from tests.helpers import alert_count, make_account
@@ -77,7 +78,7 @@ def test_a_confirm_the_shop_was_too_busy_to_make_says_so(catalog, client, monkey
     call_command("run_stock_jobs")
     confirm = link(mail.outbox[0], "confirm")
     monkeypatch.setattr(asking, "transact_write", lambda actions, **kw: Refusal(conflict=True))
-    monkeypatch.setattr(asking, "contended_attempts", lambda: range(3))
+    monkeypatch.setattr(backoff, "CONTENDED_WRITE_SECONDS", 0.05)  # a few tries, then busy
     busy = client.post(confirm)
     assert busy.status_code == 503 and "too busy to turn your alert on" in busy.content.decode()
     assert busy["Retry-After"] == "5"

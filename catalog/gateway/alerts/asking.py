@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .. import keys
 from ..catalog.products import product_get
-from ..dynamo.backoff import AGAIN, conflict_pause, contended_attempts, retry_optimistic
+from ..dynamo.backoff import AGAIN, AGAIN_NOW, AGAIN_SOON, Again, retry_optimistic
 from ..dynamo.batches import batch_get
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
-from ..dynamo.codec import deserialize, serialize
-from ..dynamo.transact import put, transact_write, update
+from ..dynamo.codec import deserialize
+from ..dynamo.conditions import Attr, Condition, Key, expression
+from ..dynamo.transact import Action, delete, put, transact_write, update
 from ..errors import InvalidInput, StockBusy
 from ..validate import check_id, client_request_token, new_token, utc_now
 from .entities import (
@@ -67,12 +68,12 @@ def alert_counts(*, product_ids: Iterable[str]) -> dict[str, Any] | dict[str, in
     return counts
 
 
-def _owned(owner: str) -> Any:
+def _owned(owner: str) -> int:
     """How many alerts `owner` has (up to MAX_ALERTS_PER_OWNER + 1): one Query, Select COUNT."""
     with translate_errors():
         response = client().query(
-            TableName=table_name(), KeyConditionExpression="PK = :pk", Select="COUNT",
-            ExpressionAttributeValues=serialize({":pk": keys.alert_pk(owner)}), Limit=MAX_ALERTS_PER_OWNER + 1,
+            TableName=table_name(), Select="COUNT", Limit=MAX_ALERTS_PER_OWNER + 1,
+            **expression(key=Key("PK").eq(keys.alert_pk(owner))),
         )
     return response["Count"]
 
@@ -104,18 +105,14 @@ def alert_ask(
     alert = _new_alert(owner, product, email, status=WAITING, customer_id=customer_id)
     item = alert_item(alert)
     item.update(keys.alert_waiting_keys(product_id, asked_at=alert.asked_at, alert_id=alert.alert_id))
-    action = put(item)
-    # Absent, or a sent (or failed) one, listed still, that a new ask replaces.
-    action["Put"]["ConditionExpression"] = "attribute_not_exists(PK) OR #s IN (:sent, :failed)"
-    action["Put"]["ExpressionAttributeNames"] = {"#s": "status"}
-    action["Put"]["ExpressionAttributeValues"] = serialize({":sent": SENT, ":failed": FAILED})
+    action = put(item, condition=_absent_or_listed())  # or a sent (or failed) one, listed still, that it replaces
 
     def still_sold_out() -> bool:
         return not product_get(product_id=product_id, consistent=True).in_stock
 
     refusal = _start_waiting(action, product_id, token=("ask", owner, product_id, alert.alert_id),
                              still_sold_out=still_sold_out)
-    if refusal == "in stock":  # units came in since the product was read
+    if isinstance(refusal, str):  # "in stock": units came in since the product was read
         raise AlertRefused(f"{product.name} is in stock: you can order it now.")
     if refusal is not None and not refusal.replay:
         if refusal.failed(0):  # asked at the same moment in another tab: that ask stands
@@ -142,7 +139,7 @@ def _guest_ask(product: Product, email: str) -> AskOutcome:
                             busy=StockBusy("Too many asks at once for this address; try again."))
 
 
-def _guest_ask_once(product: Product, email: str, owner: str) -> AskOutcome | object:
+def _guest_ask_once(product: Product, email: str, owner: str) -> AskOutcome | Again:
     """One try of `_guest_ask`: its outcome, or AGAIN when the oldest pending ask it would replace changed
     meanwhile (read again and try again: the ask is never dropped)."""
     product_id = product.product_id
@@ -155,16 +152,10 @@ def _guest_ask_once(product: Product, email: str, owner: str) -> AskOutcome | ob
         alert, expires = _new_alert(owner, product, email, status=PENDING), now + PENDING_DAYS * 86400
     item = {**alert_item(alert), **keys.alert_outbox_keys(asked_at=alert.asked_at, alert_id=alert.alert_id),
             TTL: expires}
-    action = put(item)
-    action["Put"].update(
-        ConditionExpression="attribute_not_exists(PK) OR #s IN (:sent, :failed) OR (#s = :pending AND "
-        f"({TTL} < :now OR (alertId = :aid AND attribute_not_exists({Q_PK}) AND confirmationSentEpoch < :before)))",
-        ExpressionAttributeNames={"#s": "status"},
-        ExpressionAttributeValues=serialize({":sent": SENT, ":failed": FAILED, ":pending": PENDING,
-                                             ":aid": alert.alert_id, ":now": now,
-                                             ":before": now - RESEND_CONFIRMATION_SECONDS}),
-    )
-    actions = [action]
+    # Over a pending ask: one past its expiry, or this one again once its confirmation went out long enough ago.
+    resend = Attr("alertId").eq(alert.alert_id) & Attr(Q_PK).not_exists() & Attr("confirmationSentEpoch").lt(
+        now - RESEND_CONFIRMATION_SECONDS)
+    actions = [put(item, condition=_absent_or_listed() | (Attr("status").eq(PENDING) & (Attr(TTL).lt(now) | resend)))]
     pending = sorted((a for a in alerts if a.status == PENDING and a is not existing), key=lambda a: a.asked_at)
     if existing is None and len(pending) >= MAX_PENDING_PER_OWNER:
         actions.append(_delete_action(pending[0]))
@@ -177,22 +168,23 @@ def _guest_ask_once(product: Product, email: str, owner: str) -> AskOutcome | ob
     return AGAIN  # the oldest pending ask went or changed meanwhile, or DynamoDB was busy
 
 
-def _delete_action(alert: Alert) -> dict[str, Any]:
-    return {"Delete": {
-        "TableName": table_name(), "Key": serialize(keys.alert_key(alert.owner, alert.product_id)),
-        "ConditionExpression": "#s = :s AND alertId = :aid", "ExpressionAttributeNames": {"#s": "status"},
-        "ExpressionAttributeValues": serialize({":s": alert.status, ":aid": alert.alert_id}),
-    }}
+def _absent_or_listed() -> Condition:
+    """No alert of the owner for the product, or a sent (or failed) one, listed still, that an ask replaces."""
+    return Attr("PK").not_exists() | Attr("status").is_in([SENT, FAILED])
 
 
-def _owner_alerts(owner: str) -> dict[Any, int]:
+def _delete_action(alert: Alert) -> Action:
+    return delete(keys.alert_key(alert.owner, alert.product_id),
+                  condition=Attr("status").eq(alert.status) & Attr("alertId").eq(alert.alert_id))
+
+
+def _owner_alerts(owner: str) -> dict[Alert, int]:
     """{Alert: its expiry epoch (0: none)} of an owner's alerts still there (pending ones past their expiry,
     which DynamoDB's TTL deletes some time later, left out): one consistent Query, bounded by the caps."""
     with translate_errors():
         response = client().query(
-            TableName=table_name(), KeyConditionExpression="PK = :pk", ConsistentRead=True,
-            ExpressionAttributeValues=serialize({":pk": keys.alert_pk(owner)}),
-            Limit=MAX_ALERTS_PER_OWNER + MAX_PENDING_PER_OWNER + 2,
+            TableName=table_name(), ConsistentRead=True, Limit=MAX_ALERTS_PER_OWNER + MAX_PENDING_PER_OWNER + 2,
+            **expression(key=Key("PK").eq(keys.alert_pk(owner))),
         )
     now, found = int(time.time()), {}
     for raw in response["Items"]:
@@ -232,9 +224,8 @@ def alert_confirm(*, owner: str, product_id: str, alert_id: str) -> Alert | None
     confirm = update(
         keys.alert_key(owner, product_id),
         f"SET #s = :waiting, confirmedAt = :at, {Q_PK} = :qpk, {Q_SK} = :qsk REMOVE {TTL}",
-        {":waiting": WAITING, ":at": stamp(utc_now()), ":qpk": queue[Q_PK], ":qsk": queue[Q_SK],
-         ":pending": PENDING, ":aid": alert_id},
-        condition="#s = :pending AND alertId = :aid", names={"#s": "status"},
+        {":waiting": WAITING, ":at": stamp(utc_now()), ":qpk": queue[Q_PK], ":qsk": queue[Q_SK]},
+        condition=Attr("status").eq(PENDING) & Attr("alertId").eq(alert_id), names={"#s": "status"},
     )
     refusal = _start_waiting(confirm, product_id, token=("confirm", owner, product_id, alert_id, new_token()))
     if refusal is not None:  # confirmed or cancelled meanwhile, or DynamoDB busy: as it is now
@@ -243,7 +234,7 @@ def alert_confirm(*, owner: str, product_id: str, alert_id: str) -> Alert | None
 
 
 def _start_waiting(
-    action: Any, product_id: str, *, token: tuple[str, ...], still_sold_out: Any = None
+    action: Action, product_id: str, *, token: tuple[str, ...], still_sold_out: Callable[[], bool] | None = None
 ) -> Refusal | str | None:
     """One transaction: `action` (an alert's Put or Update that makes it wait) and the product's count up by
     one, while the product holds no units (count_update). If it does hold some, units came in since the
@@ -251,28 +242,31 @@ def _start_waiting(
     product is marked due with the same transaction (one unit: the job's allowance then covers the oldest
     waiting alerts while units are in stock). Tried again, after a pause, while another transaction is in
     the way (a product's item is busy while it sells). Returns None when done, "in stock", or the Refusal."""
-    marking = False
-    for attempt in contended_attempts():
+    marking, refusal = False, None
+
+    def attempt(n: int) -> Refusal | str | None | Again:
+        nonlocal marking, refusal
         actions = [action, count_update(product_id, 1, sold_out=not marking)]
         if marking:
             actions.append(alert_due_action(product_id, 1))
-        refusal = transact_write(actions, request_token=client_request_token(*token, marking, attempt))
+        refusal = transact_write(actions, request_token=client_request_token(*token, marking, n))
         if refusal is None or refusal.replay or refusal.failed(0):
             return refusal
         if refusal.failed(1):
             if marking or (still_sold_out is not None and not still_sold_out()):
                 return "in stock" if not marking else refusal
             marking = True
-        # (else another transaction was in the way, or throttling: contended_attempts pauses before the next)
-    return refusal
+        return AGAIN  # (else another transaction was in the way, or throttling)
+
+    return retry_optimistic(attempt, busy=lambda: refusal)
 
 
 def alerts_of_owner(*, owner: str) -> list[Alert]:
     """An owner's alerts (at most MAX_ALERTS_PER_OWNER: one Query), newest asked first."""
     with translate_errors():
         response = client().query(
-            TableName=table_name(), KeyConditionExpression="PK = :pk",
-            ExpressionAttributeValues=serialize({":pk": keys.alert_pk(owner)}), Limit=MAX_ALERTS_PER_OWNER + 1,
+            TableName=table_name(), Limit=MAX_ALERTS_PER_OWNER + 1,
+            **expression(key=Key("PK").eq(keys.alert_pk(owner))),
         )
     alerts = [Alert.from_item(deserialize(i)) for i in response["Items"]]
     return sorted(alerts, key=lambda a: a.asked_at, reverse=True)  # bounded: MAX_ALERTS_PER_OWNER + 1
@@ -283,21 +277,18 @@ def alert_cancel(*, owner: str, product_id: str, alert_id: str | None = None) ->
     waiting. `alert_id` (from a signed link) must be the alert's. Returns the cancelled Alert, or
     None when there was none (nothing changes)."""
     check_id("Product", product_id)
-    for _attempt in range(5):
+
+    def attempt(_n: int) -> Alert | None | Again:
         alert = alert_read(owner, product_id)
         if alert is None or (alert_id is not None and alert.alert_id != alert_id):
             return None
-        delete = {"Delete": {
-            "TableName": table_name(), "Key": serialize(keys.alert_key(owner, product_id)),
-            "ConditionExpression": "#s = :s AND alertId = :aid", "ExpressionAttributeNames": {"#s": "status"},
-            "ExpressionAttributeValues": serialize({":s": alert.status, ":aid": alert.alert_id}),
-        }}
-        actions = [delete] + ([count_update(product_id, -1)] if alert.status == WAITING else [])
+        actions = [_delete_action(alert)] + ([count_update(product_id, -1)] if alert.status == WAITING else [])
         refusal = transact_write(actions, request_token=client_request_token("cancel-alert", owner, product_id,
                                                                              alert.alert_id, alert.status))
         if refusal is None or refusal.replay:
             return alert
-        if refusal.conflict:  # the product's item is busy (its count is on it): a moment's pause
-            conflict_pause()
-    raise InvalidInput("This alert is changing right now; try again.")
+        # The product's item may be busy (its count is on it): a moment's pause; else read again at once.
+        return AGAIN_SOON if refusal.conflict else AGAIN_NOW
+
+    return retry_optimistic(attempt, busy=InvalidInput("This alert is changing right now; try again."), tries=5)
 

@@ -11,10 +11,12 @@ from botocore.exceptions import ClientError
 
 from .. import keys
 from ..catalog.products import product_get
+from ..dynamo import conditions
 from ..dynamo.backoff import conflict_pause
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, table_name
-from ..dynamo.codec import deserialize, serialize
+from ..dynamo.codec import Item, deserialize, serialize
+from ..dynamo.conditions import Attr, Condition, Key
 from ..dynamo.transact import transact_write, update
 from ..errors import NotFound
 from ..validate import client_request_token, utc_now
@@ -36,8 +38,8 @@ def alerts_due(*, shard: int, limit: int = 100) -> list[Due]:
     """Products with units made available since the job last looked, of one due shard: one Query."""
     with translate_errors():
         response = client().query(
-            TableName=table_name(), KeyConditionExpression="PK = :pk", ConsistentRead=True, Limit=limit,
-            ExpressionAttributeValues=serialize({":pk": keys.alert_due_pk(shard)}),
+            TableName=table_name(), ConsistentRead=True, Limit=limit,
+            **conditions.expression(key=Key("PK").eq(keys.alert_due_pk(shard))),
         )
     return [_due(deserialize(i)) for i in response["Items"]]
 
@@ -54,12 +56,12 @@ def _due_get(product_id: str) -> Due | None:
     return _due(deserialize(item)) if item else None
 
 
-def _conditional_update(key: dict[str, Any], expression: str, values: Any, condition: str) -> bool:
+def _conditional_update(key: Item, expression: str, values: Item, condition: Condition) -> bool:
     try:
         with translate_errors():
             client().update_item(
                 TableName=table_name(), Key=serialize(key), UpdateExpression=expression,
-                ConditionExpression=condition, ExpressionAttributeValues=serialize(values),
+                **conditions.expression(condition=condition, values=values),
             )
     except ClientError as exc:
         if error_code(exc) != "ConditionalCheckFailedException":
@@ -68,7 +70,7 @@ def _conditional_update(key: dict[str, Any], expression: str, values: Any, condi
     return True
 
 
-def alerts_claim(*, product_id: str, margin: Any) -> int:
+def alerts_claim(*, product_id: str, margin: int) -> int:
     """Give the units that came in for a product to its waiting alerts, oldest first. First the due
     item's units become an allowance (the units still in stock, at most the units that came in, plus
     `margin`; none if it sold out again meanwhile), conditional on the units read, so units are never
@@ -87,7 +89,7 @@ def alerts_claim(*, product_id: str, margin: Any) -> int:
         grant = min(due.units, level) + margin if level > 0 else 0
         if not _conditional_update(
             keys.alert_due_key(product_id), "SET allowance = if_not_exists(allowance, :zero) + :grant ADD units :neg",
-            {":grant": grant, ":neg": -due.units, ":u": due.units, ":zero": 0}, "units = :u",
+            {":grant": grant, ":neg": -due.units, ":zero": 0}, Attr("units").eq(due.units),
         ):
             return 0  # more units came in meanwhile: the next pass counts them
         due = Due(product_id, 0, due.allowance + grant)
@@ -112,8 +114,7 @@ def alerts_claim(*, product_id: str, margin: Any) -> int:
         try:
             client().delete_item(
                 TableName=table_name(), Key=serialize(keys.alert_due_key(product_id)),
-                ConditionExpression="attribute_not_exists(units) OR units <= :zero",
-                ExpressionAttributeValues=serialize({":zero": 0}),
+                **conditions.expression(condition=Attr("units").not_exists() | Attr("units").lte(0)),
             )
         except ClientError as exc:
             if error_code(exc) != "ConditionalCheckFailedException":
@@ -125,13 +126,13 @@ def _waiting(product_id: str, *, limit: int) -> list[Any]:
     """The oldest `limit` waiting alerts of a product (their keys): one Query of AlertQueue."""
     with translate_errors():
         response = client().query(
-            TableName=table_name(), IndexName=keys.ALERT_QUEUE, KeyConditionExpression=f"{Q_PK} = :pk",
-            ExpressionAttributeValues=serialize({":pk": keys.alert_waiting_pk(product_id)}), Limit=limit,
+            TableName=table_name(), IndexName=keys.ALERT_QUEUE, Limit=limit,
+            **conditions.expression(key=Key(Q_PK).eq(keys.alert_waiting_pk(product_id))),
         )
     return [Alert.from_item(deserialize(i)) for i in response["Items"]]
 
 
-def _claim(product_id: str, alerts: Any, allowance: Any) -> bool:
+def _claim(product_id: str, alerts: list[Alert], allowance: int) -> bool:
     """One transaction: each alert waiting -> claimed (into the outbox), the allowance and the
     waiting count down by their number. False when something changed meanwhile (nothing written)."""
     at = stamp(utc_now())
@@ -141,13 +142,12 @@ def _claim(product_id: str, alerts: Any, allowance: Any) -> bool:
         actions.append(update(
             keys.alert_key(alert.owner, product_id),
             f"SET #s = :claimed, claimedAt = :at, {Q_PK} = :qpk, {Q_SK} = :qsk",
-            {":claimed": CLAIMED, ":at": at, ":qpk": outbox[Q_PK], ":qsk": outbox[Q_SK], ":waiting": WAITING,
-             ":aid": alert.alert_id},
-            condition="#s = :waiting AND alertId = :aid", names={"#s": "status"},
+            {":claimed": CLAIMED, ":at": at, ":qpk": outbox[Q_PK], ":qsk": outbox[Q_SK]},
+            condition=Attr("status").eq(WAITING) & Attr("alertId").eq(alert.alert_id), names={"#s": "status"},
         ))
     n = len(alerts)
-    actions.append(update(keys.alert_due_key(product_id), "ADD allowance :neg", {":neg": -n, ":n": n},
-                          condition="allowance >= :n"))
+    actions.append(update(keys.alert_due_key(product_id), "ADD allowance :neg", {":neg": -n},
+                          condition=Attr("allowance").gte(n)))
     actions.append(count_update(product_id, -n))
     refusal = transact_write(actions, request_token=client_request_token(
         "claim", product_id, allowance, at, *(a.alert_id for a in alerts)))

@@ -26,7 +26,8 @@ from .. import keys
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import deserialize, serialize
-from ..dynamo.transact import update
+from ..dynamo.conditions import Attr
+from ..dynamo.transact import Action, update
 from ..errors import InvalidInput
 
 PENDING, WAITING, CLAIMED, SENT, FAILED = "pending", "waiting", "claimed", "sent", "failed"
@@ -101,7 +102,7 @@ def stamp(at: datetime) -> str:
     return at.isoformat(timespec="microseconds")
 
 
-def count_update(product_id: str, delta: int, *, sold_out: bool = False) -> dict[str, Any]:
+def count_update(product_id: str, delta: int, *, sold_out: bool = False) -> Action:
     """The product's waiting count moves by `delta`, in the transaction that changes an alert's state.
     Only on the product's item (products are never deleted; no stub item is ever made). `sold_out`: only
     while the product item holds no units and its stock is not spread over buckets (whose units it cannot
@@ -109,11 +110,10 @@ def count_update(product_id: str, delta: int, *, sold_out: bool = False) -> dict
     none waits (stock._apply_stock_change), so between the two one fails: an alert never starts waiting
     just after a receipt that did not mark it due. Refused, the ask or confirm marks the product due itself
     (_start_waiting)."""
-    condition = "attribute_exists(PK)" + (
-        " AND attribute_not_exists(stockSpread) AND (attribute_not_exists(stockLevel) OR stockLevel <= :zero)"
-        if sold_out else "")
-    return update(keys.product_key(product_id), f"ADD {keys.ALERTS_WAITING} :d",
-                  {":d": delta, **({":zero": 0} if sold_out else {})}, condition=condition)
+    condition = Attr("PK").exists()
+    if sold_out:
+        condition &= Attr("stockSpread").not_exists() & (Attr("stockLevel").not_exists() | Attr("stockLevel").lte(0))
+    return update(keys.product_key(product_id), f"ADD {keys.ALERTS_WAITING} :d", {":d": delta}, condition=condition)
 
 
 def alert_read(owner: str, product_id: str, *, consistent: bool = True) -> Alert | None:

@@ -4,11 +4,11 @@ Update, no read, no email); the job (claiming) reads the due items later."""
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import keys
-from ..dynamo.backoff import backoff_pause, conflict_pause, contended_attempts
-from ..dynamo.transact import TRANSACTION_ACTIONS, transact_write, update
+from ..dynamo.backoff import AGAIN, AGAIN_SOON, Again, retry_optimistic
+from ..dynamo.transact import TRANSACTION_ACTIONS, Action, transact_write, update
 from ..errors import CatalogUnavailable
 from ..validate import utc_now
 from .entities import stamp
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def marks_due(delta: int, *, waiting: Any, level_before: int) -> bool:
+def marks_due(delta: int, *, waiting: int, level_before: int) -> bool:
     """Whether a staff stock write (or an import) of `delta` units marks the product's alerts due: when
     units come in and alerts wait (`waiting`, the product's count as read), or may (the product was sold
     out, `level_before` <= 0: nearly every product alerts wait for is). Otherwise the write is made on
@@ -28,7 +28,7 @@ def marks_due(delta: int, *, waiting: Any, level_before: int) -> bool:
     return delta > 0 and (waiting > 0 or level_before <= 0)
 
 
-def alert_due_action(product_id: str, units: int) -> dict[str, Any]:
+def alert_due_action(product_id: str, units: int) -> Action:
     """The Update action a stock write that makes `units` available adds to its own transaction:
     the product's due item gains the units (no condition: it never fails the stock write). Costs
     one small write; no read, no email."""
@@ -39,7 +39,9 @@ def alert_due_action(product_id: str, units: int) -> dict[str, Any]:
     )
 
 
-def transact_write_marking_due(actions: Any, due: Any, *, request_token: str, due_token: str) -> Refusal | None:
+def transact_write_marking_due(
+    actions: list[Action], due: list[Action], *, request_token: str, due_token: str
+) -> Refusal | None:
     """transact_write(actions) of a stock write that makes units available, with their due marks `due`
     (alert_due_action each) after its actions: in the same transaction while it has room (DynamoDB's 100
     actions), else in their own right after it succeeded (`due_token`: the same write again is the same
@@ -54,17 +56,15 @@ def transact_write_marking_due(actions: Any, due: Any, *, request_token: str, du
     return refusal
 
 
-def _marks_after(due: Any, due_token: str) -> None:
+def _marks_after(due: list[Action], due_token: str) -> None:
+    def attempt(_n: int) -> None | Again:
+        refused = transact_write(due, request_token=due_token)
+        if refused is None or refused.replay:
+            return None
+        return AGAIN if refused.throttled else AGAIN_SOON
+
     try:
-        for attempt in contended_attempts():
-            refused = transact_write(due, request_token=due_token)
-            if refused is None or refused.replay:
-                return
-            if refused.throttled:
-                backoff_pause(attempt + 1)
-            else:
-                conflict_pause()
-        log.warning("back-in-stock due marks not written (DynamoDB busy): %s", due_token)
+        retry_optimistic(attempt, busy=lambda: log.warning(
+            "back-in-stock due marks not written (DynamoDB busy): %s", due_token))
     except CatalogUnavailable:
         log.warning("back-in-stock due marks not written (DynamoDB unavailable): %s", due_token, exc_info=True)
-

@@ -3,13 +3,16 @@ confirmation) is sent under a lease: sent, and only then marked sent."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from botocore.exceptions import ClientError
 
 from .. import keys
+from ..dynamo import conditions
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import deserialize, serialize
+from ..dynamo.conditions import Attr, Condition, Key
 from ..validate import expires_in, new_token, utc_now
 from .entities import FAILED, PENDING, Q_PK, Q_SK, SENT, SENT_DAYS, TTL, Alert, stamp
 
@@ -23,10 +26,20 @@ def alerts_outbox(*, shard: int, limit: int = 100) -> list[Alert]:
     asked first: one Query of AlertQueue."""
     with translate_errors():
         response = client().query(
-            TableName=table_name(), IndexName=keys.ALERT_QUEUE, KeyConditionExpression=f"{Q_PK} = :pk",
-            ExpressionAttributeValues=serialize({":pk": keys.alert_outbox_pk(shard)}), Limit=limit,
+            TableName=table_name(), IndexName=keys.ALERT_QUEUE, Limit=limit,
+            **conditions.expression(key=Key(Q_PK).eq(keys.alert_outbox_pk(shard))),
         )
     return [Alert.from_item(deserialize(i)) for i in response["Items"]]
+
+
+def _still(alert: Alert) -> Condition:
+    """The alert is still the one read, in the state read."""
+    return Attr("status").eq(alert.status) & Attr("alertId").eq(alert.alert_id)
+
+
+def _leased(alert: Alert) -> Condition:
+    """The alert's lease is still this job's, and the alert in the state it was leased in."""
+    return Attr("leaseId").eq(alert.lease_id) & Attr("status").eq(alert.status)
 
 
 def alert_lease(alert: Alert, *, now: float | None = None, seconds: float = LEASE_SECONDS) -> Alert | None:
@@ -40,13 +53,11 @@ def alert_lease(alert: Alert, *, now: float | None = None, seconds: float = LEAS
             response = client().update_item(
                 TableName=table_name(), Key=serialize(keys.alert_key(alert.owner, alert.product_id)),
                 UpdateExpression="SET leaseId = :lid, leaseUntil = :until ADD attempts :one",
-                ConditionExpression=f"#s = :s AND alertId = :aid AND attribute_exists({Q_PK}) "
-                "AND (attribute_not_exists(leaseUntil) OR leaseUntil < :now)",
-                ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues=serialize({
-                    ":lid": lease_id, ":until": int(now + seconds), ":one": 1, ":s": alert.status,
-                    ":aid": alert.alert_id, ":now": int(now),
-                }),
+                **conditions.expression(
+                    condition=_still(alert) & Attr(Q_PK).exists()
+                    & (Attr("leaseUntil").not_exists() | Attr("leaseUntil").lt(int(now))),
+                    values={":lid": lease_id, ":until": int(now + seconds), ":one": 1},
+                ),
                 ReturnValues="ALL_NEW",
             )
     except ClientError as exc:
@@ -60,6 +71,8 @@ def alert_mark_sent(alert: Alert) -> bool:
     """The email of a leased alert went out: a claimed alert is `sent` (listed SENT_DAYS, then
     gone); a pending one's confirmation is recorded (it waits for the link). Out of the outbox,
     conditional on the lease still being this job's. False if it was not (someone cancelled)."""
+    values: dict[str, Any]
+    names: dict[str, str] | None = None
     if alert.status == PENDING:
         # the confirmation's tries are its own: the alert's email, once confirmed, gets every try
         expression = f"SET confirmationSentEpoch = :epoch REMOVE {Q_PK}, {Q_SK}, leaseId, leaseUntil, attempts"
@@ -67,13 +80,13 @@ def alert_mark_sent(alert: Alert) -> bool:
     else:
         expression = f"SET #s = :sent, sentAt = :at, {TTL} = :ttl REMOVE {Q_PK}, {Q_SK}, leaseId, leaseUntil"
         values = {":sent": SENT, ":at": stamp(utc_now()), ":ttl": expires_in(SENT_DAYS * 86400)}
+        names = {"#s": "status"}
     try:
         with translate_errors():
             client().update_item(
                 TableName=table_name(), Key=serialize(keys.alert_key(alert.owner, alert.product_id)),
-                UpdateExpression=expression, ConditionExpression="leaseId = :lid AND #s = :was",
-                ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues=serialize({**values, ":lid": alert.lease_id, ":was": alert.status}),
+                UpdateExpression=expression,
+                **conditions.expression(condition=_leased(alert), names=names, values=values),
             )
     except ClientError as exc:
         if error_code(exc) != "ConditionalCheckFailedException":
@@ -91,10 +104,8 @@ def alert_give_up(alert: Alert) -> bool:
                 TableName=table_name(), Key=serialize(keys.alert_key(alert.owner, alert.product_id)),
                 UpdateExpression=f"SET #s = :failed, failedAt = :at, {TTL} = :ttl "
                 f"REMOVE {Q_PK}, {Q_SK}, leaseId, leaseUntil",
-                ConditionExpression="leaseId = :lid AND #s = :was", ExpressionAttributeNames={"#s": "status"},
-                ExpressionAttributeValues=serialize({
+                **conditions.expression(condition=_leased(alert), names={"#s": "status"}, values={
                     ":failed": FAILED, ":at": stamp(utc_now()), ":ttl": expires_in(SENT_DAYS * 86400),
-                    ":lid": alert.lease_id, ":was": alert.status,
                 }),
             )
     except ClientError as exc:

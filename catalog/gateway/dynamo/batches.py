@@ -8,7 +8,7 @@ from ..errors import CatalogUnavailable
 from .backoff import pause
 from .boundary import translate_errors
 from .client import client, table_name
-from .codec import deserialize, serialize
+from .codec import Item, deserialize, serialize
 from .threads import in_parallel, thread_safe
 
 BATCH_GET_SIZE = 100
@@ -43,7 +43,7 @@ def batch_get(
     """GetItem for many keys: BatchGetItem, 100 keys a request, retrying UnprocessedKeys with
     backoff. Returns the items found (deserialized), in no particular order."""
     table = table_name()
-    found = []
+    found: list[Item] = []
     for start in range(0, len(item_keys), BATCH_GET_SIZE):
         request = {table: {"Keys": [serialize(k) for k in item_keys[start : start + BATCH_GET_SIZE]],
                            "ConsistentRead": consistent}}

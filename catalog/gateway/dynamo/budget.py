@@ -83,7 +83,7 @@ _sends: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar("dynam
 def counting_sends() -> Iterator[list[Any]]:
     """Counts the attempts sent (botocore's retries included) inside, in this thread: a list
     that grows by one for each attempt that went out."""
-    sends = []
+    sends: list[Any] = []
     token = _sends.set(sends)
     try:
         yield sends

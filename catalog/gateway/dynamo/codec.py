@@ -6,16 +6,21 @@ from typing import Any
 
 from boto3.dynamodb.types import DYNAMODB_CONTEXT, TypeDeserializer, TypeSerializer
 
+# An item (or a key, or an expression's values) as plain Python values: str, Decimal, int, dict, list, ...
+Item = dict[str, Any]
+# The same in DynamoDB's wire format ({"S": ...}, {"N": ...}, ...), as the client API sends and returns it.
+WireItem = dict[str, dict[str, Any]]
+
 _serializer = TypeSerializer()
 _deserializer = TypeDeserializer()
 _decimal = DYNAMODB_CONTEXT.create_decimal
 
 
-def serialize(item: dict[str, Any]) -> dict[str, Any]:
+def serialize(item: Item) -> WireItem:
     return {k: _serializer.serialize(v) for k, v in item.items()}
 
 
-def deserialize(item: dict[str, Any]) -> dict[str, Any]:
+def deserialize(item: WireItem) -> Item:
     """An item from DynamoDB's wire format to Python values, exactly as boto3's TypeDeserializer
     makes them (tests/gateway/dynamo/test_wire.py), with the common tags (S, N, M, L) read directly."""
     return {k: _value(v) for k, v in item.items()}

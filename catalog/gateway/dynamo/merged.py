@@ -19,7 +19,8 @@ from typing import Any
 
 from ..errors import InvalidCursor
 from . import cursor
-from .codec import deserialize, serialize
+from .codec import deserialize
+from .conditions import Key
 from .pages import KeyRange, Page, read_query
 from .threads import SHARD_READERS, in_parallel
 
@@ -44,23 +45,16 @@ class Stream:
 
     def params(self, *, limit: int | None, after: str | None) -> dict[str, Any]:
         """The range's Query from just after `after` (a place; None: from the start)."""
-        params = self.key_range.params(limit=limit)
         if after is None:
-            return params
-        pk_name, sk_name = self.key_range.key_attributes
+            return self.key_range.params(limit=limit)
+        sort_key = Key(self.key_range.key_attributes[1])
         prefix, forward = self.key_range.prefix, self.key_range.forward
-        values = deserialize(params["ExpressionAttributeValues"])
-        values.pop(":prefix", None)
         if prefix:  # within the prefix: BETWEEN (which includes `after`: the reader drops it)
             low, high = (prefix + after, prefix + HIGHEST) if forward else (prefix, prefix + after)
-            values |= {":low": low, ":high": high}
-            condition = f"{sk_name} BETWEEN :low AND :high"
+            sort = sort_key.between(low, high)
         else:
-            values[":after"] = after
-            condition = f"{sk_name} {'>' if forward else '<'} :after"
-        params["KeyConditionExpression"] = f"{pk_name} = :pk AND {condition}"
-        params["ExpressionAttributeValues"] = serialize(values)
-        return params
+            sort = sort_key.gt(after) if forward else sort_key.lt(after)
+        return self.key_range.params(limit=limit, sort=sort)
 
 
 def _scope(streams: Any) -> str:
@@ -110,7 +104,8 @@ def merged_page(streams: Any, *, size: int, after: str | None = None, build: Any
         ((streams[i].place(item), i, item) for i in live for item in read[i][0]),
         key=lambda entry: entry[:2], reverse=descending,
     )
-    shown, taken = [], dict.fromkeys(live, 0)
+    shown: list[Any] = []
+    taken = dict.fromkeys(live, 0)
     for place, i, item in candidates:
         if len(shown) == size or (frontier is not None and before(frontier, place)):
             break

@@ -16,7 +16,8 @@ from ..errors import InvalidCursor
 from . import cursor
 from .boundary import translate_errors
 from .client import read, table_name
-from .codec import deserialize, serialize
+from .codec import Item, deserialize, serialize
+from .conditions import Attr, Condition, Key, all_of, expression
 
 T = TypeVar("T")
 
@@ -80,23 +81,17 @@ class KeyRange:
         scope += "".join(f":{name}={value}" for name, value in self.filters)
         return scope if self.forward else f"{scope}:desc"  # a cursor of one direction opens not the other
 
-    def params(self, *, limit: int | None = None) -> dict[str, Any]:
+    def params(self, *, limit: int | None = None, sort: Condition | None = None) -> dict[str, Any]:
+        """The Query of the range; `sort`: a condition on the sort key instead of the prefix's (merged.py)."""
         pk_name, sk_name = self.key_attributes
-        condition, values = f"{pk_name} = :pk", {":pk": self.partition}
-        if self.prefix:
-            condition += f" AND begins_with({sk_name}, :prefix)"
-            values[":prefix"] = self.prefix
+        if sort is None and self.prefix:
+            sort = Key(sk_name).begins_with(self.prefix)
         params = {
             "TableName": table_name(),
-            "KeyConditionExpression": condition,
-            "ExpressionAttributeValues": serialize(values),
+            **expression(key=all_of(Key(pk_name).eq(self.partition), sort),
+                         filter=all_of(*(Attr(name).eq(value) for name, value in self.filters))),
             "ScanIndexForward": self.forward,
         }
-        if self.filters:
-            params["FilterExpression"] = " AND ".join(f"#f{i} = :f{i}" for i in range(len(self.filters)))
-            params["ExpressionAttributeNames"] = {f"#f{i}": name for i, (name, _) in enumerate(self.filters)}
-            values.update({f":f{i}": value for i, (_, value) in enumerate(self.filters)})
-            params["ExpressionAttributeValues"] = serialize(values)
         if self.index:
             params["IndexName"] = index_to_read(self.index)
         elif self.consistent:
@@ -147,7 +142,8 @@ def query_page(key_range: Any, *, size: int, after: str | None = None, build: An
 
 def query_all(key_range: Any) -> list[Any]:
     """Every item of a range (a short one: brands, categories), following LastEvaluatedKey."""
-    items, params = [], key_range.params()
+    items: list[Item] = []
+    params = key_range.params()
     while True:
         response = read_query(params)
         items.extend(deserialize(i) for i in response["Items"])

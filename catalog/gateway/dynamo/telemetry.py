@@ -43,7 +43,7 @@ CAPACITY = Counter("fromatoz_dynamodb_consumed_capacity_units",
 
 # Label children by label values: prometheus_client's labels() takes a lock and checks the names on
 # every call; these are looked up once.
-_children = {}
+_children: dict[tuple[Any, tuple[Any, ...]], Any] = {}
 
 
 def _child(metric: Any, *values: Any) -> Any:

@@ -18,7 +18,7 @@ class RequestCounter:
     """
 
     def __init__(self) -> None:
-        self.operations = []
+        self.operations: list[str] = []
         self._lock = threading.Lock()
 
     def _count(self, model: Any, **kwargs: Any) -> None:

@@ -9,55 +9,68 @@ from botocore.exceptions import ClientError
 
 from .boundary import error_code
 from .client import client, table_name
-from .codec import deserialize, serialize
+from .codec import Item, deserialize, serialize
+from .conditions import Condition, expression
 from .outcomes import write_outcome
 
 CHECK_FAILED = "ConditionalCheckFailed"
 TRANSACTION_ACTIONS = 100  # DynamoDB's limit of actions a transaction
 THROTTLED = {"ThrottlingError", "ProvisionedThroughputExceeded"}
+# One action of a TransactWriteItems: {"Put" | "Update" | "Delete" | "ConditionCheck": its parameters}.
+Action = dict[str, Any]
 # Cancellation reasons that say "not now" rather than "no": the caller may simply try again.
 TRY_AGAIN = {None, "None", "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
 
 
-def put(item: dict[str, Any], *, if_absent: bool = False, return_old: bool = False) -> dict[str, Any]:
-    """A Put action; `if_absent` makes it conditional on no item with that key."""
-    action = {"TableName": table_name(), "Item": serialize(item)}
+def put(
+    item: Item, *, if_absent: bool = False, return_old: bool = False, condition: Condition | None = None
+) -> Action:
+    """A Put action; `if_absent` makes it conditional on no item with that key, `condition` on that
+    condition (Attr: dynamo.conditions)."""
+    action: dict[str, Any] = {"TableName": table_name(), "Item": serialize(item)}
     if if_absent:
         action["ConditionExpression"] = "attribute_not_exists(PK)"
+    if condition is not None:
+        action.update(expression(condition=condition))
     if return_old:
         action["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     return {"Put": action}
 
 
 def update(
-    key: dict[str, Any], expression: str, values: Any, *, condition: str | None = None, names: Any = None,
-    return_old: bool = False
-) -> dict[str, Any]:
-    """An Update action (`values` plain Python, serialized here)."""
-    action = {
-        "TableName": table_name(),
-        "Key": serialize(key),
-        "UpdateExpression": expression,
-        "ExpressionAttributeValues": serialize(values),
-    }
-    if condition:
-        action["ConditionExpression"] = condition
-    if names:
-        action["ExpressionAttributeNames"] = names
+    key: Item, update_expression: str, values: Item, *, condition: Condition | str | None = None,
+    names: dict[str, str] | None = None, return_old: bool = False
+) -> Action:
+    """An Update action (`values` plain Python, serialized here): the UpdateExpression `update_expression` with its
+    placeholders (`values`, `names`), conditional on `condition` (Attr: dynamo.conditions; or an expression
+    string whose placeholders are in `values` and `names`)."""
+    action: dict[str, Any] = {"TableName": table_name(), "Key": serialize(key), "UpdateExpression": update_expression}
+    if condition is None or isinstance(condition, str):
+        action["ExpressionAttributeValues"] = serialize(values)
+        if condition:
+            action["ConditionExpression"] = condition
+        if names:
+            action["ExpressionAttributeNames"] = names
+    else:
+        action.update(expression(condition=condition, names=names, values=values))
     if return_old:
         action["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     return {"Update": action}
 
 
 def delete(
-    key: dict[str, Any], *, condition: str | None = None, values: Any = None, return_old: bool = False
-) -> dict[str, Any]:
-    """A Delete action, optionally conditional (`values` plain Python, serialized here)."""
-    action = {"TableName": table_name(), "Key": serialize(key)}
-    if condition:
-        action["ConditionExpression"] = condition
-    if values:
-        action["ExpressionAttributeValues"] = serialize(values)
+    key: Item, *, condition: Condition | str | None = None, values: Item | None = None, return_old: bool = False
+) -> Action:
+    """A Delete action, optionally conditional (Attr: dynamo.conditions; or an expression string with its
+    `values`, plain Python, serialized here)."""
+    action: dict[str, Any] = {"TableName": table_name(), "Key": serialize(key)}
+    if condition is None or isinstance(condition, str):
+        if condition:
+            action["ConditionExpression"] = condition
+        if values:
+            action["ExpressionAttributeValues"] = serialize(values)
+    else:
+        action.update(expression(condition=condition))
     if return_old:
         action["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     return {"Delete": action}
@@ -88,12 +101,15 @@ class Refusal:
         return bool(THROTTLED.intersection(self.codes))
 
 
-def check(key: dict[str, Any], *, condition: str, values: Any) -> dict[str, Any]:
-    """A ConditionCheck action: the transaction goes through only if `condition` holds for the item."""
-    return {"ConditionCheck": {
-        "TableName": table_name(), "Key": serialize(key), "ConditionExpression": condition,
-        "ExpressionAttributeValues": serialize(values),
-    }}
+def check(key: Item, *, condition: Condition | str, values: Item | None = None) -> Action:
+    """A ConditionCheck action: the transaction goes through only if `condition` holds for the item (Attr:
+    dynamo.conditions; or an expression string with its `values`)."""
+    action: dict[str, Any] = {"TableName": table_name(), "Key": serialize(key)}
+    if isinstance(condition, str):
+        action.update(ConditionExpression=condition, ExpressionAttributeValues=serialize(values or {}))
+    else:
+        action.update(expression(condition=condition))
+    return {"ConditionCheck": action}
 
 
 def transact_write(actions: Any, *, request_token: str) -> Refusal | None:

@@ -13,6 +13,45 @@ from ..catalog.entities import int_value, price_value
 # Order statuses.
 PLACED, SHIPPED = "placed", "shipped"
 
+# Payment statuses of an order paid by card; a status only ever moves to a higher rank (a refund to a
+# larger refunded amount), so events that arrive late or twice change nothing wrong.
+AUTHORISED, CAPTURED, PARTIALLY_REFUNDED, REFUNDED, VOIDED, FAILED = (
+    "authorised", "captured", "partially_refunded", "refunded", "voided", "failed")
+PAYMENT_RANKS = {AUTHORISED: 1, CAPTURED: 2, PARTIALLY_REFUNDED: 3, REFUNDED: 4, VOIDED: 4, FAILED: 4}
+
+
+@dataclass(frozen=True)
+class Payment:
+    """An order's card payment: amounts in the currency's smallest unit (cents), as the provider counts."""
+
+    intent_id: str
+    status: str
+    currency: str
+    authorised: int
+    captured: int = 0
+    refunded: int = 0
+
+    @property
+    def rank(self) -> int:
+        return PAYMENT_RANKS[self.status]
+
+    @property
+    def refundable(self) -> int:
+        return self.captured - self.refunded
+
+    @classmethod
+    def from_order_item(cls, item: dict[str, Any]) -> Payment | None:
+        if not item.get("paymentIntentId"):
+            return None
+        return cls(intent_id=item["paymentIntentId"], status=item.get("paymentStatus", AUTHORISED),
+                   currency=item.get("paymentCurrency", ""), authorised=int_value(item.get("amountAuthorised")),
+                   captured=int_value(item.get("amountCaptured")), refunded=int_value(item.get("amountRefunded")))
+
+    def to_attributes(self) -> dict[str, Any]:
+        return {"paymentIntentId": self.intent_id, "paymentStatus": self.status, "paymentRank": self.rank,
+                "paymentCurrency": self.currency, "amountAuthorised": self.authorised,
+                "amountCaptured": self.captured, "amountRefunded": self.refunded}
+
 
 
 @dataclass(frozen=True)
@@ -75,6 +114,7 @@ class Order:
     # "" on an order placed before (shop.customers fills them in from the accounts).
     customer_name: str = ""
     customer_email: str = ""
+    payment: Payment | None = None  # None: an order placed without a card payment
 
     @property
     def reference(self) -> str:
@@ -106,6 +146,7 @@ class Order:
             number=order_item.get("orderNumber", ""),
             customer_name=order_item.get("customerName", ""),
             customer_email=order_item.get("customerEmail", ""),
+            payment=Payment.from_order_item(order_item),
         )
 
     @classmethod
@@ -131,6 +172,7 @@ class Order:
             **({"orderNumber": self.number} if self.number else {}),
             **({"customerName": self.customer_name} if self.customer_name else {}),
             **({"customerEmail": self.customer_email} if self.customer_email else {}),
+            **(self.payment.to_attributes() if self.payment else {}),
         }
 
     def number_claim_item(self) -> dict[str, Any]:

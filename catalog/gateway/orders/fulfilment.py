@@ -10,7 +10,8 @@ from .. import keys
 from ..alerts.marks import alert_due_action, transact_write_marking_due
 from ..catalog.entities import Product
 from ..catalog.products import products_get_many
-from ..dynamo.backoff import contended_attempts
+from ..dynamo.backoff import AGAIN, Again, retry_optimistic
+from ..dynamo.conditions import Attr
 from ..dynamo.merged import Stream, merged_all, merged_page
 from ..dynamo.pages import KeyRange
 from ..dynamo.transact import put, transact_write, update
@@ -61,9 +62,9 @@ def _status_update(customer_id: str, order_id: str, status: str, at: datetime) -
     return update(
         keys.order_key(customer_id, order_id),
         f"SET #status = :status, #when = :at REMOVE {pk}, {sk}",
-        {":status": status, ":placed": PLACED, ":at": at.isoformat(timespec="microseconds")},
+        {":status": status, ":at": at.isoformat(timespec="microseconds")},
         names={"#status": "status", "#when": f"{status}At"},
-        condition="attribute_exists(PK) AND (#status = :placed OR attribute_not_exists(#status))",
+        condition=Attr("PK").exists() & (Attr("status").eq(PLACED) | Attr("status").not_exists()),
         return_old=True,
     )
 
@@ -99,33 +100,16 @@ def order_cancel(*, customer_id: str, order_id: str, who: str = "") -> Order:
     order = order_get(customer_id=customer_id, order_id=order_id)
     if not order.is_open:
         raise OrderStatusRefused(order_id, order.status, "cancelled")
-    products = None
-    for _attempt in contended_attempts():
+    products: dict[str, Product] | None = None
+
+    def attempt(_n: int) -> Order | Again:
+        nonlocal products
         if products is None:
             products = gathered_products(
                 products_get_many(product_ids=[line.product_id for line in order.lines], consistent=True)
             )
         at = utc_now()
-        actions = [_status_update(customer_id, order_id, CANCELLED, at)]
-        for line in order.lines:
-            product = products.get(line.product_id)
-            if product is None:
-                continue  # a product no longer sold: nothing to put back
-            actions.append(stock_level_update(
-                product_id=line.product_id, current=product.stock_level, new=product.stock_level + line.quantity,
-                reorder_point=product.reorder_point,
-            ))
-            actions.append(put(StockAdjustment(
-                product_id=line.product_id, adjustment_id=f"{order_id}-cancel", at=at, delta=line.quantity,
-                resulting_level=product.stock_level + line.quantity, reason=CANCELLED, reference=order_id,
-                who=who, order_id=order_id, customer_id=customer_id, order_number=order.number,
-            ).to_item(), if_absent=True))
-        stock_actions = len(actions)
-        # Each line (the sale's record, in the Buyers index) says the order was cancelled: the list of
-        # buyers shows it (a recall skips it); its units back are the `cancelled` change above.
-        actions.extend(update(keys.order_line_key(customer_id, order_id, line.product_id), "SET cancelledAt = :at",
-                              {":at": at.isoformat(timespec="microseconds")}, condition="attribute_exists(PK)")
-                       for line in order.lines)
+        actions, stock_actions = _cancel_actions(order, products, at=at, who=who)
         # Back-in-stock alerts: the units put back are due to the product's alerts (after the lines),
         # in the same transaction while it has room (an order of MAX_LINES lines: not all of them).
         due = [alert_due_action(line.product_id, line.quantity) for line in order.lines if line.product_id in products]
@@ -140,11 +124,43 @@ def order_cancel(*, customer_id: str, order_id: str, who: str = "") -> Order:
             _refused(order_id, refusal.items[0], "cancelled")
         if not refusal.any_failed:
             products = None  # a conflict with another transaction: read again
-            continue
+            return AGAIN
         fresh = dict(products)
         for i in range(1, stock_actions, 2):
             if refusal.failed(i) and refusal.items[i] is not None:
                 product = Product.from_item(refusal.items[i])
                 fresh[product.product_id] = product
         products = gathered_products(fresh)
-    raise StockBusy(f"Order {order_id} could not be cancelled now (its products' stock is busy); try again.")
+        return AGAIN
+
+    return retry_optimistic(attempt, busy=StockBusy(
+        f"Order {order_id} could not be cancelled now (its products' stock is busy); try again."))
+
+
+def _cancel_actions(order: Order, products: dict[str, Product], *, at: datetime, who: str) -> tuple[list[Any], int]:
+    """The cancellation's actions: the status change (first), each line's units back in stock (the exact
+    level, conditional on the one read) with its `cancelled` stock change, then each line marked
+    cancelled; and how many actions come before those marks."""
+    customer_id, order_id = order.customer_id, order.order_id
+    actions = [_status_update(customer_id, order_id, CANCELLED, at)]
+    for line in order.lines:
+        product = products.get(line.product_id)
+        if product is None:
+            continue  # a product no longer sold: nothing to put back
+        level = product.stock_level or 0  # gathered: its item holds the total
+        actions.append(stock_level_update(
+            product_id=line.product_id, current=product.stock_level, new=level + line.quantity,
+            reorder_point=product.reorder_point,
+        ))
+        actions.append(put(StockAdjustment(
+            product_id=line.product_id, adjustment_id=f"{order_id}-cancel", at=at, delta=line.quantity,
+            resulting_level=level + line.quantity, reason=CANCELLED, reference=order_id,
+            who=who, order_id=order_id, customer_id=customer_id, order_number=order.number,
+        ).to_item(), if_absent=True))
+    stock_actions = len(actions)
+    # Each line (the sale's record, in the Buyers index) says the order was cancelled: the list of
+    # buyers shows it (a recall skips it); its units back are the `cancelled` change above.
+    actions.extend(update(keys.order_line_key(customer_id, order_id, line.product_id), "SET cancelledAt = :at",
+                          {":at": at.isoformat(timespec="microseconds")}, condition=Attr("PK").exists())
+                   for line in order.lines)
+    return actions, stock_actions

@@ -18,6 +18,7 @@ An order has two names: its ID (sorts by time, unguessable, what URLs and keys u
 """
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -30,13 +31,14 @@ from django.conf import settings
 from .. import keys
 from ..alerts.marks import transact_write_marking_due
 from ..catalog.products import products_get_many
-from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause
+from ..dynamo.backoff import AGAIN, AGAIN_NOW, AGAIN_SOON, Again, retry_optimistic
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import serialize
+from ..dynamo.conditions import Attr, expression
 from ..dynamo.pages import KeyRange, Page, query_items
 from ..dynamo.transact import put
-from ..errors import IdempotencyConflict, InvalidInput, NotFound, OrderRejected, StockBusy
+from ..errors import IdempotencyConflict, NotFound, OrderRejected, StockBusy
 from ..lines import MAX_LINES, beyond_hold, check_lines, line_problems, with_held
 from ..stock import hold_limits
 from ..stock.buckets import settle_for_sale
@@ -45,8 +47,8 @@ from ..stock.holds import holds_enabled, holds_of
 from ..stock.takes import HOLD_GONE, order_line_take
 from ..validate import check_id, client_request_token, utc_now
 from .customers import check_address, customer_update
-from .entities import Order, OrderLine
-from .numbers import ORDER_NUMBER_TRIES, number_claim, order_number_clean, order_number_for
+from .entities import Order, OrderLine, Payment
+from .numbers import order_number_for
 
 if TYPE_CHECKING:
     from catalog.gateway.catalog.entities import Product
@@ -62,7 +64,7 @@ def new_order_id() -> str:
 
 def order_place(
     *, customer_id: str, customer_name: str, order_id: str, token: str, lines: Sequence[PurchaseLine],
-    customer_email: str | None = None, address: Any = None
+    customer_email: str | None = None, address: Any = None, payment: Payment | None = None
 ) -> Order:
     """Place an order in one transaction, or raise OrderRejected and write nothing.
 
@@ -70,48 +72,95 @@ def order_place(
     (double click, retry, Back and resubmit) places one order and answers it both times; the same
     ID with another key or other lines is IdempotencyConflict, naming the order placed.
     `address` (name, street, postcode, city, country) is copied onto the order; the customer item
-    gets `customer_name` and `customer_email`, so it heals if an earlier customer_put was lost."""
+    gets `customer_name` and `customer_email`, so it heals if an earlier customer_put was lost.
+    `payment`: the card payment authorised for it, recorded on the order (a replay answers the order
+    with the payment it was placed with, which may be another authorisation's)."""
     check_id("Customer", customer_id)
     address = check_address(address)
     check_id("Order", order_id)
     check_id("Idempotency key", token)
     check_lines(lines)
-    products, number_attempt, holds, consistent = None, 0, None, False
-    ids = [line.product_id for line in lines]
-    # Until the request's write budget runs out (attempts_until_deadline): a crowd is no reason to
-    # give up, only the time the shopper can wait is.
-    for attempt in attempts_until_deadline():
-        if holds is None:  # timed holds: the units the shopper holds are theirs, no stock check
-            holds = holds_of(customer_id=customer_id, product_ids=ids) if holds_enabled() else {}
+    placing = _Placing(customer_id=customer_id, customer_name=customer_name, order_id=order_id, token=token,
+                       lines=lines, customer_email=customer_email, address=address, payment=payment)
+    # Until the request's write budget runs out (retry_optimistic): a crowd is no reason to give up, only
+    # the time the shopper can wait is.
+    return retry_optimistic(placing.attempt, busy=StockBusy(
+        "So many people are buying these right now that your order did not go through; please try again."))
+
+
+@dataclasses.dataclass
+class _Placing:
+    """One order_place's tries (retry_optimistic), and what a try leaves for the next: the shopper's holds
+    (None: read them), the products as last read or as a refused condition returned them (None: read
+    them), whether reads are consistent from now on, and which of the order's numbers it asks for."""
+
+    customer_id: str
+    customer_name: str
+    order_id: str
+    token: str
+    lines: Sequence[PurchaseLine]
+    customer_email: str | None
+    address: dict[str, Any] | None
+    payment: Payment | None
+    holds: Mapping[str, Hold] | None = None
+    products: dict[str, Product] | None = None
+    consistent: bool = False
+    number_attempt: int = 0
+
+    def attempt(self, _n: int) -> Order | Again:
+        lines, ids = self.lines, [line.product_id for line in self.lines]
+        if self.holds is None:  # timed holds: the units the shopper holds are theirs, no stock check
+            self.holds = holds_of(customer_id=self.customer_id, product_ids=ids) if holds_enabled() else {}
+        holds = self.holds
         # What each line takes beyond the shopper's hold: only those products' buckets are read.
         beyond = [beyond_hold(line, holds) for line in lines]
         taking = [line for line in beyond if line.quantity > 0]
-        products = _products_for_sale(products, ids, taking, consistent=consistent)
+        products = self.products = _products_for_sale(self.products, ids, taking, consistent=self.consistent)
         problems = line_problems(lines, with_held(products, holds))
-        if problems and not consistent:
-            products, consistent = None, True  # confirm on the latest write before saying no
-            continue
+        if problems and not self.consistent:
+            self.products, self.consistent = None, True  # confirm on the latest write before saying no
+            return AGAIN_NOW
         if problems:
-            placed = _order_or_none(customer_id=customer_id, order_id=order_id)
-            if placed is not None:
-                return _same_order(placed, token=token, lines=lines)  # a replay: it took the stock itself
+            placed = _order_or_none(customer_id=self.customer_id, order_id=self.order_id)
+            if placed is not None:  # a replay: it took the stock itself
+                return _same_order(placed, token=self.token, lines=lines)
             raise OrderRejected(problems)
         outcome = _transact_order(
-            customer_id=customer_id, customer_name=customer_name, order_id=order_id, token=token,
-            lines=lines, products=products, at=utc_now(), customer_email=customer_email, address=address,
-            number=order_number_for(order_id, number_attempt), holds=holds,
+            customer_id=self.customer_id, customer_name=self.customer_name, order_id=self.order_id,
+            token=self.token, lines=lines, products=products, at=utc_now(), customer_email=self.customer_email,
+            address=self.address, number=order_number_for(self.order_id, self.number_attempt), holds=holds,
+            payment=self.payment,
         )
         if isinstance(outcome, Order):
             return outcome
         if outcome is REPLAY:
-            return _same_order(order_get(customer_id=customer_id, order_id=order_id), token=token, lines=lines)
+            order = order_get(customer_id=self.customer_id, order_id=self.order_id)
+            return _same_order(order, token=self.token, lines=lines)
+        return self._again(outcome)
+
+    def _again(self, outcome: Any) -> Again:
+        """What to read again after `outcome` of the order's transaction (NUMBER_TAKEN, HOLD_GONE, CONFLICT,
+        THROTTLED or the products a refused condition returned), and how long to wait first."""
         if outcome is NUMBER_TAKEN:
-            number_attempt += 1  # another order has that number: the next one (nothing was written)
-        elif outcome is HOLD_GONE:
-            products, holds = None, None  # a hold was released (it ended) or renewed meanwhile: read again
+            self.number_attempt += 1  # another order has that number: the next one (nothing was written)
+            return AGAIN_NOW
+        if outcome is HOLD_GONE:
+            self.products, self.holds = None, None  # a hold was released (it ended) or renewed meanwhile
+            return AGAIN_NOW
+        if outcome is CONFLICT:
+            # Another transaction had one of the items at that moment: nothing was decided, so the
+            # same request again after a moment's jitter (a relative take does not depend on the level
+            # read; an exact one that is stale is refused next time with the level now).
+            return AGAIN_SOON
+        if outcome is THROTTLED:
+            return AGAIN  # DynamoDB had no capacity: give it a growing pause
+        if not self.consistent:  # a condition refused what a replica showed: from now on, the latest write
+            self.products, self.consistent = None, True
         else:
-            products, consistent = _after_try(outcome, attempt, products, consistent)
-    raise StockBusy("So many people are buying these right now that your order did not go through; please try again.")
+            # A condition was refused: `outcome` holds the products as DynamoDB returned them; decide
+            # again from those (the exact path near the edge, or sold out / only N left).
+            self.products = outcome
+        return AGAIN_NOW
 
 
 def _products_for_sale(
@@ -131,25 +180,6 @@ def _products_for_sale(
                                      levels_of={line.product_id for line in taking})
     # A product spread over stock buckets: a bucket that can serve the line, or gathered (exact).
     return settle_for_sale(products, taking, consistent=consistent)
-
-
-def _after_try(outcome: Any, attempt: int, products: Mapping[str, Product], consistent: bool) -> tuple[Any, ...]:
-    """(products, consistent) to try the order again with after `outcome` of its transaction (CONFLICT,
-    THROTTLED or the products a refused condition returned), having paused as the outcome asks."""
-    if outcome is CONFLICT:
-        # Another transaction had one of the items at that moment: nothing was decided, so the
-        # same request again at once (a relative take does not depend on the level read; an
-        # exact one that is stale is refused next time with the level now).
-        conflict_pause()
-        return products, consistent
-    if outcome is THROTTLED:
-        backoff_pause(attempt + 1)  # DynamoDB had no capacity: give it a growing pause
-        return products, consistent
-    if not consistent:  # a condition refused what a replica showed: from now on, the latest write
-        return None, True
-    # A condition was refused: `outcome` holds the products as DynamoDB returned them; decide
-    # again from those (the exact path near the edge, or sold out / only N left).
-    return outcome, consistent
 
 
 REPLAY = object()  # the order was placed before: answer it
@@ -177,7 +207,7 @@ def _same_order(order: Any, *, token: str, lines: Sequence[PurchaseLine]) -> Any
 def _transact_order(
     *, customer_id: str, customer_name: str, order_id: str, token: str, lines: Sequence[PurchaseLine],
     products: Mapping[str, Product], at: datetime, number: str, customer_email: str | None = None, address: Any = None,
-    holds: Mapping[str, Hold] | None = None
+    holds: Mapping[str, Hold] | None = None, payment: Payment | None = None
 ) -> Any:
     """One TransactWriteItems: each line's stock decrease (relative or exact, below; if the price is
     still the one seen), the order, its lines (each the record of its sale), the claim of its number
@@ -196,7 +226,7 @@ def _transact_order(
     holds = holds or {}
     order = _new_order(customer_id=customer_id, customer_name=customer_name, customer_email=customer_email,
                        order_id=order_id, token=token, lines=lines, products=products, at=at, number=number,
-                       address=address)
+                       address=address, payment=payment)
     takes, hold_actions = [], []
     for line in lines:
         # Relative from a bucket or the product item while plenty is left, exact near the edge.
@@ -238,7 +268,8 @@ def _transact_order(
 
 def _new_order(
     *, customer_id: str, customer_name: str, customer_email: str | None, order_id: str, token: str,
-    lines: Sequence[PurchaseLine], products: Mapping[str, Product], at: datetime, number: str, address: Any
+    lines: Sequence[PurchaseLine], products: Mapping[str, Product], at: datetime, number: str, address: Any,
+    payment: Payment | None = None
 ) -> Order:
     return Order(
         order_id=order_id, customer_id=customer_id, placed_at=at, token=token,
@@ -252,6 +283,7 @@ def _new_order(
         number=number,
         customer_name=customer_name,
         customer_email=customer_email or "",
+        payment=payment,
     )
 
 
@@ -301,8 +333,8 @@ def order_confirmation_claim(*, customer_id: str, order_id: str) -> bool:
                 TableName=table_name(),
                 Key=serialize(keys.order_key(customer_id, order_id)),
                 UpdateExpression="SET confirmationClaimedAt = :at",
-                ConditionExpression="attribute_exists(PK) AND attribute_not_exists(confirmationClaimedAt)",
-                ExpressionAttributeValues=serialize({":at": utc_now().isoformat(timespec="microseconds")}),
+                **expression(condition=Attr("PK").exists() & Attr("confirmationClaimedAt").not_exists(),
+                             values={":at": utc_now().isoformat(timespec="microseconds")}),
             )
     except ClientError as exc:
         if error_code(exc) == "ConditionalCheckFailedException":
@@ -332,32 +364,6 @@ def order_get(*, customer_id: str, order_id: str) -> Order:
     return Order.from_items(head, [i for i in items if i["SK"].startswith(order_sk + "#ITEM#")])
 
 
-def order_get_by_number(*, number: str) -> Order:
-    """The order of a number (as typed: order_number_clean), or NotFound: one GetItem of its claim,
-    then the order (order_get). An order placed before numbers has none until a backfill claims it."""
-    cleaned = order_number_clean(number)
-    if cleaned is None:
-        raise InvalidInput("An order number is 8 letters and digits, such as K7QM4XPD.")
-    claim = number_claim(cleaned)
-    if claim is None:
-        raise NotFound("Order", cleaned)
-    return order_get(customer_id=claim["customerId"], order_id=claim["orderId"])
-
-
-def order_get_by_id(*, order_id: str) -> Order:
-    """An order by its internal ID alone (a stock change's reference names no customer): the claim
-    of the number it asked for first (order_number_for), then the next if another order has that;
-    then the order. NotFound for an order without a number (placed before numbers, not backfilled)."""
-    check_id("Order", order_id)
-    for attempt in range(ORDER_NUMBER_TRIES):
-        claim = number_claim(order_number_for(order_id, attempt))
-        if claim is None:
-            break
-        if claim["orderId"] == order_id:
-            return order_get(customer_id=claim["customerId"], order_id=order_id)
-    raise NotFound("Order", order_id)
-
-
 def orders_by_customer(*, customer_id: str, after: str | None = None, limit: int | None = None) -> Page[Order]:
     """A customer's orders with their lines, newest first: one Query a page.
 
@@ -367,7 +373,9 @@ def orders_by_customer(*, customer_id: str, after: str | None = None, limit: int
     size = limit or settings.CATALOG_PAGE_SIZE
     key_range = KeyRange(partition=keys.customer_pk(customer_id), prefix=keys.ORDER_PREFIX, forward=False)
     items, last = query_items(key_range, limit=size * (MAX_LINES + 1) + 1, after=after)
-    orders, lines, last_head = [], [], None
+    orders: list[Order] = []
+    lines: list[dict[str, Any]] = []
+    last_head = None
     for item in items:
         if item.get("type") == "ORDER":
             if len(orders) == size:

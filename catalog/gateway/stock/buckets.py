@@ -36,14 +36,16 @@ from botocore.exceptions import ClientError
 from .. import keys
 from ..catalog.entities import Product
 from ..catalog.products import bucket_levels, product_get
-from ..dynamo.backoff import AGAIN, conflict_pause, contended_attempts, retry_optimistic
+from ..dynamo import conditions
+from ..dynamo.backoff import AGAIN, AGAIN_NOW, AGAIN_SOON, Again, retry_optimistic
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, read, table_name
 from ..dynamo.codec import deserialize, serialize
+from ..dynamo.conditions import Attr, all_of
 from ..dynamo.transact import transact_write, update
 from ..errors import InvalidInput, NotFound, StockBusy
 from ..validate import check_id, new_token
-from .takes import GATHERING, SPREAD, reorder_condition, share
+from .takes import GATHERED, GATHERING, SPREAD, reorder_condition, share
 from .takes import servable as _servable
 
 # Bucket writes a transaction beside the product item's (DynamoDB allows 100 actions).
@@ -62,17 +64,15 @@ def check_buckets(value: Any) -> int:
 
 
 def bucketed(product: Product) -> bool:
-    return product.stock_buckets > 1 or product.spread is not None
+    return (product.stock_buckets or 1) > 1 or product.spread is not None
 
 
 
 def _spreadable(product: Product, quantity: int) -> bool:
     """Whether a gathered product has enough to spread: each bucket would get its share and two
     such lines, so the sale that spreads it is served from a bucket and the next few too."""
-    return (
-        product.stock_buckets > 1 and not product.spread and product.stock_level is not None
-        and product.stock_level // product.stock_buckets >= share(product) + 2 * quantity
-    )
+    count, level = product.stock_buckets or 1, product.stock_level
+    return count > 1 and not product.spread and level is not None and level // count >= share(product) + 2 * quantity
 
 
 # --- making products ready for a sale's take (takes.sale_take) ------------------------------
@@ -96,28 +96,29 @@ def settle_for_sale(
 
 
 def _settle(product: Product, quantity: int, *, confirmed: bool = True) -> Product:
-    for _attempt in contended_attempts():
+    """`product` made ready for a sale of `quantity` (settle_for_sale): each try reads, gathers or spreads
+    it, and the next starts from the product that left."""
+    def attempt(_n: int) -> Product | Again:
+        nonlocal product, confirmed
         if product.spread:
-            if product.bucket_levels is None:
-                product, confirmed = _read(product.product_id), True
-                continue
-            if _servable(product, quantity):
+            if product.bucket_levels is not None and _servable(product, quantity):
                 return product
-            if not confirmed:
+            if product.bucket_levels is None or not confirmed:
                 product, confirmed = _read(product.product_id), True
-                continue
+                return AGAIN
             product = stock_gather(product_id=product.product_id)
         if _spreadable(product, quantity):
             spread = _spread(product)
             product = spread if spread is not None else _read(product.product_id)
-            continue
+            return AGAIN
         return product
-    raise StockBusy(product_id=product.product_id)
+
+    return retry_optimistic(attempt, busy=StockBusy(product_id=product.product_id))
 
 
 # --- moves between the product item and its buckets (the total never changes) ---------------
 
-def _read(product_id: str) -> Any:
+def _read(product_id: str) -> Product:
     """The product (with its buckets' levels, if spread), read consistently."""
     return product_get(product_id=product_id, consistent=True)
 
@@ -132,20 +133,16 @@ def _product_item(product_id: str) -> Product:
     return Product.from_item(deserialize(response["Item"]))
 
 
-def _set_state(product_id: str, state: Any, *, expected: Any) -> bool:
+def _set_state(product_id: str, state: str | None, *, expected: str) -> bool:
     """Move the product item from state `expected` to `state` (None: gathered). False if it was not
     in `expected`."""
-    names = {"#s": "stockSpread"}
-    values = {":e": expected}
-    expression = "REMOVE #s" if state is None else "SET #s = :n"
-    if state is not None:
-        values[":n"] = state
+    expression = "REMOVE stockSpread" if state is None else "SET stockSpread = :n"
     try:
         with translate_errors():
             client().update_item(
                 TableName=table_name(), Key=serialize(keys.product_key(product_id)), UpdateExpression=expression,
-                ConditionExpression="#s = :e", ExpressionAttributeNames=names,
-                ExpressionAttributeValues=serialize(values),
+                **conditions.expression(condition=Attr("stockSpread").eq(expected),
+                                        values=None if state is None else {":n": state}),
             )
     except ClientError as exc:
         if error_code(exc) != "ConditionalCheckFailedException":
@@ -164,7 +161,7 @@ def stock_gather(*, product_id: str) -> Product:
     return retry_optimistic(lambda _n: _gather_step(product_id), busy=StockBusy(product_id=product_id))
 
 
-def _gather_step(product_id: str) -> Product | object:
+def _gather_step(product_id: str) -> Product | Again:
     """One step of stock_gather: the gathered Product, or AGAIN once a step was made (or refused)."""
     product = _product_item(product_id)
     if not product.spread:
@@ -183,26 +180,28 @@ def _gather_step(product_id: str) -> Product | object:
 
 def _move_to_item(product_id: str, bucket: int, level: int | None) -> None:
     """Move `level` units (what the bucket was read at) from a bucket to the product item, while it is
-    gathering; a sale in between makes it try again with the level DynamoDB returns."""
-    for _attempt in range(MOVE_ATTEMPTS):
+    gathering; a sale in between makes it try again with the level DynamoDB returns. After MOVE_ATTEMPTS
+    tries the gather reads every bucket again."""
+    def attempt(_n: int) -> None | Again:
+        nonlocal level
         refusal = transact_write(
             [
-                update(keys.product_key(product_id), "ADD stockLevel :n", {":n": level, ":g": GATHERING},
-                       condition="stockSpread = :g"),
+                update(keys.product_key(product_id), "ADD stockLevel :n", {":n": level},
+                       condition=Attr("stockSpread").eq(GATHERING)),
                 update(keys.bucket_key(product_id, bucket), "SET stockLevel = stockLevel - :n", {":n": level},
-                       condition="stockLevel >= :n", return_old=True),
+                       condition=Attr("stockLevel").gte(level), return_old=True),
             ],
             request_token=new_token()[:36],
         )
         if refusal is None or refusal.failed(0):
-            return  # moved; or the product is no longer gathering (another gatherer finished)
-        if refusal.failed(1):
-            old = refusal.items[1]
-            level = int(old.get("stockLevel", 0)) if old else 0
-            if level <= 0:
-                return
-        else:
-            conflict_pause()
+            return None  # moved; or the product is no longer gathering (another gatherer finished)
+        if not refusal.failed(1):
+            return AGAIN_SOON
+        old = refusal.items[1]
+        level = int(old.get("stockLevel", 0)) if old else 0
+        return None if level <= 0 else AGAIN_NOW
+
+    retry_optimistic(attempt, busy=lambda: None, tries=MOVE_ATTEMPTS)
 
 
 def _spread(product: Product) -> Product | None:
@@ -210,25 +209,23 @@ def _spread(product: Product) -> Product | None:
     price and reorder point a sale is conditional on; the product item keeps none. One transaction a
     CHUNK of buckets; the first also conditional on the product as read (level, K, price, reorder
     point, gathered). Returns the product as spread, or None if it had changed."""
-    count, total = product.stock_buckets, product.stock_level
+    count, total = product.stock_buckets or 1, product.stock_level or 0  # gathered: its item holds the total
     base, extra = divmod(total, count)
     amounts = [base + (1 if bucket < extra else 0) for bucket in range(count)]
-    terms = {":price": product.price}
+    terms: dict[str, Any] = {":price": product.price}
     if product.reorder_point is not None:
         terms[":rp"] = product.reorder_point
     rest = total
     for start in range(0, count, CHUNK):
         chunk = range(start, min(count, start + CHUNK))
         left = rest - sum(amounts[bucket] for bucket in chunk)
-        values = {":level": rest, ":left": left, ":s": SPREAD}
-        if start == 0:
-            condition = ("stockLevel = :level AND attribute_not_exists(stockSpread) AND stockBuckets = :k AND "
-                         "price = :price AND " + reorder_condition(product.reorder_point))
-            values.update({":k": count, **terms})
+        if start == 0:  # the product as read
+            condition = all_of(Attr("stockLevel").eq(rest), GATHERED, Attr("stockBuckets").eq(count),
+                               Attr("price").eq(product.price), reorder_condition(product.reorder_point))
         else:
-            condition = "stockLevel = :level AND stockSpread = :s"
-        actions = [update(keys.product_key(product.product_id), "SET stockLevel = :left, stockSpread = :s", values,
-                          condition=condition)]
+            condition = Attr("stockLevel").eq(rest) & Attr("stockSpread").eq(SPREAD)
+        actions = [update(keys.product_key(product.product_id), "SET stockLevel = :left, stockSpread = :s",
+                          {":left": left, ":s": SPREAD}, condition=condition)]
         for bucket in chunk:
             expression = ("SET #t = :t, productId = :pid, stockLevel = if_not_exists(stockLevel, :z) + :n, "
                           "price = :price")
@@ -255,7 +252,7 @@ def stock_set_buckets(*, product_id: str, buckets: Any) -> Product:
     return retry_optimistic(lambda _n: _set_buckets_once(product_id, buckets), busy=StockBusy(product_id=product_id))
 
 
-def _set_buckets_once(product_id: str, buckets: int) -> Product | object:
+def _set_buckets_once(product_id: str, buckets: int) -> Product | Again:
     """One try of stock_set_buckets: the Product, or AGAIN when a sale spread it meanwhile (gather again)."""
     product = stock_gather(product_id=product_id)
     if product.stock_buckets == buckets:
@@ -266,8 +263,8 @@ def _set_buckets_once(product_id: str, buckets: int) -> Product | object:
             client().update_item(
                 TableName=table_name(), Key=serialize(keys.product_key(product_id)),
                 UpdateExpression=expression,
-                ConditionExpression="attribute_exists(PK) AND attribute_not_exists(stockSpread)",
-                **({"ExpressionAttributeValues": serialize({":k": buckets})} if buckets > 1 else {}),
+                **conditions.expression(condition=Attr("PK").exists() & GATHERED,
+                                        values={":k": buckets} if buckets > 1 else None),
             )
     except ClientError as exc:
         if error_code(exc) != "ConditionalCheckFailedException":

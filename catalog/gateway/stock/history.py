@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 from .. import keys
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
-from ..dynamo.codec import deserialize, serialize
+from ..dynamo.codec import Item, deserialize
+from ..dynamo.conditions import Key, expression
 from ..dynamo.merged import Stream, merged_page
 from ..dynamo.pages import KeyRange, query_page
 from ..dynamo.threads import SHARD_READERS, in_parallel
@@ -27,17 +28,6 @@ from .entities import (
 
 if TYPE_CHECKING:
     from catalog.gateway.dynamo.pages import Page
-
-
-# How long an idempotency key is remembered (the TOKEN# mark's TTL).
-TOKEN_TTL_SECONDS = 7 * 24 * 3600
-# A stocktake's transaction: the change's 4 actions and a ConditionCheck a hold read (DynamoDB: 100).
-MAX_HOLDS_CHECKED = 96
-# The ledger download covers at most this many days: days x LEDGER_SHARDS Queries at least (31 x 64).
-MAX_LEDGER_DAYS = 31
-# What a caller that does not know a product's reorder point passes (the write then assumes the
-# default; a wrong guess costs one more attempt, never a wrong index).
-UNKNOWN = object()
 
 
 # The ledger download covers at most this many days: days x LEDGER_SHARDS Queries at least (31 x 64).
@@ -91,20 +81,18 @@ def stock_moves_since(*, product_id: str, at: datetime, limit: int | None = 50) 
     `limit` of those (at most 9 x `limit` in memory)."""
     check_id("Product", product_id)
     low, high = keys.stock_history_since(at)
-    ranges = [({":pk": keys.product_pk(product_id), ":low": low, ":high": high},
-               {"KeyConditionExpression": "PK = :pk AND SK BETWEEN :low AND :high", "ConsistentRead": True})]
-    sk_name = keys.BUYER_ATTRIBUTES[1]
+    ranges = [{**expression(key=Key("PK").eq(keys.product_pk(product_id)) & Key("SK").between(low, high)),
+               "ConsistentRead": True}]
+    pk_name, sk_name = keys.BUYER_ATTRIBUTES
     for shard in range(keys.BUYER_SHARDS):
-        ranges.append(({":pk": keys.buyers_pk(product_id, shard), ":low": low.removeprefix(keys.STOCK_PREFIX)},
-                       {"KeyConditionExpression": f"{keys.BUYER_ATTRIBUTES[0]} = :pk AND {sk_name} > :low",
-                        "IndexName": keys.BUYERS}))
-    found = []
+        ranges.append({**expression(key=Key(pk_name).eq(keys.buyers_pk(product_id, shard))
+                                    & Key(sk_name).gt(low.removeprefix(keys.STOCK_PREFIX))),
+                       "IndexName": keys.BUYERS})
+    found: list[Item] = []
 
-    def send(job: Any) -> None:
-        values, params = job
+    def send(params: dict[str, Any]) -> None:
         with translate_errors():
-            response = client().query(TableName=table_name(), ExpressionAttributeValues=serialize(values),
-                                      ScanIndexForward=False, Limit=limit, **params)
+            response = client().query(TableName=table_name(), ScanIndexForward=False, Limit=limit, **params)
         found.extend(deserialize(i) for i in response["Items"])
 
     in_parallel(ranges, send, workers=SHARD_READERS)
@@ -144,7 +132,7 @@ def stock_ledger(*, start: Any, end: Any) -> Iterator[StockAdjustment]:
     start, end = check_day_range(start, end)
     for offset in range((end - start).days + 1):  # never a day past `end`: 9999-12-31 has none
         day = (start + timedelta(days=offset)).isoformat()
-        first = {}
+        first: dict[int, Any] = {}
 
         def send(shard: int, day: Any = day, first: Any = first) -> None:
             first[shard] = _ledger_query(day, shard)
@@ -158,8 +146,7 @@ def stock_ledger(*, start: Any, end: Any) -> Iterator[StockAdjustment]:
 def _ledger_query(day: Any, shard: int, start_key: dict[str, Any] | None = None) -> Any:
     params = {
         "TableName": table_name(), "IndexName": keys.LEDGER,
-        "KeyConditionExpression": f"{keys.LEDGER}PK = :pk",
-        "ExpressionAttributeValues": serialize({":pk": keys.ledger_pk(day, shard)}),
+        **expression(key=Key(f"{keys.LEDGER}PK").eq(keys.ledger_pk(day, shard))),
     }
     if start_key:
         params["ExclusiveStartKey"] = start_key

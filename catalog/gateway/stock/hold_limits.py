@@ -20,9 +20,13 @@ before the count existed has no `counted` mark and is left out of it (renewing i
 from django.conf import settings
 
 from .. import keys
+from ..dynamo.conditions import Attr, Condition
 from ..dynamo.transact import check, update
 
-COOLING_CONDITION = "attribute_not_exists(coolUntil) OR coolUntil <= :now OR capAt > :now"
+
+def _not_cooling_at(now: int) -> Condition:
+    """A HOLDCAP item's cool-down is not running at `now` (none, over, or its cap still ahead)."""
+    return Attr("coolUntil").not_exists() | Attr("coolUntil").lte(now) | Attr("capAt").gt(now)
 
 
 def cooldown_seconds() -> int:
@@ -45,7 +49,7 @@ def cooling_until(cap_item: dict | None, now: int) -> int | None:
 
 def not_cooling(product_id: str, customer_id: str, now: int) -> dict:
     """The ConditionCheck of a new hold: the shopper is not in a cool-down of the product."""
-    return check(keys.hold_cap_key(product_id, customer_id), condition=COOLING_CONDITION, values={":now": now})
+    return check(keys.hold_cap_key(product_id, customer_id), condition=_not_cooling_at(now))
 
 
 def max_units() -> int:
@@ -55,13 +59,11 @@ def max_units() -> int:
 def units_change(customer_id: str, units: int, *, most: int | None = None) -> dict:
     """The Update of the shopper's count of units held by `units`; with `most` (when it grows), only if the
     count stays at most that."""
-    values = {":d": units, ":ty": "HOLD_UNITS", ":c": customer_id}
     condition = None
     if most is not None:
-        condition = "attribute_not_exists(heldUnits) OR heldUnits <= :room"
-        values[":room"] = most - units
-    return update(keys.hold_units_key(customer_id), "ADD heldUnits :d SET #ty = :ty, customerId = :c", values,
-                  condition=condition, names={"#ty": "type"})
+        condition = Attr("heldUnits").not_exists() | Attr("heldUnits").lte(most - units)
+    return update(keys.hold_units_key(customer_id), "ADD heldUnits :d SET #ty = :ty, customerId = :c",
+                  {":d": units, ":ty": "HOLD_UNITS", ":c": customer_id}, condition=condition, names={"#ty": "type"})
 
 
 def counted_units(item: dict | None) -> int:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Iterable, Mapping
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
@@ -29,10 +28,10 @@ from django.conf import settings
 from .. import keys
 from ..alerts.marks import transact_write_marking_due
 from ..catalog.products import products_get_many
-from ..dynamo.backoff import attempts_until_deadline, backoff_pause, conflict_pause
+from ..dynamo.backoff import AGAIN, AGAIN_NOW, AGAIN_SOON, Again, retry_optimistic
 from ..dynamo.batches import batch_get
-from ..dynamo.codec import serialize
-from ..dynamo.transact import put
+from ..dynamo.codec import Item
+from ..dynamo.transact import Action, put
 from ..errors import OrderRejected, StockBusy
 from ..lines import LineProblem, check_lines, line_problems
 from ..validate import check_id, client_request_token, utc_now
@@ -40,7 +39,7 @@ from . import hold_limits
 from .buckets import settle_for_sale
 from .entities import CANCELLED, ENDED, Hold
 from .releases import hold_release
-from .takes import PutBack, hold_condition, sale_take
+from .takes import PutBack, SaleTake, hold_condition, sale_take
 
 if TYPE_CHECKING:
     from catalog.gateway.catalog.entities import Product
@@ -94,68 +93,94 @@ def holds_take(*, customer_id: str, lines: Any, seconds: float | None = None, ma
     seconds = settings.STOCK_HOLD_SECONDS if seconds is None else seconds
     max_units = settings.STOCK_HOLD_MAX_UNITS if max_units is None else max_units
     max_seconds = settings.STOCK_HOLD_MAX_SECONDS if max_seconds is None else max_seconds
-    ids = [line.product_id for line in lines]
-    products, holds, consistent = None, None, False
-    for attempt in attempts_until_deadline():
-        if holds is None:  # and when the shopper's holds released lately were first taken: their caps count
-            holds, windows, units = _holds_and_caps(customer_id, ids, caps=True)
+    taking = _Taking(customer_id=customer_id, lines=list(lines), seconds=seconds, max_units=max_units,
+                     max_seconds=max_seconds)
+    return retry_optimistic(taking.attempt, busy=StockBusy(
+        "So many people are checking out these products right now that we could not hold them for you; "
+        "please try again."))
+
+
+@dataclasses.dataclass
+class _Taking:
+    """One holds_take's tries (retry_optimistic), and what a try leaves for the next: the shopper's holds
+    (None: read them again, with their caps and units), the products as last read or returned by a refused
+    condition (None: read them), and whether reads are consistent from now on."""
+
+    customer_id: str
+    lines: list[Any]  # PurchaseLine (orders.entities, a layer above)
+    seconds: float
+    max_units: int
+    max_seconds: float
+    holds: dict[str, Hold] | None = None
+    windows: dict[str, Any] = dataclasses.field(default_factory=dict)
+    units: int = 0
+    products: dict[str, Product] | None = None
+    consistent: bool = False
+
+    def attempt(self, _n: int) -> dict[str, Hold] | Again:
+        lines, ids = self.lines, [line.product_id for line in self.lines]
+        if self.holds is None:  # and when the shopper's holds released lately were first taken: their caps count
+            self.holds, self.windows, self.units = _holds_and_caps(self.customer_id, ids, caps=True)
+        holds = self.holds
         own = {pid: hold.quantity for pid, hold in holds.items()}
         more = [dataclasses.replace(line, quantity=line.quantity - own.get(line.product_id, 0)) for line in lines]
         taking = [line for line in more if line.quantity > 0]
-        if products is None:
+        if self.products is None:
             # As orders.order_place: any replica first (every take is conditional), and only the buckets
             # of the products it takes more of; a refusal is confirmed on a consistent read.
-            products = products_get_many(product_ids=ids, consistent=consistent,
-                                         levels_of={line.product_id for line in taking})
-        products = settle_for_sale(products, taking, consistent=consistent)
+            self.products = products_get_many(product_ids=ids, consistent=self.consistent,
+                                              levels_of={line.product_id for line in taking})
+        products = self.products = settle_for_sale(self.products, taking, consistent=self.consistent)
         # What the shopper can have: what others can still buy plus what they hold themselves.
         theirs = {pid: dataclasses.replace(p, stock_level=(p.stock_level or 0) + own.get(pid, 0))
                   for pid, p in products.items()}
         problems = line_problems(lines, theirs)
         problems += [LineProblem(line.product_id, LineProblem.LIMIT, name=products[line.product_id].name,
-                                 available=max_units)
-                     for line in lines if line.quantity > max_units and line.product_id in products]
-        if problems and not consistent:
-            products, consistent = None, True
-            continue
+                                 available=self.max_units)
+                     for line in lines if line.quantity > self.max_units and line.product_id in products]
+        if problems and not self.consistent:
+            self.products, self.consistent = None, True
+            return AGAIN_NOW
         now = int(time.time())
-        problems += _spent(holds, products, now=now, wanted=now + seconds, max_seconds=max_seconds)
-        problems += _beyond_limits(lines, holds, windows, units, products, now=now)
+        problems += _spent(holds, products, now=now, wanted=now + self.seconds, max_seconds=self.max_seconds)
+        problems += _beyond_limits(lines, holds, self.windows, self.units, products, now=now)
         if problems:
             raise OrderRejected(problems)
-        outcome = _transact_holds(customer_id=customer_id, lines=lines, more=more, products=products, holds=holds,
-                                  windows=windows, until=now + seconds, max_seconds=max_seconds)
-        if isinstance(outcome, dict) and all(isinstance(h, Hold) for h in outcome.values()):
+        outcome = _transact_holds(customer_id=self.customer_id, lines=lines, more=more, products=products,
+                                  holds=holds, windows=self.windows, until=now + self.seconds,
+                                  max_seconds=self.max_seconds)
+        if isinstance(outcome, Again):  # another transaction (or throttling) was in the way
             return outcome
-        if outcome == "conflict":
-            conflict_pause()
-        elif outcome == "throttled":
-            backoff_pause(attempt + 1)
-        elif outcome == "holds":
-            holds, products = None, None  # the shopper's hold changed meanwhile (another tab): read again
-        elif not consistent:  # a condition refused what a replica showed: from now on, the latest write
-            products, consistent = None, True
+        if isinstance(outcome, _Taken):
+            return outcome.holds
+        if not isinstance(outcome, dict):  # HOLDS_CHANGED: the shopper's hold changed meanwhile (another tab)
+            self.holds, self.products = None, None  # read again
+        elif not self.consistent:  # a condition refused what a replica showed: from now on, the latest write
+            self.products, self.consistent = None, True
         else:
-            products = outcome
-    raise StockBusy("So many people are checking out these products right now that we could not hold them for you; "
-                    "please try again.")
+            self.products = outcome
+        return AGAIN_NOW
 
 
 def _spent(
-    holds: Mapping[str, Hold], products: Mapping[str, Product], *, now: datetime, wanted: Any, max_seconds: float
+    holds: Mapping[str, Hold], products: Mapping[str, Product], *, now: int, wanted: float, max_seconds: float
 ) -> list[LineProblem]:
     """The problems of holds that ended at their cap (no renewal can help): each is released now (the units
-    back on sale, alerts due), so the shopper's next checkout takes a new hold only of what is still there."""
+    back on sale, alerts due), so the shopper's next checkout takes a new hold only of what is still there.
+    Such a problem's `available` is the longest a hold lasts (whole seconds): the shop words it."""
     problems = []
     for pid, hold in holds.items():
         if hold.renewed_until(wanted, max_seconds) <= now:
             hold_release(hold=hold, why=ENDED, ended_by=now)
             name = products[pid].name if pid in products else pid
-            problems.append(LineProblem(pid, LineProblem.ENDED, name=name, available=max_seconds))
+            problems.append(LineProblem(pid, LineProblem.ENDED, name=name, available=int(max_seconds)))
     return problems
 
 
-def _beyond_limits(lines: list, holds: dict, windows: dict, units: int, products: dict, *, now: int) -> list:
+def _beyond_limits(
+    lines: list[Any], holds: Mapping[str, Hold], windows: Mapping[str, Item], units: int,
+    products: Mapping[str, Product], *, now: int
+) -> list[LineProblem]:
     """The problems of lines the shopper may not hold now: a product in its cool-down (not held now), and
     more units than STOCK_HOLD_MAX_UNITS_PER_SHOPPER over every product (on the first line that grows)."""
     def name(pid: str) -> str:
@@ -175,36 +200,48 @@ def _beyond_limits(lines: list, holds: dict, windows: dict, units: int, products
     return problems
 
 
-def _units_growth(lines: list, holds: dict) -> int:
+def _units_growth(lines: list[Any], holds: Mapping[str, Hold]) -> int:
     """How many units the shopper's count grows by when `lines` replace the holds read (counted ones)."""
     return sum(line.quantity - _counted(holds, line.product_id) for line in lines)
 
 
-def _counted(holds: dict, product_id: str) -> int:
+def _counted(holds: Mapping[str, Hold], product_id: str) -> int:
     hold = holds.get(product_id)
     return hold.counted_units if hold else 0
 
 
-# The holds taken; or why to try again ("holds", "throttled", "conflict"); or the products as read again after
-# a refused take.
-HoldsOutcome = dict[Any, Hold] | str | dict[str, Any]
+@dataclasses.dataclass(frozen=True)
+class _Taken:
+    holds: dict[str, Hold]
+
+
+HOLDS_CHANGED = object()  # a hold of the shopper's is no longer the one read: read them again
+# The holds taken; why to try again (HOLDS_CHANGED, or an Again: throttling, another transaction in the way);
+# or the products as a refused take returned them.
+HoldsOutcome = _Taken | object | Again | dict[str, "Product"]
+
+
+def _takes(
+    lines: list[Any], more: list[Any], products: Mapping[str, Product]
+) -> dict[int, tuple[str, SaleTake | PutBack]]:
+    """{action index: (product ID, take)} of the lines whose hold grows (a sale's take of the units not held
+    yet) or shrinks (the difference put back); `more`: each line's units beyond its hold as read."""
+    takes: dict[int, tuple[str, SaleTake | PutBack]] = {}
+    for line, extra in zip(lines, more, strict=True):
+        product = products[line.product_id]
+        if extra.quantity > 0:
+            takes[len(takes)] = (line.product_id, sale_take(product=product, quantity=extra.quantity, price=line.price))
+        elif extra.quantity < 0:
+            takes[len(takes)] = (line.product_id, PutBack(product, -extra.quantity))
+    return takes
 
 
 def _transact_holds(*, customer_id: str, lines: Any, more: Any, products: Mapping[str, Product],
                     holds: Mapping[str, Hold], windows: Any, until: Any, max_seconds: float) -> HoldsOutcome:
     stamp = utc_now().isoformat(timespec="microseconds")
-    actions, takes, new = [], {}, {}
-    for line, extra in zip(lines, more, strict=True):
-        product = products[line.product_id]
-        if extra.quantity > 0:
-            take = sale_take(product=product, quantity=extra.quantity, price=line.price)
-        elif extra.quantity < 0:
-            take = PutBack(product, -extra.quantity)
-        else:
-            take = None
-        if take is not None:
-            takes[len(actions)] = (line.product_id, take)
-            actions.append(take.action)
+    takes = _takes(lines, more, products)
+    actions: list[Action] = [take.action for _pid, take in takes.values()]
+    new: dict[str, Hold] = {}
     hold_index = len(actions)
     for line in lines:
         before = holds.get(line.product_id)
@@ -223,7 +260,7 @@ def _transact_holds(*, customer_id: str, lines: Any, more: Any, products: Mappin
             if line.product_id in windows:  # none read: none can start cooling before this write (hold_limits)
                 actions.append(hold_limits.not_cooling(line.product_id, customer_id, int(time.time())))
         else:
-            actions.append(_put_if(hold.to_item(), *hold_condition(before)))
+            actions.append(put(hold.to_item(), condition=hold_condition(before)))
     growth = _units_growth(lines, holds)
     if growth:  # a refused count (another tab held more meanwhile) is read again, as a changed hold
         actions.append(hold_limits.units_change(customer_id, growth,
@@ -234,21 +271,21 @@ def _transact_holds(*, customer_id: str, lines: Any, more: Any, products: Mappin
         actions, due, request_token=client_request_token("hold", customer_id, stamp, until, paths),
         due_token=client_request_token("hold-due", customer_id, stamp))
     if refusal is None or refusal.replay:
-        return new
+        return _Taken(new)
     if any(refusal.failed(i) for i in range(hold_index, len(actions))):
-        return "holds"
+        return HOLDS_CHANGED
     if refusal.throttled and not refusal.any_failed:
-        return "throttled"
+        return AGAIN
     if not refusal.any_failed:
-        return "conflict"
+        return AGAIN_SOON
     fresh = dict(products)
-    for i, (pid, take) in takes.items():
+    for i, (pid, taken) in takes.items():
         if refusal.failed(i):
-            product = take.after_refusal(refusal.items[i])
-            if product is None:
+            found = taken.after_refusal(refusal.items[i])
+            if found is None:
                 fresh.pop(pid, None)
             else:
-                fresh[pid] = product
+                fresh[pid] = found
     return fresh
 
 
@@ -266,9 +303,3 @@ def holds_release(*, customer_id: str, product_ids: Iterable[str], why: str = CA
         if hold_release(hold=hold, why=why):
             units += hold.quantity
     return units
-
-
-def _put_if(item: dict[str, Any], condition: str, values: Any) -> dict[str, Any]:
-    action = put(item)
-    action["Put"].update(ConditionExpression=condition, ExpressionAttributeValues=serialize(values))
-    return action

@@ -97,7 +97,9 @@ def _parse(content: Any) -> tuple[Receipt, list[str]] | tuple[Receipt, list[Any]
     # The hash of the text (without a byte-order mark): the web page keeps the text, the command
     # reads the bytes; both give a line the same idempotency key.
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    reader, problems, lines = csv.reader(io.StringIO(text, newline="")), [], []
+    reader = csv.reader(io.StringIO(text, newline=""))
+    problems: list[str] = []
+    lines: list[ReceiptLine] = []
     rows = _rows(reader, problems)
     header = next(rows, None)
     if header is None or tuple(h.strip().lower() for h in header) != HEADER:
@@ -112,14 +114,15 @@ def _parse(content: Any) -> tuple[Receipt, list[str]] | tuple[Receipt, list[Any]
         if len(row) != 3:
             problems.append(f"line {number}: expected 3 fields (product_id,quantity,reference), found {len(row)}")
             continue
-        product_id, quantity, reference = (cell.strip() for cell in row)
+        product_id, typed, reference = (cell.strip() for cell in row)
+        quantity = 0
         before = len(problems)
         if not valid_id(product_id):
             problems.append(f"line {number}: {product_id!r} is not a product ID")
         try:
-            quantity = parse_whole(quantity, minimum=1, maximum=MAX_QUANTITY)
+            quantity = parse_whole(typed, minimum=1, maximum=MAX_QUANTITY)
         except Unreadable:
-            problems.append(f"line {number}: quantity {quantity[:20]!r} must be a whole number from 1 to "
+            problems.append(f"line {number}: quantity {typed[:20]!r} must be a whole number from 1 to "
                             f"{MAX_QUANTITY:,}")
         if len(reference) > MAX_REFERENCE:
             problems.append(f"line {number}: the reference must be at most {MAX_REFERENCE} characters")

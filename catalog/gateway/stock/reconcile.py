@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
 
 from ..catalog.products import brands_all, product_get, products_by_brand
+from .entities import StockAdjustment
 from .history import stock_history
 from .releases import units_held
 
@@ -38,15 +38,16 @@ class Drift:
         return f"product {self.product_id}: {self.problem}"
 
 
-def _describe(change: Any) -> str:
+def _describe(change: StockAdjustment) -> str:
     return (f"the change of {change.at:%Y-%m-%d %H:%M:%S} ({change.delta:+d}, "
             f"{change.reason or change.note or 'no reason'})")
 
 
-def _check(product_id: str, level: int | None, *, consistent: bool) -> Drift | None:
+def _check(product_id: str, stored: int | None, *, consistent: bool) -> Drift | None:
+    """`stored`: the product's level (None: its item has none, written outside the shop: no units)."""
     total, changes = 0, 0
     held = units_held(product_id=product_id, consistent=consistent)
-    level += held  # what the changes account for: the level and the units held out of it
+    level = (stored or 0) + held  # what the changes account for: the level and the units held out of it
     expected = level  # the level after this change: the level now minus every newer change's delta
     newer = None  # the newest change whose resulting level is recorded and disagrees
     after = None
@@ -64,10 +65,11 @@ def _check(product_id: str, level: int | None, *, consistent: bool) -> Drift | N
     if total == level:
         return None
     shown = f"{level - held} (+{held} held)" if held else f"{level}"
+    said = "the product has no stock level (none in stock)" if stored is None else f"the stock level is {shown}"
     if changes == 0:
-        problem = f"the stock level is {shown}, but the product has no stock changes (they add up to 0)"
+        problem = f"{said}, but the product has no stock changes (they add up to 0)"
     else:
-        problem = f"the stock level is {shown}, but its {changes} stock change(s) add up to {total}"
+        problem = f"{said}, but its {changes} stock change(s) add up to {total}"
     if newer is not None:
         change, should_be = newer
         problem += (f"; {_describe(change)} left {change.resulting_level}, "

@@ -9,13 +9,14 @@ from typing import Any
 from .. import keys
 from ..alerts.marks import alert_due_action
 from ..catalog.products import products_get_many
-from ..dynamo.backoff import AGAIN, conflict_pause, retry_optimistic
+from ..dynamo.backoff import AGAIN, AGAIN_SOON, Again, retry_optimistic
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
-from ..dynamo.codec import deserialize, serialize
+from ..dynamo.codec import deserialize
+from ..dynamo.conditions import Attr, Condition, Key, expression
 from ..dynamo.pages import KeyRange, query_items
 from ..dynamo.threads import SHARD_READERS, in_parallel
-from ..dynamo.transact import check, delete, put, transact_write
+from ..dynamo.transact import Action, check, delete, put, transact_write
 from ..errors import StockBusy
 from ..validate import check_id, client_request_token, expires_in, utc_now
 from . import hold_limits
@@ -23,18 +24,18 @@ from .entities import ENDED, RELEASED_KEPT_SECONDS, Hold, ReleasedHold
 from .takes import hold_condition, units_back
 
 
-def hold_release(*, hold: Hold, why: str, ended_by: Any = None) -> bool:
+def hold_release(*, hold: Hold, why: str, ended_by: int | None = None) -> bool:
     """Put a hold's units back, delete it and record it (and when it was first taken, while its cap is ahead:
     Hold.cap_item): one transaction, only if the hold is still the
     one read (and, with `ended_by`, ended by then), which also marks the product due for back-in-stock
     alerts. The units go back as units_back says (no gather, no bucket read). True if released; False if
     the hold was renewed, sold or released meanwhile."""
-    condition, values = hold_condition(hold, ended_by=ended_by)
-    return retry_optimistic(lambda _n: _release_once(hold, why, condition, values),
+    condition = hold_condition(hold, ended_by=ended_by)
+    return retry_optimistic(lambda _n: _release_once(hold, why, condition),
                             busy=StockBusy(product_id=hold.product_id))
 
 
-def _release_once(hold: Hold, why: str, condition: str, values: dict[str, Any]) -> bool | object:
+def _release_once(hold: Hold, why: str, condition: Condition) -> bool | Again:
     """One try of hold_release: True, False, or AGAIN when another transaction (or throttling) was in the way."""
     product = products_get_many(product_ids=[hold.product_id], consistent=True, levels_of=()).get(hold.product_id)
     # None: no longer sold: its units went with it; the hold still goes
@@ -45,7 +46,7 @@ def _release_once(hold: Hold, why: str, condition: str, values: dict[str, Any]) 
         "heldAt": hold.held_at, "holdUntil": hold.until, "releasedAt": at, "why": why,
         "expiresAt": expires_in(RELEASED_KEPT_SECONDS),  # DynamoDB's TTL forgets the record later
     }
-    actions = [delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values),
+    actions = [delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition),
                put(log, if_absent=True)]
     if hold.cap_item()["expiresAt"] > time.time():  # its window and cool-down (hold_limits)
         actions.append(put(hold.cap_item()))
@@ -61,16 +62,14 @@ def _release_once(hold: Hold, why: str, condition: str, values: dict[str, Any]) 
         return True
     if refusal.failed(0):
         return False
-    if not refusal.any_failed:
-        conflict_pause()
-    return AGAIN
+    return AGAIN if refusal.any_failed else AGAIN_SOON
 
 
-def hold_unchanged(hold: Hold) -> dict[str, Any]:
+def hold_unchanged(hold: Hold) -> Action:
     """A ConditionCheck that `hold` still holds the units read (not sold or released meanwhile; a renewal of
     the same units is no change)."""
     return check(keys.hold_key(hold.product_id, hold.customer_id),
-                 condition="attribute_exists(PK) AND quantity = :hq", values={":hq": hold.quantity})
+                 condition=Attr("PK").exists() & Attr("quantity").eq(hold.quantity))
 
 
 
@@ -83,17 +82,16 @@ class ReleaseSummary:
         return f"holds released: {self.holds} ({self.units} unit{'' if self.units == 1 else 's'})"
 
 
-def holds_ended(*, now: int | None = None) -> list[Any]:
+def holds_ended(*, now: int | None = None) -> list[Hold]:
     """Every hold that ended by `now` (epoch s): one Query (a page) of each HoldExpiry shard up to now."""
     now = int(time.time()) if now is None else now
     pk, sk = keys.HOLD_EXPIRY_ATTRIBUTES
-    found = []
+    found: list[Hold] = []
 
     def send(shard: int) -> None:
         params = {
             "TableName": table_name(), "IndexName": keys.HOLD_EXPIRY,
-            "KeyConditionExpression": f"{pk} = :pk AND {sk} < :end",
-            "ExpressionAttributeValues": serialize({":pk": keys.holds_pk(shard), ":end": keys.hold_expiry_before(now)}),
+            **expression(key=Key(pk).eq(keys.holds_pk(shard)) & Key(sk).lt(keys.hold_expiry_before(now))),
         }
         while True:
             with translate_errors():
@@ -152,7 +150,8 @@ def holds_all(*, product_id: str, consistent: bool = True) -> list[Hold]:
 
     def read(partition: Any) -> list[Any]:
         key_range = KeyRange(partition=partition, prefix=keys.HOLD_PREFIX, consistent=consistent)
-        found, after = [], None
+        found: list[Hold] = []
+        after = None
         while True:
             items, last = query_items(key_range, limit=1000, after=after)
             found += map(Hold.from_item, items)

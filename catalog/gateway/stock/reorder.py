@@ -9,10 +9,12 @@ from botocore.exceptions import ClientError
 from .. import keys
 from ..catalog.entities import Product, reorder_index_keys
 from ..catalog.products import product_get
-from ..dynamo.backoff import contended_attempts
+from ..dynamo import conditions
+from ..dynamo.backoff import AGAIN, Again, retry_optimistic
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import deserialize, serialize
+from ..dynamo.conditions import Attr, all_of
 from ..dynamo.pages import KeyRange, query_page
 from ..errors import InvalidInput, StockBusy
 from ..validate import (
@@ -27,17 +29,6 @@ if TYPE_CHECKING:
     from catalog.gateway.dynamo.pages import Page
 
 
-# How long an idempotency key is remembered (the TOKEN# mark's TTL).
-TOKEN_TTL_SECONDS = 7 * 24 * 3600
-# A stocktake's transaction: the change's 4 actions and a ConditionCheck a hold read (DynamoDB: 100).
-MAX_HOLDS_CHECKED = 96
-# The ledger download covers at most this many days: days x LEDGER_SHARDS Queries at least (31 x 64).
-MAX_LEDGER_DAYS = 31
-# What a caller that does not know a product's reorder point passes (the write then assumes the
-# default; a wrong guess costs one more attempt, never a wrong index).
-UNKNOWN = object()
-
-
 def product_set_reorder_point(*, product_id: str, reorder_point: int | None) -> Product:
     """Set a product's reorder point (None: back to LOW_STOCK_THRESHOLD). One conditional
     UpdateItem, on the level and reorder point read, that also puts the product in or out of the
@@ -48,13 +39,14 @@ def product_set_reorder_point(*, product_id: str, reorder_point: int | None) -> 
     ):
         raise InvalidInput(f"The reorder point must be a whole number from 0 to {MAX_REORDER:,}.")
     product = gathered(product_get(product_id=product_id, consistent=True))
-    for _attempt in contended_attempts():
-        params = _reorder_point_update(product, reorder_point)
+
+    def attempt(_n: int) -> Product | Again:
+        nonlocal product
         try:
             with translate_errors():
                 response = client().update_item(
                     TableName=table_name(), ReturnValuesOnConditionCheckFailure="ALL_OLD", ReturnValues="ALL_NEW",
-                    **params,
+                    **_reorder_point_update(product, reorder_point),
                 )
         except ClientError as exc:
             if error_code(exc) != "ConditionalCheckFailedException":
@@ -64,9 +56,10 @@ def product_set_reorder_point(*, product_id: str, reorder_point: int | None) -> 
                 product = product_get(product_id=product_id, consistent=True)  # NotFound if gone
             else:
                 product = gathered(Product.from_item(deserialize(old)))
-            continue
+            return AGAIN
         return Product.from_item(deserialize(response["Attributes"]))
-    raise StockBusy(product_id=product_id)
+
+    return retry_optimistic(attempt, busy=StockBusy(product_id=product_id))
 
 
 def _reorder_point_update(product: Product, reorder_point: int | None) -> dict[str, Any]:
@@ -74,7 +67,9 @@ def _reorder_point_update(product: Product, reorder_point: int | None) -> dict[s
     it, if the product's level and reorder point are still those of `product`."""
     pk, sk = keys.REORDER_ATTRIBUTES
     index_keys = reorder_index_keys(product.product_id, product.stock_level, reorder_point)
-    sets, removes, values = [], [], {":level": product.stock_level}
+    sets: list[str] = []
+    removes: list[str] = []
+    values: dict[str, Any] = {}
     if reorder_point is None:
         removes.append("reorderPoint")
     else:
@@ -85,17 +80,12 @@ def _reorder_point_update(product: Product, reorder_point: int | None) -> dict[s
         values.update({":rpk": index_keys[pk], ":rsk": index_keys[sk]})
     else:
         removes += [pk, sk]
-    if product.reorder_point is not None:
-        values[":rp"] = product.reorder_point
     expression = " ".join(part for part in (
         "SET " + ", ".join(sets) if sets else "", "REMOVE " + ", ".join(removes) if removes else "") if part)
-    return {
-        "Key": serialize(keys.product_key(product.product_id)),
-        "UpdateExpression": expression,
-        "ConditionExpression": "attribute_exists(PK) AND stockLevel = :level AND "
-        + reorder_condition(product.reorder_point) + GATHERED,
-        "ExpressionAttributeValues": serialize(values),
-    }
+    condition = all_of(Attr("PK").exists(), Attr("stockLevel").eq(product.stock_level),
+                       reorder_condition(product.reorder_point), GATHERED)
+    return {"Key": serialize(keys.product_key(product.product_id)), "UpdateExpression": expression,
+            **conditions.expression(condition=condition, values=values)}
 
 
 def products_to_reorder(

@@ -6,18 +6,21 @@ the idempotency key as used. A lost race is tried again from the level DynamoDB 
 """
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from .. import keys
 from ..alerts.marks import alert_due_action, marks_due
 from ..catalog.entities import Product
 from ..catalog.products import product_get
-from ..dynamo.backoff import contended_attempts
+from ..dynamo.backoff import AGAIN, Again, retry_optimistic
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import deserialize, serialize
-from ..dynamo.transact import put, transact_write
+from ..dynamo.conditions import Attr
+from ..dynamo.transact import Action, put, transact_write
 from ..errors import IdempotencyConflict, InsufficientStock, InvalidInput, StockBusy, StockMoved
 from ..validate import (
     MAX_NOTE,
@@ -56,7 +59,7 @@ MAX_HOLDS_CHECKED = 96
 UNKNOWN = object()
 
 
-def check_reason(reason: str, *, direction: Any) -> str:
+def check_reason(reason: str, *, direction: int) -> str:
     """`reason` must be a code of REASONS that fits the direction of the change (+1 in, -1 out)."""
     if reason not in REASONS:
         raise InvalidInput(f"Reason must be one of: {', '.join(REASONS)}.")
@@ -105,7 +108,13 @@ def _check_level_hint(expected_level: int | None) -> None:
         raise InvalidInput("The expected stock level must be a whole number, 0 or more.")
 
 
-def _texts(*, token: str, who: str, reference: str, note: str) -> dict[str, Any]:
+class _Texts(TypedDict):
+    who: str
+    reference: str
+    note: str
+
+
+def _texts(*, token: str, who: str, reference: str, note: str) -> _Texts:
     check_id("Idempotency key", token)
     return {
         "who": check_text("Who", who, MAX_WHO),
@@ -123,39 +132,62 @@ def _change_stock(
     _check_level_hint(expected_level)
     # What the key is used for: the same key with another request is refused (IdempotencyConflict).
     request = _request(delta=delta, reason=reason, **texts)
-    # The level (and stored reorder point) the next attempt is conditional on, and whether
-    # DynamoDB told it (not a hint).
-    current, known = expected_level, False
-    reorder_point = None if expected_reorder_point is UNKNOWN else expected_reorder_point
-    waiting = 0  # back-in-stock alerts waiting, as last read (none until a read says otherwise)
-    for _attempt in contended_attempts():
-        if current is None or (current + delta < 0 and not known):  # never refuse on a hint
-            product = gathered(product_get(product_id=product_id, consistent=True))
-            current, reorder_point, known = product.stock_level, product.reorder_point, True
-            waiting = product.alerts_waiting
-        if current + delta < 0:
+    write = _Change(product_id=product_id, delta=delta, token=token, reason=reason, texts=texts, request=request,
+                    current=expected_level,
+                    reorder_point=None if expected_reorder_point is UNKNOWN else expected_reorder_point)
+    return retry_optimistic(write.attempt, busy=StockBusy(product_id=product_id))
+
+
+@dataclasses.dataclass
+class _Change:
+    """One stock change's tries (retry_optimistic), and what a try leaves for the next: the level (and stored
+    reorder point) the next try is conditional on, whether DynamoDB told it (`known`: not a hint), and the
+    back-in-stock alerts waiting as last read (none until a read says otherwise)."""
+
+    product_id: str
+    delta: int
+    token: str
+    reason: str
+    texts: _Texts
+    request: dict[str, Any]
+    current: int | None
+    reorder_point: int | None
+    known: bool = False
+    waiting: int = 0
+
+    def attempt(self, _n: int) -> StockChange | Again:
+        delta = self.delta
+        if self.current is None or (self.current + delta < 0 and not self.known):  # never refuse on a hint
+            self.current = self._seen(gathered(product_get(product_id=self.product_id, consistent=True)))
+        if self.current + delta < 0:
             # A key used already answers as it did then, even if stock has run out since.
-            replay = _replay_of_used_token(product_id=product_id, token=token, request=request)
+            replay = _replay_of_used_token(product_id=self.product_id, token=self.token, request=self.request)
             if replay is not None:
                 return replay
-            raise InsufficientStock(product_id, available=current, requested=-delta)
+            raise InsufficientStock(self.product_id, available=self.current, requested=-delta)
         outcome = _apply_stock_change(
-            product_id=product_id, current=current, reorder_point=reorder_point, delta=delta, token=token,
-            reason=reason, at=utc_now(), alerts_waiting=waiting, **texts,
+            product_id=self.product_id, current=self.current, reorder_point=self.reorder_point, delta=delta,
+            token=self.token, reason=self.reason, at=utc_now(), alerts_waiting=self.waiting, **self.texts,
         )
         if isinstance(outcome, _UsedToken):  # the first answer again, if this is the same request
-            outcome = outcome.replay(product_id=product_id, token=token, request=request)
+            outcome = outcome.replay(product_id=self.product_id, token=self.token, request=self.request)
         if isinstance(outcome, StockChange):
             return outcome
         # Someone else changed the stock first (or the hint was stale): try again from the
         # product as DynamoDB returned it with the refusal.
         if outcome is None or outcome.spread:  # unknown, or spread over buckets: gather, read again
-            gathered(outcome)
-            current, known = None, False
+            if outcome is not None:
+                gathered(outcome)
+            self.current, self.known = None, False
         else:
-            current, reorder_point, known = outcome.stock_level, outcome.reorder_point, True
-            waiting = outcome.alerts_waiting
-    raise StockBusy(product_id=product_id)
+            self.current = self._seen(outcome)
+        return AGAIN
+
+    def _seen(self, product: Product) -> int:
+        """Take the product as read (or as a refusal returned it) for the next try; its level (an item
+        without one holds none)."""
+        self.reorder_point, self.known, self.waiting = product.reorder_point, True, product.alerts_waiting
+        return product.stock_level or 0
 
 
 def stock_count(
@@ -180,12 +212,31 @@ def stock_count(
     _check_level_hint(expected_level)
     if expected_held is not None:
         _check_level_hint(expected_held)
-    reorder_point = None if expected_reorder_point is UNKNOWN else expected_reorder_point
-    waiting = 0  # back-in-stock alerts waiting, as last read
-    for _attempt in contended_attempts():
-        held, unchanged, problem = _held_on_the_shelf(product_id, counted)
-        basis = held if expected_held is None else expected_held  # the units held the count is made against
-        request = _request(delta=counted - basis - expected_level, reason=COUNTED, **texts)
+    count = _Count(product_id=product_id, counted=counted, expected_level=expected_level, token=token, texts=texts,
+                   expected_held=expected_held,
+                   reorder_point=None if expected_reorder_point is UNKNOWN else expected_reorder_point)
+    return retry_optimistic(count.attempt, busy=StockBusy(product_id=product_id))
+
+
+@dataclasses.dataclass
+class _Count:
+    """One stocktake's tries (retry_optimistic), and what a try leaves for the next: the reorder point
+    and the back-in-stock alerts waiting, as last read."""
+
+    product_id: str
+    counted: int
+    expected_level: int
+    token: str
+    texts: _Texts
+    expected_held: int | None
+    reorder_point: int | None
+    waiting: int = 0
+
+    def attempt(self, _n: int) -> StockChange | Again:
+        product_id, token, expected_level = self.product_id, self.token, self.expected_level
+        held, unchanged, problem = _held_on_the_shelf(product_id, self.counted)
+        basis = held if self.expected_held is None else self.expected_held  # the units held the count is made against
+        request = _request(delta=self.counted - basis - expected_level, reason=COUNTED, **self.texts)
         if problem is not None or held != basis:
             # A count saved already answers as it did then, whatever is held now.
             replay = _replay_of_used_token(product_id=product_id, token=token, request=request)
@@ -196,9 +247,9 @@ def stock_count(
             level = gathered(product_get(product_id=product_id, consistent=True)).stock_level
             raise StockMoved(product_id, level, held=held)
         outcome = _apply_stock_change(
-            product_id=product_id, current=expected_level, reorder_point=reorder_point,
+            product_id=product_id, current=expected_level, reorder_point=self.reorder_point,
             delta=request["delta"], token=token, reason=COUNTED, at=utc_now(), checks=unchanged,
-            alerts_waiting=waiting, **texts,
+            alerts_waiting=self.waiting, **self.texts,
         )
         if isinstance(outcome, _UsedToken):  # the first answer again, if this is the same count
             outcome = outcome.replay(product_id=product_id, token=token, request=request)
@@ -207,14 +258,14 @@ def stock_count(
         if outcome is None or outcome.spread:
             outcome = gathered(product_get(product_id=product_id, consistent=True))
         if outcome.stock_level != expected_level:
-            held_now = _held_on_the_shelf(product_id, counted)[0] if expected_held is not None else None
+            held_now = _held_on_the_shelf(product_id, self.counted)[0] if self.expected_held is not None else None
             raise StockMoved(product_id, outcome.stock_level, held=held_now)
         # Only the reorder point was guessed wrong (or a hold changed, or alerts wait).
-        reorder_point, waiting = outcome.reorder_point, outcome.alerts_waiting
-    raise StockBusy(product_id=product_id)
+        self.reorder_point, self.waiting = outcome.reorder_point, outcome.alerts_waiting
+        return AGAIN
 
 
-def _held_on_the_shelf(product_id: str, counted: Any) -> tuple[int, list[dict[str, Any]], InvalidInput | None]:
+def _held_on_the_shelf(product_id: str, counted: int) -> tuple[int, list[Action], InvalidInput | None]:
     """(units, checks, problem): the units of the product held while shoppers pay (timed holds; 0
     when holds are off), on the shelf, so in a count, but out of the level; a ConditionCheck for each hold
     read, that it still holds its units at the write; and the InvalidInput to raise, if any: fewer counted
@@ -232,10 +283,9 @@ def _held_on_the_shelf(product_id: str, counted: Any) -> tuple[int, list[dict[st
     return held, [hold_unchanged(hold) for hold in holds], None
 
 
-
 def _apply_stock_change(
-    *, product_id: str, current: Any, reorder_point: int | None, delta: int, token: str, reason: str, who: str,
-    reference: str, note: str, at: datetime, checks: Any = (), alerts_waiting: int = 0
+    *, product_id: str, current: int, reorder_point: int | None, delta: int, token: str, reason: str, who: str,
+    reference: str, note: str, at: datetime, checks: Sequence[Action] = (), alerts_waiting: int = 0
 ) -> StockChange | _UsedToken | Product | None:
     """One TransactWriteItems: the product's level goes from `current` to `current + delta`
     (only if it still is `current` and its reorder point `reorder_point`: the Reorder index key
@@ -246,20 +296,20 @@ def _apply_stock_change(
     a product in stock that nobody waits for writes no due item (a staff adjustment costs
     10 write units). Returns the StockChange; _UsedToken when the idempotency key was used before; or
     the Product as found instead (None if unknown: read it again) when another write got there first."""
+    level = current + delta
     adjustment = StockAdjustment(
         product_id=product_id, adjustment_id=token, at=at, delta=delta,
-        resulting_level=current + delta, reason=reason, who=who, reference=reference, note=note,
+        resulting_level=level, reason=reason, who=who, reference=reference, note=note,
     )
     mark = IdempotencyMark(adjustment=adjustment, token=token, expires_at=expires_in(TOKEN_TTL_SECONDS))
     marking = marks_due(delta, waiting=alerts_waiting, level_before=current)
-    none_waiting = ({"extra_condition": f" AND (attribute_not_exists({keys.ALERTS_WAITING}) OR "
-                                        f"{keys.ALERTS_WAITING} < :one)", "extra_values": {":one": 1}}
-                    if delta > 0 and not marking else {})
+    waiting_alerts = Attr(keys.ALERTS_WAITING)
+    none_waiting = waiting_alerts.not_exists() | waiting_alerts.lt(1) if delta > 0 and not marking else None
     refusal = transact_write(
         [
             stock_level_update(
-                product_id=product_id, current=current, new=adjustment.resulting_level, reorder_point=reorder_point,
-                **none_waiting,
+                product_id=product_id, current=current, new=level, reorder_point=reorder_point,
+                extra_condition=none_waiting,
             ),
             put(adjustment.to_item(), if_absent=True),
             put(mark.to_item(), if_absent=True, return_old=True),
@@ -270,7 +320,7 @@ def _apply_stock_change(
         request_token=client_request_token(token, product_id, current, reorder_point, adjustment.stamp),
     )
     if refusal is None:
-        return StockChange(product_id=product_id, level=adjustment.resulting_level, adjustment=adjustment)
+        return StockChange(product_id=product_id, level=level, adjustment=adjustment)
     if refusal.failed(2):  # the idempotency key was used already
         return _UsedToken(refusal.items[2])
     if refusal.failed(0) and refusal.items[0] is not None:
@@ -309,7 +359,6 @@ def _request(*, delta: int, reason: str, who: str, reference: str, note: str) ->
     return {"delta": delta, "reason": reason, "who": who, "reference": reference, "note": note}
 
 
-
 def _replay_of_used_token(*, product_id: str, token: str, request: dict[str, Any]) -> StockChange | None:
     """The first answer of a write made with this idempotency key, or None if it is unused."""
     with translate_errors():
@@ -332,19 +381,14 @@ def _replay_of(*, product_id: str, item: dict[str, Any], request: dict[str, Any]
             "Nothing was changed this time.",
             first=described,
         )
-    return StockChange(product_id=product_id, level=adjustment.resulting_level, adjustment=adjustment, replayed=True)
+    # A mark's change always records the level it left (_apply_stock_change).
+    return StockChange(product_id=product_id, level=adjustment.resulting_level or 0, adjustment=adjustment,
+                       replayed=True)
 
 
-def describe_adjustment(adjustment: Any) -> str:
+def describe_adjustment(adjustment: StockAdjustment) -> str:
     """"+1 by ann at 2026-11-23 09:30:00 UTC (Received (shipment), Shipment 17)"."""
     text = f"{adjustment.delta:+d} by {adjustment.who or 'someone'} at {adjustment.at:%Y-%m-%d %H:%M:%S} UTC"
     why = ", ".join(part for part in (adjustment.reason_label, adjustment.reference) if part)
     return text + (f" ({why})" if why else "")
-
-
-# --- reorder point --------------------------------------------------------------------------
-
-
-# --- history ----------------------------------------------------------------------------
-
 

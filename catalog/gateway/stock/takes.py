@@ -23,7 +23,9 @@ from .. import keys
 from ..alerts.marks import alert_due_action
 from ..catalog.entities import Product, reorder_index_keys
 from ..catalog.products import levels_read
-from ..dynamo.transact import delete, update
+from ..dynamo.codec import Item
+from ..dynamo.conditions import Attr, Condition, all_of
+from ..dynamo.transact import Action, delete, update
 
 if TYPE_CHECKING:
     from catalog.gateway.stock.entities import Hold
@@ -43,7 +45,7 @@ class Take(Protocol):
     resulting_level: int | None  # the product's level after it (None: not known to the writer)
     due: dict | None  # the action that marks the units due to back-in-stock alerts (None: none)
 
-    def after_refusal(self, old: Any) -> None:
+    def after_refusal(self, old: Item | None) -> Product | object | None:
         """The product as DynamoDB's refusal shows it (`old`: the item as it was, or None): a Product,
         None when the product is gone, or HOLD_GONE when a hold is no longer the one read."""
 
@@ -52,17 +54,16 @@ class Take(Protocol):
 
 # An exact write (or a relative one on the product item) needs the product's stock gathered on its
 # item: a product whose stock is spread over buckets (buckets.py) has its total elsewhere.
-GATHERED = " AND attribute_not_exists(stockSpread)"
+GATHERED = Attr("stockSpread").not_exists()
 
 
-def reorder_condition(reorder_point: int | None) -> str:
-    return "attribute_not_exists(reorderPoint)" if reorder_point is None else "reorderPoint = :rp"
+def reorder_condition(reorder_point: int | None) -> Condition:
+    """The stored reorder point is still `reorder_point` (None: none stored, the default applies)."""
+    return Attr("reorderPoint").not_exists() if reorder_point is None else Attr("reorderPoint").eq(reorder_point)
 
 
 def _reorder_values(product_id: str, level: int | None, reorder_point: int | None) -> dict[str, Any]:
-    values = {":band": stock_band(level)}
-    if reorder_point is not None:
-        values[":rp"] = reorder_point
+    values: dict[str, Any] = {":band": stock_band(level)}
     index_keys = reorder_index_keys(product_id, level, reorder_point)
     if index_keys:
         values.update({":rpk": index_keys[keys.REORDER_ATTRIBUTES[0]], ":rsk": index_keys[keys.REORDER_ATTRIBUTES[1]]})
@@ -80,9 +81,9 @@ def _level_and_reorder_expression(product_id: str, level: int | None, reorder_po
 
 
 def stock_level_update(
-    *, product_id: str, current: Any, new: Any, reorder_point: int | None, extra_condition: str = "",
-    extra_values: Any = None
-) -> dict[str, Any]:
+    *, product_id: str, current: int | None, new: int, reorder_point: int | None,
+    extra_condition: Condition | None = None
+) -> Action:
     """The Update action that moves a product's stock from `current` to `new`, only if it still
     is `current` and its stored reorder point is still `reorder_point` (None: none stored, the
     default applies), and `extra_condition` holds. In the same Update the product joins or
@@ -92,9 +93,9 @@ def stock_level_update(
     return update(
         keys.product_key(product_id),
         *_level_and_reorder_expression(product_id, new, reorder_point),
-        {":new": new, ":current": current, **_reorder_values(product_id, new, reorder_point), **(extra_values or {})},
-        condition="attribute_exists(PK) AND stockLevel = :current AND " + reorder_condition(reorder_point)
-        + GATHERED + extra_condition,
+        {":new": new, **_reorder_values(product_id, new, reorder_point)},
+        condition=all_of(Attr("PK").exists(), Attr("stockLevel").eq(current), reorder_condition(reorder_point),
+                         GATHERED, extra_condition),
         return_old=True,
     )
 
@@ -112,7 +113,7 @@ def can_take_relatively(level: int | None, quantity: int, reorder_point: int | N
     return level is not None and level - quantity >= take_floor(reorder_point)
 
 
-def stock_level_take(*, product_id: str, quantity: int, reorder_point: int | None, price: Decimal) -> dict[str, Any]:
+def stock_level_take(*, product_id: str, quantity: int, reorder_point: int | None, price: Decimal) -> Action:
     """The Update action of a sale while there is plenty: takes `quantity` relatively
     (`stockLevel = stockLevel - :q`), on a condition that another sale leaves true unless it takes
     the product down to the edge: the level is at least `quantity` + take_floor, the price is still
@@ -125,19 +126,17 @@ def stock_level_take(*, product_id: str, quantity: int, reorder_point: int | Non
 
 
 def _relative_take(
-    key: dict[str, Any], *, quantity: int, keep: Any, price: Decimal, reorder_point: int | None, condition: str = ""
-) -> dict[str, Any]:
+    key: Item, *, quantity: int, keep: int, price: Decimal, reorder_point: int | None,
+    condition: Condition | None = None
+) -> Action:
     """The Update that takes `quantity` from the item at `key` relatively, only if it keeps `keep`
     units, its price is still `price` and its reorder point still `reorder_point` (and `condition`)."""
-    values = {":q": quantity, ":min": quantity + keep, ":price": price}
-    if reorder_point is not None:
-        values[":rp"] = reorder_point
     return update(
         key,
         "SET stockLevel = stockLevel - :q",
-        values,
-        condition="attribute_exists(PK) AND stockLevel >= :min AND price = :price AND "
-        + reorder_condition(reorder_point) + condition,
+        {":q": quantity},
+        condition=all_of(Attr("PK").exists(), Attr("stockLevel").gte(quantity + keep), Attr("price").eq(price),
+                         reorder_condition(reorder_point), condition),
         return_old=True,
     )
 
@@ -146,10 +145,10 @@ def _relative_take(
 
 def share(product: Product) -> int:
     """The units each bucket keeps from a relative take: its share of the take floor."""
-    return math.ceil(take_floor(product.reorder_point) / product.stock_buckets)
+    return math.ceil(take_floor(product.reorder_point) / (product.stock_buckets or 1))
 
 
-def servable(product: Product, quantity: int) -> list[Any]:
+def servable(product: Product, quantity: int) -> list[int]:
     """The buckets (as read) that can give `quantity` and keep their share."""
     floor = share(product)
     return [k for k, level in enumerate(product.bucket_levels or ()) if level >= quantity + floor]
@@ -168,7 +167,7 @@ class SaleTake:
     bucket: int | None = None
     due: None = None
 
-    def after_refusal(self, old: Any) -> Product | None:
+    def after_refusal(self, old: Item | None) -> Product | None:
         """The product as DynamoDB's refusal shows it (`old`: the item as it was, or None): None when
         the product is gone. A bucket refused gives its level now (0 if its copy of the price or
         reorder point is not the product's: not usable)."""
@@ -177,7 +176,7 @@ class SaleTake:
         level = 0
         if old is not None and _same_terms(old, self.product):
             level = int(old.get("stockLevel", 0))
-        levels = list(self.product.bucket_levels)
+        levels = list(self.product.bucket_levels or ())
         levels[self.bucket] = level
         return levels_read(self.product, tuple(levels))
 
@@ -198,7 +197,8 @@ def sale_take(*, product: Product, quantity: int, price: Decimal) -> SaleTake:
             return SaleTake(
                 product, _bucket_take(product, bucket, quantity, price), ("bucket", bucket), None, bucket,
             )
-    current, reorder_point = product.stock_level, product.reorder_point
+    # A gathered product's item holds its total (an item without a level holds none).
+    current, reorder_point = product.stock_level or 0, product.reorder_point
     if product.spread:  # no bucket can serve (order_place settles first): refused, read again
         current = product.reserve or 0
     elif can_take_relatively(current, quantity, reorder_point):
@@ -210,49 +210,46 @@ def sale_take(*, product: Product, quantity: int, price: Decimal) -> SaleTake:
     # Near the reorder point, the low-stock band or zero: the exact compare-and-set.
     action = stock_level_update(
         product_id=product.product_id, current=current, new=current - quantity, reorder_point=reorder_point,
-        extra_condition=" AND price = :price", extra_values={":price": price},
+        extra_condition=Attr("price").eq(price),
     )
     return SaleTake(product, action, current, current - quantity)
 
 
-def _bucket_take(product: Product, bucket: int, quantity: int, price: Decimal) -> dict[str, Any]:
+def _bucket_take(product: Product, bucket: int, quantity: int, price: Decimal) -> Action:
     return _relative_take(keys.bucket_key(product.product_id, bucket), quantity=quantity, keep=share(product),
                           price=price, reorder_point=product.reorder_point)
 
 
 # --- a hold: consumed by its order, or units given back -------------------------------------
 
-def hold_condition(hold: Hold, *, ended_by: Any = None) -> tuple[str, dict[str, Any]]:
-    """The condition that `hold` is still the one read (not renewed, sold or released meanwhile)."""
-    values = {":hq": hold.quantity, ":hu": hold.until}
-    condition = "quantity = :hq AND holdUntil = :hu"
-    if ended_by is not None:
-        condition += " AND holdUntil <= :now"
-        values[":now"] = ended_by
-    return condition, values
+def hold_condition(hold: Hold, *, ended_by: int | None = None) -> Condition:
+    """The condition that `hold` is still the one read (not renewed, sold or released meanwhile), and with
+    `ended_by` (epoch s) that it ended by then."""
+    ended = Attr("holdUntil").lte(ended_by) if ended_by is not None else None
+    return all_of(Attr("quantity").eq(hold.quantity), Attr("holdUntil").eq(hold.until), ended)
 
 
-def hold_delete(hold: Hold) -> dict[str, Any]:
+def hold_delete(hold: Hold) -> Action:
     """The Delete action of a hold, only if it is still the one read."""
-    condition, values = hold_condition(hold)
-    return delete(keys.hold_key(hold.product_id, hold.customer_id), condition=condition, values=values)
+    return delete(keys.hold_key(hold.product_id, hold.customer_id), condition=hold_condition(hold))
 
 
 def units_back(
     product: Product, units: int
-) -> tuple[Any, None, tuple[str, str]] | tuple[Any, int, tuple[str, int | None]]:
+) -> tuple[Action, int | None, tuple[str, str | int]]:
     """(action, resulting level, path) that gives `units` of a hold back to `product` (as read): exactly on a
     gathered product item (a compare-and-set of the level read); on a spread product relatively onto its
     item's own units, its reserve, while it is still spread or gathering (no gather in the shopper's request:
     its other buyers keep selling from the buckets; the total stays the item's plus its buckets'). The
     hold's own conditional write in the same transaction keeps the units from coming back twice."""
     if product.spread:
-        action = update(keys.product_key(product.product_id), "ADD stockLevel :n",
-                        {":n": units, ":s": SPREAD, ":g": GATHERING}, condition="stockSpread IN (:s, :g)")
+        action = update(keys.product_key(product.product_id), "ADD stockLevel :n", {":n": units},
+                        condition=Attr("stockSpread").is_in([SPREAD, GATHERING]))
         return action, None, ("back", "reserve")
-    action = stock_level_update(product_id=product.product_id, current=product.stock_level,
-                                new=product.stock_level + units, reorder_point=product.reorder_point)
-    return action, product.stock_level + units, ("back", product.stock_level)
+    level = product.stock_level or 0  # a gathered product's item holds its total
+    action = stock_level_update(product_id=product.product_id, current=level, new=level + units,
+                                reorder_point=product.reorder_point)
+    return action, level + units, ("back", level)
 
 
 class PutBack:
@@ -262,10 +259,12 @@ class PutBack:
 
     def __init__(self, product: Product, units: int) -> None:
         self.product = product
+        self.resulting_level: int | None
+        self.path: tuple[str, str | int]
         self.action, self.resulting_level, self.path = units_back(product, units)
         self.due = alert_due_action(product.product_id, units)
 
-    def after_refusal(self, old: Any) -> Product | None:
+    def after_refusal(self, old: Item | None) -> Product | None:
         return None if old is None else Product.from_item(old)
 
 
@@ -280,7 +279,7 @@ class HoldTake:
     resulting_level: None = None
     due: None = None
 
-    def after_refusal(self, old: Any) -> object:
+    def after_refusal(self, old: Item | None) -> object:
         return HOLD_GONE
 
 

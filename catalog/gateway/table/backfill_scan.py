@@ -15,15 +15,19 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from botocore.exceptions import ClientError
 
 from .. import keys
+from ..dynamo import conditions
+from ..dynamo.backoff import AGAIN_NOW, Again, retry_optimistic
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, table_name
-from ..dynamo.codec import deserialize, serialize
+from ..dynamo.codec import Item, deserialize, serialize
+from ..dynamo.conditions import Attr, Condition, Key, all_of
 from ..errors import CatalogUnavailable
 
 # Items a Scan page asks for (DynamoDB stops a page at 1 MB anyway). Large pages: DynamoDB Local finds each
@@ -124,18 +128,11 @@ def rewrite_of(item: dict[str, Any], desired: Any, names: Any) -> Rewrite | None
     return Rewrite(to_set, to_remove) if to_set or to_remove else None
 
 
-def unchanged_condition(item: dict[str, Any], depends_on: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
-    """A ConditionExpression (with its names and values) that holds while the item is still there
-    and its `depends_on` attributes are as in `item`."""
-    parts, names, values = ["attribute_exists(PK)"], {}, {}
-    for i, name in enumerate(depends_on):
-        names[f"#d{i}"] = name
-        if name in item:
-            parts.append(f"#d{i} = :d{i}")
-            values[f":d{i}"] = item[name]
-        else:
-            parts.append(f"attribute_not_exists(#d{i})")
-    return " AND ".join(parts), names, values
+def unchanged_condition(item: Item, depends_on: Iterable[str]) -> Condition:
+    """The condition that holds while the item is still there and its `depends_on` attributes are as in
+    `item`."""
+    return all_of(Attr("PK").exists(), *(
+        Attr(name).eq(item[name]) if name in item else Attr(name).not_exists() for name in depends_on))
 
 
 def item_get(key: dict[str, Any], capacity: Any) -> dict[str, Any] | None:
@@ -152,40 +149,50 @@ def rewrite_item(item: dict[str, Any], *, derive: Any, depends_on: Any, capacity
     """Apply `derive(item)` (a Rewrite or None) to the item, on condition that its `depends_on`
     attributes are still as read; when another writer changed them meanwhile, read the item again
     and derive again. Returns True when the item was written."""
-    for _attempt in range(REWRITE_ATTEMPTS):
-        change = derive(item)
+    key = {"PK": item["PK"], "SK": item["SK"]}
+    found = item
+
+    def attempt(_n: int) -> bool | Again:
+        nonlocal found
+        change = derive(found)
         if change is None:
             return False
-        condition, names, values = unchanged_condition(item, depends_on)
-        clauses = []
-        if change.set:
-            names.update({f"#s{i}": n for i, n in enumerate(change.set)})
-            values.update({f":s{i}": v for i, v in enumerate(change.set.values())})
-            clauses.append("SET " + ", ".join(f"#s{i} = :s{i}" for i in range(len(change.set))))
-        if change.remove:
-            names.update({f"#r{i}": n for i, n in enumerate(change.remove)})
-            clauses.append("REMOVE " + ", ".join(f"#r{i}" for i in range(len(change.remove))))
-        params = dict(
-            TableName=table_name(), Key=serialize({"PK": item["PK"], "SK": item["SK"]}),
-            UpdateExpression=" ".join(clauses), ConditionExpression=condition,
-            ExpressionAttributeNames=names, ReturnConsumedCapacity="TOTAL",
-        )
-        if values:
-            params["ExpressionAttributeValues"] = serialize(values)
         try:
             with translate_errors():
-                response = client().update_item(**params)
+                response = client().update_item(**_rewrite_params(key, found, change, depends_on))
         except ClientError as exc:
             if error_code(exc) != "ConditionalCheckFailedException":
                 raise
             capacity.writes.spend(1)
-            item = item_get({"PK": item["PK"], "SK": item["SK"]}, capacity)
-            if item is None:  # deleted meanwhile: nothing to rewrite
+            fresh = item_get(key, capacity)
+            if fresh is None:  # deleted meanwhile: nothing to rewrite
                 return False
-            continue
+            found = fresh
+            return AGAIN_NOW
         capacity.spent(response, write=True)
         return True
-    raise CatalogUnavailable(f"Item {item['PK']}/{item['SK']} kept changing during the backfill; run it again")
+
+    return retry_optimistic(attempt, tries=REWRITE_ATTEMPTS, busy=CatalogUnavailable(
+        f"Item {item['PK']}/{item['SK']} kept changing during the backfill; run it again"))
+
+
+def _rewrite_params(key: dict[str, Any], item: dict[str, Any], change: Any, depends_on: Any) -> dict[str, Any]:
+    """UpdateItem parameters: `change` (a Rewrite) applied to the item, if its `depends_on` are still as read."""
+    names: dict[str, str] = {}
+    values: Item = {}
+    clauses = []
+    if change.set:
+        names.update({f"#s{i}": n for i, n in enumerate(change.set)})
+        values.update({f":s{i}": v for i, v in enumerate(change.set.values())})
+        clauses.append("SET " + ", ".join(f"#s{i} = :s{i}" for i in range(len(change.set))))
+    if change.remove:
+        names.update({f"#r{i}": n for i, n in enumerate(change.remove)})
+        clauses.append("REMOVE " + ", ".join(f"#r{i}" for i in range(len(change.remove))))
+    return {
+        "TableName": table_name(), "Key": serialize(key), "UpdateExpression": " ".join(clauses),
+        "ReturnConsumedCapacity": "TOTAL",
+        **conditions.expression(condition=unchanged_condition(item, depends_on), names=names, values=values),
+    }
 
 
 # --- the parallel Scan ----------------------------------------------------------------------
@@ -210,9 +217,8 @@ def _progress_records(step_name: str) -> dict[int, Any]:
     """{segment: record} of an interrupted run of this backfill (one Query)."""
     params = dict(
         TableName=table_name(), ConsistentRead=True,
-        KeyConditionExpression="PK = :pk AND begins_with(SK, :prefix)",
-        ExpressionAttributeValues=serialize(
-            {":pk": keys.MIGRATIONS_PK, ":prefix": keys.migration_progress_prefix(step_name)}
+        **conditions.expression(
+            key=Key("PK").eq(keys.MIGRATIONS_PK) & Key("SK").begins_with(keys.migration_progress_prefix(step_name))
         ),
     )
     records = {}
@@ -311,14 +317,7 @@ def scan_all(
 def _scan_filter(item_types: Any, pk_prefix: str) -> dict[str, Any]:
     """The Scan's filter: the items of `item_types`, or (none given) those whose PK begins with `pk_prefix`."""
     types = sorted(item_types)
-    if not types:
-        return {"FilterExpression": "begins_with(PK, :prefix)",
-                "ExpressionAttributeValues": serialize({":prefix": pk_prefix})}
-    return {
-        "FilterExpression": "#type IN (" + ", ".join(f":t{i}" for i in range(len(types))) + ")",
-        "ExpressionAttributeNames": {"#type": "type"},
-        "ExpressionAttributeValues": serialize({f":t{i}": t for i, t in enumerate(types)}),
-    }
+    return conditions.expression(filter=Attr("type").is_in(types) if types else Attr("PK").begins_with(pk_prefix))
 
 
 def _run_segments(segment_run: Any, segments: int, stop: Any) -> None:

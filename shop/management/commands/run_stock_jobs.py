@@ -2,9 +2,11 @@
 import signal
 import time
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog.gateway import CatalogError, holds_release_ended
+from payments.reconcile import reconcile
 from shop.stock_alerts import send_due_alerts
 
 
@@ -56,3 +58,8 @@ class Command(BaseCommand):
         summary = send_due_alerts()
         if summary.claimed or summary.sent or summary.failed or self.verbosity > 1:
             self.stdout.write(str(summary))
+        # Card payments whose order is not placed yet: placed now, or their authorisation voided.
+        if settings.SHOP_PAYMENTS != "off":
+            payments = reconcile()
+            if payments.placed or payments.voided or self.verbosity > 1:
+                self.stdout.write(str(payments))

@@ -16,6 +16,7 @@ from catalog.gateway.alerts import (
     marks,
     sending,
 )
+from catalog.gateway.dynamo import backoff
 from catalog.gateway.errors import InvalidInput, NotFound
 from catalog.gateway.stock.buckets import stock_set_buckets
 from tests.helpers import alert_count
@@ -173,7 +174,7 @@ def test_due_marks_after_a_full_transaction_are_tried_again_and_never_fail_the_s
         return next(answers)
 
     monkeypatch.setattr(marks, "transact_write", fake)
-    monkeypatch.setattr(marks, "conflict_pause", lambda: None)
+    monkeypatch.setattr(backoff, "conflict_pause", lambda: None)
     stock = [{"Update": {}}] * TRANSACTION_ACTIONS
     due = [marks.alert_due_action(SOLD_OUT, 1)]
     assert marks.transact_write_marking_due(stock, due, request_token="stock", due_token="marks") is None
@@ -229,6 +230,6 @@ def test_a_confirm_waits_out_another_transaction_on_the_product(catalog, monkeyp
     guest = alert_ask(product_id=SOLD_OUT, email="guest@example.com").alert
     real, busy = asking.transact_write, [Refusal(conflict=True)]
     monkeypatch.setattr(asking, "transact_write", lambda actions, **kw: busy.pop() if busy else real(actions, **kw))
-    monkeypatch.setattr(asking, "contended_attempts", lambda: range(3))
+    monkeypatch.setattr(backoff, "CONTENDED_WRITE_SECONDS", 0.05)
     assert asking.alert_confirm(owner=guest.owner, product_id=SOLD_OUT, alert_id=guest.alert_id).status == "waiting"
     assert alert_count(product_id=SOLD_OUT) == 1

@@ -156,3 +156,23 @@ def test_once_the_cool_down_is_past_a_cancelled_shopper_is_held_afresh(holds_on)
     age_hold_cap("ann", "7", 1200)  # and the cool-down after it is over
     again = holds_take(customer_id="ann", lines=[line(2)])["7"]
     assert not again.final() and again.until >= int(time.time()) + 599 and level("7") == 38
+
+
+def test_a_product_gone_between_the_read_and_the_hold_is_refused_not_held(holds_on, monkeypatch):
+    """A take refused because its product item is gone (deleted outside the shop) is read again and refused
+    as gone: the products the refusal leaves (none) are never mistaken for the holds taken."""
+    from catalog.gateway import client as dynamo
+    from catalog.gateway import codec
+    from catalog.gateway.stock import holds
+
+    real = holds.transact_write_marking_due
+
+    def product_deleted_first(actions, due, **kwargs):
+        dynamo.client().delete_item(TableName=dynamo.table_name(), Key=codec.serialize(keys.product_key("7")))
+        return real(actions, due, **kwargs)
+
+    monkeypatch.setattr(holds, "transact_write_marking_due", product_deleted_first)
+    with pytest.raises(OrderRejected) as refused:
+        holds_take(customer_id="ann", lines=[line()])
+    assert [p.kind for p in refused.value.problems] == [LineProblem.GONE]
+    assert holds_of(customer_id="ann", product_ids=["7"]) == {}

@@ -37,6 +37,7 @@ from ... import keys
 from ...dynamo.boundary import error_code, translate_errors
 from ...dynamo.client import client
 from ...dynamo.codec import deserialize, serialize
+from ...dynamo.conditions import Key, expression
 from ...errors import CatalogError, CatalogUnavailable
 from ..backfill_scan import capacity_for, progress_forget, scan_all
 from ..schema import index_attribute_definitions, index_definition, table_backup
@@ -267,8 +268,8 @@ def migrations_applied(*, table: Any = None) -> dict[str, Any]:
     """{step name: record} of the steps applied to the table (one Query of MIGRATIONS)."""
     table = table or settings.DYNAMODB_TABLE
     params = dict(
-        TableName=table, ConsistentRead=True, KeyConditionExpression="PK = :pk AND begins_with(SK, :prefix)",
-        ExpressionAttributeValues=serialize({":pk": keys.MIGRATIONS_PK, ":prefix": keys.MIGRATION_STEP_PREFIX}),
+        TableName=table, ConsistentRead=True,
+        **expression(key=Key("PK").eq(keys.MIGRATIONS_PK) & Key("SK").begins_with(keys.MIGRATION_STEP_PREFIX)),
     )
     applied = {}
     while True:

@@ -8,7 +8,7 @@ A later step is one entry of LATER_STEPS, appended at the end (a Backfill's func
 of its own beside this one); never rename or reorder a step that has shipped: tables record them
 by name. See runner.py for the kinds of step and docs/upgrading.md for an example.
 """
-from .runner import Baseline
+from .runner import AddIndex, Backfill, Baseline, DeleteIndex, EnableTTL, Recount
 
 BASELINE_COMMIT = "cff0828e436ee0497a498e7c8f06750c9a2a72e2"
 
@@ -33,6 +33,6 @@ BASELINE = Baseline(
 )
 
 # Steps of the releases after the baseline, oldest first (names from 0076 on).
-LATER_STEPS = []
+LATER_STEPS: list[AddIndex | DeleteIndex | Backfill | Recount | EnableTTL] = []
 
 STEPS = [BASELINE, *LATER_STEPS]
