@@ -10,7 +10,7 @@ from catalog import gateway
 from catalog.gateway.dynamo.testing import count_requests
 from payments import stripe_api
 from payments.stripe_api import PaymentRefused
-from tests.helpers import sign_in_staff
+from tests.helpers import sign_in_staff, warehouse_staff
 
 from .helpers import add, order_id_of, orders_of, pay, stock
 
@@ -29,7 +29,8 @@ def paid_order(catalog, client, shopper, stripe_on):
 
 @pytest.fixture
 def staff_client(django_user_model):
-    staff = django_user_model.objects.create_user(username="ann", password="pw-ann-staff", is_staff=True)
+    staff = warehouse_staff(django_user_model.objects.create_user(username="ann", password="pw-ann-staff",
+                                                                  is_staff=True))
     return sign_in_staff(Client(), staff)
 
 
