@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.core.cache import cache, caches
 
 from catalog import availability, gateway, hot_products
@@ -55,6 +56,7 @@ class Context:
         # get_or_create: `make capacity` runs again on the same accounts database
         self.shopper, _ = users.get_or_create(username="capacity-shopper")
         self.staff, _ = users.get_or_create(username="capacity-staff", defaults={"is_staff": True})
+        self.staff.groups.add(*Group.objects.filter(name="Warehouse"))  # the stock pages' permission
         self.staff_app = give_second_factor(self.staff)
         self.products = {p["productId"]: p for p in self.data["products"]}
         self.next_product = 1

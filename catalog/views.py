@@ -247,6 +247,8 @@ def product_detail(request, product_id):
     """Pattern 3: one product, its stock read fresh (a product spread over stock buckets: up to a second
     old, hot_products)."""
     product = hot_products.product_for_shopper(product_id)
+    if not product.published and not request.user.is_staff:
+        raise Http404("No such product")  # hidden by staff: shoppers see no page; staff see it with a banner
     brand_name = names.brand_names().get(product.brand_id, product.brand_id)
     category_name = names.category_names().get(product.category_id, product.category_id)
     return render(

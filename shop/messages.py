@@ -12,7 +12,7 @@ def line_problem_text(problem: LineProblem) -> str:
     """What the shopper is told of one line they cannot buy (or hold) as it is."""
     name, kind = problem.name, problem.kind
     if kind == LineProblem.GONE:
-        return f"{name} is no longer sold."
+        return f"{name} is no longer available."
     if kind == LineProblem.SHORT:
         return f"{availability.shortage(name, problem.available)}."
     if kind == LineProblem.LIMIT:

@@ -1,5 +1,6 @@
-"""What every staff view is wrapped in: signed-in staff with a second factor, the HTTP methods it
-answers, a longer DynamoDB budget for the lists merged from many shards, and `Vary: HX-Request` for
+"""What every staff view is wrapped in: signed-in staff with a second factor and the permission of its
+area (staff/models.py: the warehouse's or the catalog editor's), the HTTP methods it answers, a longer
+DynamoDB budget for the lists merged from many shards, and `Vary: HX-Request` for
 the views that answer HTMX with a partial."""
 from functools import wraps
 
@@ -17,21 +18,27 @@ from django_htmx.http import HttpResponseClientRedirect
 from catalog import gateway
 from shop.mfa import needs_second_factor
 
+from .access import may
+from .models import WAREHOUSE
+
 READ = ("GET", "HEAD")
 READ_AND_POST = ("GET", "HEAD", "POST")
 POST = ("POST",)
 
 
-def staff_required(view):
+def staff_required(view, permission=WAREHOUSE):
     """Anonymous visitors go to the login page (with ?next=); signed-in accounts that are not
-    staff get a 403, not another trip to the login page. A staff session that has not used a second
-    factor is sent to use it (or to set one up), back to this page after (STAFF_MFA_REQUIRED)."""
+    staff, or staff without `permission` (None: any staff), get a 403, not another trip to the login
+    page. A staff session that has not used a second factor is sent to use it (or to set one up), back to
+    this page after (STAFF_MFA_REQUIRED)."""
 
     @login_required
     @wraps(view)
     def staff_only(request, *args, **kwargs):
         if not request.user.is_staff:
             raise PermissionDenied("This page is for staff only.")
+        if permission is not None and not may(request.user, permission):
+            raise PermissionDenied("Your staff account may not use these pages.")
         next_path = (request.htmx.current_url_abs_path if request.htmx else None) or request.get_full_path()
         factor = needs_second_factor(request, next_path)
         if factor is not None:
@@ -70,9 +77,9 @@ def shard_budget(view):
     return within
 
 
-def staff_view(methods=READ, *, shards=False, htmx=True):
-    """A staff view answering `methods` (others get a 405), staff only (`staff_required`, checked
-    first); `shards`: within the shard budget; `htmx`: the view answers HTMX with a partial, so its
+def staff_view(methods=READ, *, shards=False, htmx=True, permission=WAREHOUSE):
+    """A staff view answering `methods` (others get a 405), staff with `permission` only (`staff_required`,
+    checked first); `shards`: within the shard budget; `htmx`: the view answers HTMX with a partial, so its
     responses vary on HX-Request."""
 
     def decorate(view):
@@ -81,6 +88,6 @@ def staff_view(methods=READ, *, shards=False, htmx=True):
         view = require_http_methods(list(methods))(view)
         if shards:
             view = shard_budget(view)
-        return staff_required(view)
+        return staff_required(view, permission)
 
     return decorate

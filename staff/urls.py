@@ -17,4 +17,13 @@ urlpatterns = [
     path("receive/", staff.receive, name="staff_receive"),
     path("receive/continue/", staff.receive_continue, name="staff_receive_continue"),
     path("ledger/", staff.ledger, name="staff_ledger"),
+    # the catalog editor (catalog editors only)
+    path("catalog/", staff.catalog_list, name="staff_catalog"),
+    path("catalog/products/new/", staff.catalog_product_new, name="staff_catalog_product_new"),
+    path("catalog/products/<str:product_id>/", staff.catalog_product, name="staff_catalog_product"),
+    path("catalog/brands/", staff.catalog_brands, name="staff_catalog_brands"),
+    path("catalog/categories/", staff.catalog_categories, name="staff_catalog_categories"),
+    path("catalog/export.csv", staff.catalog_export, name="staff_catalog_export"),
+    path("catalog/import/", staff.catalog_import, name="staff_catalog_import"),
+    path("catalog/prices/", staff.catalog_prices, name="staff_catalog_prices"),
 ]

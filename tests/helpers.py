@@ -15,6 +15,9 @@ from catalog.gateway import codec, keys
 from catalog.gateway.catalog import importer
 from catalog.gateway.stock.entities import StockAdjustment, is_sale_record
 from tests.picture_files import picture_bytes as picture_bytes  # where the editor's tests take it from
+from tests.staff_groups import CATALOG_EDITORS as CATALOG_EDITORS  # the staff groups' helpers
+from tests.staff_groups import WAREHOUSE, join
+from tests.staff_groups import warehouse_staff as warehouse_staff
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -267,13 +270,16 @@ def mailed_code(message):
     return re.search(r"^([A-Z0-9]{4}-[A-Z0-9]{4})$", message.body, re.M).group(1)
 
 
-def make_account(django_user_model, username, password, **fields):
-    """An account as sign-up leaves it once its address is confirmed (allauth's EmailAddress, verified)."""
+def make_account(django_user_model, username, password, *, groups=None, **fields):
+    """An account as sign-up leaves it once its address is confirmed (allauth's EmailAddress, verified). A staff
+    account joins `groups` (by default "Warehouse": the stock pages' permission, staff/models.py)."""
     from allauth.account.models import EmailAddress
 
     user = django_user_model.objects.create_user(username, email=f"{username}@example.com", password=password,
                                                  **fields)
     EmailAddress.objects.create(user=user, email=user.email, primary=True, verified=True)
+    if user.is_staff:
+        join(user, *(groups if groups is not None else [WAREHOUSE]))
     return user
 
 

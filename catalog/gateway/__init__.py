@@ -34,8 +34,22 @@ from .alerts import (
     alerts_outbox,
 )
 from .catalog import importer
+from .catalog.bulk import Applied, Planned, plan_apply, plan_price_change, plan_products, products_every
 from .catalog.counts import counts_recount
+from .catalog.editor import (
+    EDITABLE,
+    ProductChanged,
+    ProductEdit,
+    ProductExists,
+    brand_save,
+    category_save,
+    product_create,
+    product_history,
+    product_update,
+    products_hidden,
+)
 from .catalog.entities import Brand, Category, Product
+from .catalog.import_file import MAX_ATTRIBUTES, check_product
 from .catalog.products import (
     brands_all,
     categories_all,
@@ -150,6 +164,11 @@ __all__ = [
     "stock_history", "stock_increase", "table_ensure",
     "Sale", "product_buyers", "product_buyers_all",  # who bought what
     "MAX_STOCK_BUCKETS", "stock_set_buckets",
+    # the staff catalog editor
+    "EDITABLE", "ProductChanged", "ProductEdit", "ProductExists", "brand_save", "category_save", "product_create",
+    "product_history", "product_update", "products_hidden",
+    "Applied", "Planned", "plan_apply", "plan_price_change", "plan_products", "products_every", "check_product",
+    "MAX_ATTRIBUTES",
     # card payments: checkouts waiting for their payment, the payment on an order, the provider's events
     "Payment", "PendingPayment", "payment_states", "order_payment_update", "payment_event_claim",
     "payment_event_release", "payment_pending_get", "payment_pending_intent", "payment_pending_put",

@@ -86,18 +86,14 @@ PROBE_KEY = {"PK": "PROBE", "SK": "READY"}
 def brand_key(brand_id: str) -> dict[str, Any]:
     return {"PK": BRANDS_PK, "SK": f"B#{brand_id}"}
 
-
 def category_key(category_id: str) -> dict[str, Any]:
     return {"PK": CATEGORIES_PK, "SK": f"C#{category_id}"}
-
 
 def product_pk(product_id: str) -> str:
     return f"P#{product_id}"
 
-
 def product_key(product_id: str) -> dict[str, Any]:
     return {"PK": product_pk(product_id), "SK": PRODUCT_SK}
-
 
 def product_index_keys(*, product_id: str, brand_id: str, category_id: str) -> dict[str, Any]:
     """The GSI keys that put a product under its brand (GSI1) and its category (GSI2)."""
@@ -107,7 +103,6 @@ def product_index_keys(*, product_id: str, brand_id: str, category_id: str) -> d
 
 def pair_pk(brand_id: str, category_id: str) -> str:
     return f"B#{brand_id}#C#{category_id}"
-
 
 def name_key(normalised_name: str) -> str:
     """The sort-key form of a normalised name (text.normalise): cut and padded to a fixed width."""
@@ -135,14 +130,11 @@ def product_sort_keys(
 def term_pk(term: str) -> str:
     return f"{TERM_PREFIX}{term}"
 
-
 def term_key(term: str, *, product_id: str, normalised_name: str) -> dict[str, Any]:
     return {"PK": term_pk(term), "SK": f"{name_key(normalised_name)}#P#{product_id}"}
 
-
 def term_index_keys(term: str, *, product_id: str, price: Decimal) -> dict[str, Any]:
     return _index_keys(BY_PRICE["brand"], term_pk(term), f"{price_key(price)}#P#{product_id}")
-
 
 def term_count_keys(term: str) -> list[Any]:
     """A term's two count items: the first read by name and by price going up, the second by price going down."""
@@ -150,13 +142,23 @@ def term_count_keys(term: str) -> list[Any]:
             for sk in (TERM_COUNT_LOW, TERM_COUNT_HIGH)]
 
 
+# --- the catalog editor (docs/catalog-editor.md) ---------------------------------------------
+# A hidden product's only list entry is GSI1's HIDDEN partition, by brand and category (no shopper's list reads
+# it); each staff change of a product is a record under the product (EDIT#<time>#<id>, newest last).
+HIDDEN_PK, EDIT_PREFIX = "HIDDEN", "EDIT#"
+
+
+def hidden_index_keys(*, product_id: str, brand_id: str, category_id: str) -> dict[str, Any]:
+    return _index_keys(GSI1, HIDDEN_PK, f"{brand_gsi_pk(brand_id)}#{category_gsi_pk(category_id)}#P#{product_id}")
+
+def product_edit_key(product_id: str, *, at: Any, edit_id: str) -> dict[str, Any]:
+    return {"PK": product_pk(product_id), "SK": f"{EDIT_PREFIX}{at}#{edit_id}"}
+
 def brand_gsi_pk(brand_id: str) -> str:
     return f"B#{brand_id}"
 
-
 def category_gsi_pk(category_id: str) -> str:
     return f"C#{category_id}"
-
 
 def brand_in_category_prefix(brand_id: str) -> str:
     """GSI2SK prefix of a brand's products; the trailing '#' keeps B#1 from matching B#10."""
@@ -171,22 +173,17 @@ def category_in_brand_prefix(category_id: str) -> str:
 def stock_adjustment_key(product_id: str, *, at: Any, adjustment_id: str) -> dict[str, Any]:
     return {"PK": product_pk(product_id), "SK": f"{STOCK_PREFIX}{at}#{adjustment_id}"}
 
-
 def token_key(product_id: str, token: str) -> dict[str, Any]:
     return {"PK": product_pk(product_id), "SK": f"{TOKEN_PREFIX}{token}"}
-
 
 def customer_pk(customer_id: str) -> str:
     return f"CUSTOMER#{customer_id}"
 
-
 def customer_key(customer_id: str) -> dict[str, Any]:
     return {"PK": customer_pk(customer_id), "SK": CUSTOMER_SK}
 
-
 def order_key(customer_id: str, order_id: str) -> dict[str, Any]:
     return {"PK": customer_pk(customer_id), "SK": f"{ORDER_PREFIX}{order_id}"}
-
 
 def order_line_key(customer_id: str, order_id: str, product_id: str) -> dict[str, Any]:
     return {"PK": customer_pk(customer_id), "SK": f"{ORDER_PREFIX}{order_id}#ITEM#{product_id}"}
@@ -201,10 +198,8 @@ MAX_STOCK_BUCKETS = 100
 def bucket_pk(product_id: str, bucket: int) -> str:
     return f"{product_pk(product_id)}#S#{bucket}"
 
-
 def bucket_key(product_id: str, bucket: int) -> dict[str, Any]:
     return {"PK": bucket_pk(product_id, bucket), "SK": BUCKET_SK}
-
 
 def order_number_key(number: str) -> dict[str, Any]:
     """The claim item of an order number (people's short reference of an order)."""
@@ -235,10 +230,8 @@ def ledger_keys(product_id: str, *, at: Any, adjustment_id: str) -> dict[str, An
 def by_reason_pk(product_id: str, reason: str) -> str:
     return f"{product_pk(product_id)}#R#{reason}"
 
-
 def by_reason_keys(product_id: str, reason: str, *, at: Any, adjustment_id: str) -> dict[str, Any]:
     return _index_keys(BY_REASON, by_reason_pk(product_id, reason), f"{at}#{adjustment_id}")
-
 
 def reorder_keys(product_id: str, level: int | None) -> dict[str, Any]:
     """The Reorder index keys of a product at `level`: sold-out first, then by level."""
@@ -247,7 +240,6 @@ def reorder_keys(product_id: str, level: int | None) -> dict[str, Any]:
 
 def open_orders_pk(shard: int) -> str:
     return f"{OPEN_ORDERS_PK}#{shard}"
-
 
 def open_order_keys(order_id: str) -> dict[str, Any]:
     """An open order's OpenOrders keys: its shard is a hash of its ID."""
@@ -262,7 +254,6 @@ def open_orders_partitions() -> list[Any]:
 # --- who bought what -----------------------------------------------------------------------
 def buyers_pk(product_id: str, shard: int) -> str:
     return f"{product_pk(product_id)}#B#{shard}"
-
 
 def buyers_keys(product_id: str, *, at: Any, order_id: str) -> dict[str, Any]:
     """An order line's Buyers keys: its product's shard (a hash of the order ID), newest last."""
@@ -281,18 +272,14 @@ ALERT_PRODUCT_PREFIX = "P#"
 def alert_owner_customer(customer_id: str) -> str:
     return f"C#{customer_id}"
 
-
 def alert_owner_email(email: str) -> str:
     return "E#" + hashlib.sha256(email.strip().lower().encode()).hexdigest()[:32]
-
 
 def alert_pk(owner: str) -> str:
     return f"ALERT#{owner}"
 
-
 def alert_key(owner: str, product_id: str) -> dict[str, Any]:
     return {"PK": alert_pk(owner), "SK": f"{ALERT_PRODUCT_PREFIX}{product_id}"}
-
 
 def alert_waiting_keys(product_id: str, *, asked_at: Any, alert_id: str) -> dict[str, Any]:
     """AlertQueue keys of a waiting alert: under its product, oldest first."""
@@ -302,10 +289,8 @@ def alert_waiting_keys(product_id: str, *, asked_at: Any, alert_id: str) -> dict
 def alert_waiting_pk(product_id: str) -> str:
     return f"AQ#P#{product_id}"
 
-
 def alert_outbox_pk(shard: int) -> str:
     return f"AQ#OUT#{shard}"
-
 
 def alert_outbox_keys(*, asked_at: Any, alert_id: str) -> dict[str, Any]:
     """AlertQueue keys of an alert whose email is due (its confirmation or the alert)."""
@@ -318,7 +303,6 @@ ALERTS_WAITING = "alertsWaiting"
 
 def alert_due_pk(shard: int) -> str:
     return f"ALERTS_DUE#{shard}"
-
 
 def alert_due_key(product_id: str) -> dict[str, Any]:
     return {"PK": alert_due_pk(_shard_of(product_id, ALERT_SHARDS)), "SK": f"{ALERT_PRODUCT_PREFIX}{product_id}"}
@@ -342,7 +326,6 @@ HOLD_KEY_SHARDS = 8
 def hold_pk(product_id: str, shard: int) -> str:
     return f"{product_pk(product_id)}#H#{shard}"
 
-
 def hold_partitions(product_id: str) -> list[Any]:
     """Every partition a product's holds and their records are in."""
     return [hold_pk(product_id, shard) for shard in range(HOLD_KEY_SHARDS)]
@@ -355,7 +338,6 @@ def hold_key(product_id: str, customer_id: str) -> dict[str, Any]:
 
 def holds_pk(shard: int) -> str:
     return f"HOLDS#{shard}"
-
 
 def hold_expiry_keys(product_id: str, customer_id: str, until: Any) -> dict[str, Any]:
     """A hold's HoldExpiry keys: its shard (a hash of product and customer), then its end (epoch s)."""

@@ -70,8 +70,8 @@ def line_problems(lines: Any, products: Mapping[str, Product]) -> list[LineProbl
     problems = []
     for line in lines:
         product = products.get(line.product_id)
-        if product is None:
-            problems.append(LineProblem(line.product_id, LineProblem.GONE))
+        if product is None or not product.published:  # deleted, or hidden by staff
+            problems.append(LineProblem(line.product_id, LineProblem.GONE, name=product.name if product else ""))
         elif product.price != line.price:
             problems.append(LineProblem(line.product_id, LineProblem.PRICE, name=product.name, price=product.price))
         elif product.stock_level < line.quantity:

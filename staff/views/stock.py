@@ -22,6 +22,7 @@ from catalog.gateway import (
 from storefront.errors import RETRY_AFTER
 from storefront.http import optional_param, partial_template, query_string, wants_partial
 
+from ..access import may
 from ..decorators import POST, READ, READ_AND_POST, staff_view
 from ..forms import (
     INCREASE,
@@ -33,10 +34,14 @@ from ..forms import (
     StockListForm,
     StocktakeForm,
 )
+from ..models import CATALOG, WAREHOUSE
 
 
-@staff_view(READ, htmx=False)
+@staff_view(READ, htmx=False, permission=None)
 def home(request):
+    """The stock pages, or the catalog editor for staff who may use only that."""
+    if not may(request.user, WAREHOUSE) and may(request.user, CATALOG):
+        return redirect("staff_catalog")
     return redirect("staff_stock")
 
 

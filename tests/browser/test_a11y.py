@@ -10,7 +10,7 @@ from django.test import Client
 
 from catalog import gateway
 from catalog.gateway import CatalogUnavailable
-from tests.helpers import axe_violations, page_overflow, seed
+from tests.helpers import CATALOG_EDITORS, WAREHOUSE, axe_violations, join, page_overflow, seed
 from tests.shop.test_views import checkout_form
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -67,6 +67,12 @@ PAGES = {
     "staff-order": Visit("/staff/orders/{customer_id}/{order_id}/", user="ann", order=True),
     "staff-receive": Visit("/staff/receive/", user="ann"),
     "staff-ledger": Visit("/staff/ledger/", user="ann"),
+    "catalog-list": Visit("/staff/catalog/?brand=3", user="ann"),
+    "catalog-product": Visit("/staff/catalog/products/1/", user="ann"),
+    "catalog-new": Visit("/staff/catalog/products/new/", user="ann"),
+    "catalog-brands": Visit("/staff/catalog/brands/", user="ann"),
+    "catalog-import": Visit("/staff/catalog/import/", user="ann"),
+    "catalog-prices": Visit("/staff/catalog/prices/", user="ann"),
     "not-found": Visit("/products/nope/", status=404),
     "bad-request": Visit("/brands/3/?after=forged", status=400),
     "forbidden": Visit("/staff/stock/", user="alice", status=403),
@@ -79,7 +85,8 @@ def site(ddb, live_server, django_user_model):
     seed()
     gateway.stock_decrease(product_id="1", quantity=2, token=gateway.new_token(), reason="damaged", who="cy")
     django_user_model.objects.create_user("alice", password="a-long-password-1")
-    django_user_model.objects.create_user("ann", password="pw-ann-staff", is_staff=True)
+    join(django_user_model.objects.create_user("ann", password="pw-ann-staff", is_staff=True), WAREHOUSE,
+         CATALOG_EDITORS)
     return live_server.url
 
 

@@ -10,7 +10,7 @@ from django.test import Client
 from playwright.sync_api import expect
 
 from catalog import gateway
-from tests.helpers import page_overflow, screenshot, seed
+from tests.helpers import page_overflow, screenshot, seed, warehouse_staff
 from tests.shop.test_views import checkout_form
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -24,7 +24,7 @@ def site(ddb, live_server, django_user_model):
     seed()
     alice = django_user_model.objects.create_user("alice", email="alice@example.com", password="a-long-password-1",
                                                   name="Alice Liddell")
-    ann = django_user_model.objects.create_user("ann", password="pw-ann-staff", is_staff=True)
+    ann = warehouse_staff(django_user_model.objects.create_user("ann", password="pw-ann-staff", is_staff=True))
     return {"url": live_server.url, "alice": alice, "ann": ann}
 
 

@@ -7,7 +7,7 @@ from allauth.account.models import EmailAddress
 from allauth.mfa.models import Authenticator
 from playwright.sync_api import expect
 
-from tests.helpers import totp_code, wrong_totp_code
+from tests.helpers import totp_code, warehouse_staff, wrong_totp_code
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 PASSWORD = "pw-ann-staff-long"
@@ -18,7 +18,8 @@ SECRET = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
 def shop(shop, django_user_model, settings):
     settings.STAFF_MFA_REQUIRED = True
     settings.MFA_WEBAUTHN_ALLOW_INSECURE_ORIGIN = True  # http://localhost in tests
-    ann = django_user_model.objects.create_user("ann", email="ann@example.com", password=PASSWORD, is_staff=True)
+    ann = warehouse_staff(django_user_model.objects.create_user(
+        "ann", email="ann@example.com", password=PASSWORD, is_staff=True))
     EmailAddress.objects.create(user=ann, email=ann.email, primary=True, verified=True)
     return shop
 

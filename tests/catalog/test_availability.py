@@ -7,6 +7,7 @@ import pytest
 
 from catalog import availability, gateway
 from catalog.gateway import Product
+from tests.helpers import warehouse_staff
 
 
 def product(level, reorder_point=None):
@@ -44,7 +45,9 @@ def test_whether_it_can_be_bought():
 
 def test_the_reorder_page_colours_rows_with_the_staff_states(catalog, client, django_user_model, settings):
     settings.STAFF_MFA_REQUIRED = False  # signed in with force_login: the second factor is tested elsewhere
-    client.force_login(django_user_model.objects.create_user(username="ann", password="pw-ann", is_staff=True))
+    staff_user = warehouse_staff(django_user_model.objects.create_user(
+        username="ann", password="pw-ann", is_staff=True))
+    client.force_login(staff_user)
     gateway.product_set_reorder_point(product_id="1", reorder_point=70)  # 70 in stock: at its reorder point
     html = client.get("/staff/reorder/").content.decode()
     rows = {pid: css for css, pid in re.findall(r'<tr class="([^"]+)">\s*<td><a href="/staff/products/([^/]+)/stock/"',

@@ -14,7 +14,7 @@ from django.test import Client
 from catalog import gateway
 from catalog.gateway import client as dynamo
 from catalog.gateway.table import table_ensure
-from tests.helpers import seed
+from tests.helpers import seed, warehouse_staff
 from tools import dynamodb_local
 
 pytestmark = [pytest.mark.dynamodb_local, pytest.mark.django_db(transaction=True)]
@@ -58,7 +58,8 @@ def timed(call):
 def test_a_frozen_dynamodb_fails_fast_spares_other_pages_and_recovers(own_dynamodb, django_user_model, settings):
     settings.STAFF_MFA_REQUIRED = False  # staff signed in with force_login (tests/staff/test_second_factor.py)
     shopper, staff = Client(), Client()
-    staff.force_login(django_user_model.objects.create_user(username="ann", password="pw", is_staff=True))
+    staff_user = warehouse_staff(django_user_model.objects.create_user(username="ann", password="pw", is_staff=True))
+    staff.force_login(staff_user)
     assert shopper.get("/").status_code == 200  # the brand and category names are cached now
     page = staff.get("/staff/products/4/stock/").content.decode()
     token = re.search(r'name="token" value="([^"]+)"', page).group(1)

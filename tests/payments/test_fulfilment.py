@@ -12,7 +12,7 @@ from catalog.gateway import OrderStatusRefused
 from catalog.gateway.dynamo.testing import count_requests
 from payments import fulfilment, stripe_api
 from payments.stripe_api import PaymentRefused
-from tests.helpers import sign_in_staff
+from tests.helpers import sign_in_staff, warehouse_staff
 
 from .helpers import add, order_id_of, orders_of, pay, stock
 
@@ -31,7 +31,8 @@ def paid_order(catalog, client, shopper, stripe_on):
 
 @pytest.fixture
 def staff_client(django_user_model):
-    staff = django_user_model.objects.create_user(username="ann", password="pw-ann-staff", is_staff=True)
+    staff = warehouse_staff(django_user_model.objects.create_user(username="ann", password="pw-ann-staff",
+                                                                  is_staff=True))
     return sign_in_staff(Client(), staff)
 
 

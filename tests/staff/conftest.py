@@ -1,11 +1,12 @@
 import pytest
 
-from tests.helpers import sign_in_staff
+from tests.helpers import sign_in_staff, warehouse_staff
 
 
 @pytest.fixture
 def staff(django_user_model):
-    return django_user_model.objects.create_user(username="ann", password="pw-ann-staff", is_staff=True)
+    return warehouse_staff(django_user_model.objects.create_user(
+        username="ann", password="pw-ann-staff", is_staff=True))
 
 
 @pytest.fixture

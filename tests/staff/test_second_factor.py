@@ -13,7 +13,7 @@ from allauth.mfa.models import Authenticator
 from django.core import mail
 
 from shop.mfa import FACTORS
-from tests.helpers import mailed_code, totp_code, wrong_totp_code
+from tests.helpers import mailed_code, totp_code, warehouse_staff, wrong_totp_code
 
 pytestmark = pytest.mark.django_db
 PASSWORD = "a-long-password-1"
@@ -37,7 +37,7 @@ def sign_in(client, login, password=PASSWORD):
 
 @pytest.fixture
 def ann(django_user_model):
-    return make_user(django_user_model, "ann", is_staff=True)
+    return warehouse_staff(make_user(django_user_model, "ann", is_staff=True))
 
 
 def test_staff_without_a_second_factor_are_sent_to_set_one_up(ann, client, catalog):

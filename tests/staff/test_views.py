@@ -12,7 +12,7 @@ from django.test import Client
 from catalog import gateway
 from catalog.gateway import keys
 from catalog.gateway.dynamo.testing import count_requests
-from tests.helpers import history, level, paged_catalog, seed, sign_in_staff, small_catalog
+from tests.helpers import history, level, paged_catalog, seed, sign_in_staff, small_catalog, warehouse_staff
 
 HX = {"HX-Request": "true"}
 STOCK_URL = "/staff/products/{}/stock/"
@@ -178,7 +178,9 @@ def test_history_is_newest_first_with_who_change_level_and_reason(catalog, staff
     adjust(staff_client, "4", quantity="10", reason="received")
     adjust(staff_client, "4", action="decrease", quantity="2", reason="damaged")
     other = Client()
-    sign_in_staff(other, django_user_model.objects.create_user(username="cy", password="pw-cy-staff", is_staff=True))
+    staff_user = warehouse_staff(django_user_model.objects.create_user(
+        username="cy", password="pw-cy-staff", is_staff=True))
+    sign_in_staff(other, staff_user)
     adjust(other, "4", action="decrease", quantity="20", reason="counted")
     rows = history_rows(staff_client.get(STOCK_URL.format("4")))
     assert rows == [
@@ -502,7 +504,8 @@ def test_twenty_staff_decrements_in_parallel_on_a_stock_of_ten(local_ddb, django
     clients = []
     for i in range(20):
         client = Client()
-        sign_in_staff(client, django_user_model.objects.create_user(username=f"staff{i}", is_staff=True))
+        sign_in_staff(client, warehouse_staff(django_user_model.objects.create_user(
+            username=f"staff{i}", is_staff=True)))
         clients.append(client)
     start = threading.Barrier(20)
 

@@ -14,7 +14,7 @@ import pytest
 from django.test import Client, override_settings
 
 from bench.load import gunicorn_flags
-from tests.helpers import REPO
+from tests.helpers import REPO, warehouse_staff
 
 pytestmark = pytest.mark.django_db
 
@@ -170,7 +170,8 @@ def test_templates_have_no_inline_scripts_or_styles():
 def test_cart_checkout_account_and_staff_pages_are_private_and_not_stored(catalog, client, url, django_user_model):
     for who in (None, "alice"):
         if who:
-            client.force_login(django_user_model.objects.create_user(username=who, password="pw", is_staff=True))
+            client.force_login(warehouse_staff(django_user_model.objects.create_user(
+                username=who, password="pw", is_staff=True)))
         cache_control = client.get(url)["Cache-Control"]
         assert "private" in cache_control and "no-store" in cache_control, (url, who)
 

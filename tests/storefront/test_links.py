@@ -10,6 +10,7 @@ from django.test import Client
 from catalog import gateway
 from catalog.gateway import PurchaseLine
 from catalog.gateway.orders import orders
+from tests.helpers import warehouse_staff
 
 MAX_PAGES = 600  # the small catalog's pages, sorts and filters are far fewer: a loop would stop here
 
@@ -83,7 +84,7 @@ def shop(catalog, django_user_model):
                        lines=[PurchaseLine("4", 1, gateway.product_get(product_id="4").price)],
                        address={"name": "Alice Liddell", "street": "Hauptstraße 1", "postcode": "10115",
                                 "city": "Berlin", "country": "DE"})
-    ann = django_user_model.objects.create_user("ann", password="pw", is_staff=True)
+    ann = warehouse_staff(django_user_model.objects.create_user("ann", password="pw", is_staff=True))
     return {"alice": alice, "ann": ann}
 
 

@@ -6,6 +6,8 @@ import re
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
+from tests.helpers import warehouse_staff
+
 pytestmark = pytest.mark.django_db
 
 _PARAMETER = re.compile(r"<(?:\w+:)?\w+>|\(\?P<\w+>[^)]*\)")
@@ -30,7 +32,8 @@ def test_every_url_pattern_is_listed():
 
 @pytest.mark.parametrize("method", ["put", "delete", "patch"])
 def test_no_url_processes_a_put_or_delete(catalog, client, django_user_model, method):
-    client.force_login(django_user_model.objects.create_user("ann", password="pw-ann-staff", is_staff=True))
+    client.force_login(warehouse_staff(django_user_model.objects.create_user(
+        "ann", password="pw-ann-staff", is_staff=True)))
     processed = {}
     for path in EVERY_PATH:
         response = getattr(client, method)(path, "action=ship", content_type="application/x-www-form-urlencoded")

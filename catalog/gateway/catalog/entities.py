@@ -122,6 +122,11 @@ class Product:
     # Back-in-stock alerts waiting for it (keys.ALERTS_WAITING). Not an import's: to_item
     # leaves it out, so an import never resets it.
     alerts_waiting: int = field(default=0, compare=False)
+    # Shown to shoppers (False: hidden by staff: in no list, count or search, its page a 404; to_item
+    # then puts it in the hidden products' GSI1 partition instead of the shoppers' indexes).
+    published: bool = True
+    # How many times staff or an import changed it: the editor writes only if it is still the one shown.
+    version: int = field(default=0, compare=False)
 
     @classmethod
     def from_item(cls, item: dict[str, Any]) -> Product:
@@ -141,6 +146,8 @@ class Product:
             description=item.get("description", ""),
             attributes={k: plain_value(v) for k, v in (item.get("attributes") or {}).items()},
             image=item.get("image", ""),
+            published=item.get("published", True) is not False,
+            version=int_value(item.get("version"), 0),
         )
 
     @property
@@ -150,13 +157,7 @@ class Product:
     def to_item(self) -> dict[str, Any]:
         item = {
             **keys.product_key(self.product_id),
-            **keys.product_index_keys(
-                product_id=self.product_id, brand_id=self.brand_id, category_id=self.category_id
-            ),
-            **keys.product_sort_keys(
-                product_id=self.product_id, brand_id=self.brand_id, category_id=self.category_id,
-                normalised_name=self.normalised_name, price=self.price,
-            ),
+            **self.list_keys(),
             "type": "PRODUCT",
             "productId": self.product_id,
             "name": self.name,
@@ -173,11 +174,24 @@ class Product:
         }
         if self.image:
             item["image"] = self.image
+        if not self.published:
+            item["published"] = False
         return item
+
+    def list_keys(self) -> dict[str, Any]:
+        """The index keys that put it in lists: shown, GSI1, GSI2 and the six sort indexes (the seed's
+        keys); hidden, only the hidden products' GSI1 partition (staff's list of them)."""
+        where = {"product_id": self.product_id, "brand_id": self.brand_id, "category_id": self.category_id}
+        if not self.published:
+            return keys.hidden_index_keys(**where)
+        return {**keys.product_index_keys(**where),
+                **keys.product_sort_keys(**where, normalised_name=self.normalised_name, price=self.price)}
 
     def term_items(self) -> list[Any]:
         """The search index items of this product: one per term of its name (text.terms), with
-        what a search result shows (no stock level)."""
+        what a search result shows (no stock level); none while it is hidden."""
+        if not self.published:
+            return []
         normalised = self.normalised_name
         shown = {
             "type": "TERM", "productId": self.product_id, "name": self.name, "brandId": self.brand_id,

@@ -263,6 +263,18 @@ def _product_builder(
     return product
 
 
+def check_product(
+    raw: Any, *, path: str, brand_ids: Iterable[str], category_ids: Iterable[str]
+) -> tuple[Product | None, list[str]]:
+    """One product as the import file gives it (productId, name, brandId, categoryId, price, stockLevel,
+    description, attributes, image), checked by the import's rules (the staff editor and its CSV use them
+    too): (the Product, []) or (None, its problems, each starting with `path`)."""
+    problems: list[str] = []
+    product_id = _id(raw.get("productId"), f"{path}.productId", problems)
+    product = _product_builder(brand_ids, category_ids)(raw, path, product_id, problems)
+    return (product if not problems else None), problems
+
+
 def validate(
     data: Any, *, known_brand_ids: Set[str] = frozenset(), known_category_ids: Set[str] = frozenset()
 ) -> tuple[Any, Any, Any]:

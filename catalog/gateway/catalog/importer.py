@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Iterator, Sequence
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from .. import keys
@@ -20,13 +19,20 @@ from ..dynamo.batches import batch_get, batch_write
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import serialize
-from ..dynamo.threads import in_parallel
 from ..dynamo.transact import TRANSACTION_ACTIONS, put, update
 from ..errors import CatalogUnavailable
 from ..stock.buckets import stock_gather
 from ..stock.stock import opening_adjustment
 from ..validate import new_token
-from . import text
+from .changes import (
+    add_term_counts,
+    as_read_condition,
+    as_stored,
+    count_actions,
+    membership_deltas,
+    moves,
+    term_changes,
+)
 from .entities import Product
 from .import_file import DEMO_CATALOG, ImportInvalid, ImportResult, load, referenced_ids, validate
 from .products import brands_all, categories_all
@@ -58,8 +64,10 @@ GROUP_ATTEMPTS = 10
 # update keeps the level; the Reorder index keys follow from both), its stock buckets and whether its
 # stock is spread over them (it is gathered first: buckets.py), and the back-in-stock alerts waiting
 # for it (a reset's Put keeps the count: keys.ALERTS_WAITING).
+# Also whether staff hid it (an import keeps that) and its version (an import moves it on: the staff editor
+# writes only over the version it showed).
 PRODUCT_STATE = ("productId, brandId, categoryId, #n, price, image, stockLevel, reorderPoint, stockBuckets, "
-                 f"stockSpread, {keys.ALERTS_WAITING}")
+                 f"stockSpread, {keys.ALERTS_WAITING}, published, version")
 
 
 def _read_products(product_ids: Iterable[str], result: Any) -> dict[str, Any]:
@@ -108,16 +116,15 @@ def _stored_level(old: Any) -> int:
 
 
 def _product_action(product: Product, old: Any, reset_stock: bool) -> dict[str, Any]:
-    """The conditional Put or Update of one product: it must still be as it was read (place, name,
-    level, and unless the stock is reset its reorder point). A product without a reorder point
-    in the file keeps the one stored; an update keeps the stock level, and the Reorder index keys
-    follow from that level."""
+    """The conditional Put or Update of one product: it must still be as it was read (place, name, shown or hidden,
+    version, level, and unless the stock is reset its reorder point). A product without a reorder point in the file
+    keeps the one stored; an update keeps the stock level, and the Reorder index keys follow from that level."""
     if old is None:
         return put(product.to_item(), if_absent=True)
     stored_level = _stored_level(old)
     stored_reorder = int(old["reorderPoint"]) if old.get("reorderPoint") is not None else None
     product = dataclasses.replace(
-        product,
+        as_stored(product, old),
         reorder_point=product.reorder_point if product.reorder_point is not None else stored_reorder,
         stock_level=product.stock_level if reset_stock else stored_level,
         stock_buckets=product.stock_buckets or int(old.get("stockBuckets", 1)),
@@ -125,8 +132,8 @@ def _product_action(product: Product, old: Any, reset_stock: bool) -> dict[str, 
     item = product.to_item()
     # Gathered (its stockLevel the total; buckets.stock_gather ran before if it was spread).
     condition = ("attribute_exists(PK) AND attribute_not_exists(stockSpread) AND brandId = :ob AND "
-                 "categoryId = :oc AND #n = :on")
-    values = {":ob": old["brandId"], ":oc": old["categoryId"], ":on": old.get("name", "")}
+                 f"categoryId = :oc AND #n = :on AND {as_read_condition(old)[0]}")
+    values = {":ob": old["brandId"], ":oc": old["categoryId"], ":on": old.get("name", ""), **as_read_condition(old)[1]}
     # The level read: a reset's opening change is the difference to it, so it must still hold.
     if old.get("stockLevel") is None:
         condition += " AND attribute_not_exists(stockLevel)"
@@ -145,13 +152,14 @@ def _product_action(product: Product, old: Any, reset_stock: bool) -> dict[str, 
         else:
             item[keys.ALERTS_WAITING] = values[":ow"] = old[keys.ALERTS_WAITING]
             condition += f" AND {keys.ALERTS_WAITING} = :ow"
-        action = put(item)
+        action = put({**item, "version": int(old.get("version") or 0) + 1})
         action["Put"]["ConditionExpression"] = condition
         action["Put"]["ExpressionAttributeNames"] = {"#n": "name"}
         action["Put"]["ExpressionAttributeValues"] = serialize(values)
         return action
     key = {"PK": item.pop("PK"), "SK": item.pop("SK")}
     item.pop("stockLevel")
+    item["version"] = int(old.get("version") or 0) + 1  # moved on: the staff editor writes over what it showed
     # Attributes an earlier version had but this one has not (an image taken away, the Reorder
     # index keys of a product no longer low) are removed.
     removed = ([] if product.image else ["image"]) + [
@@ -185,45 +193,6 @@ def _opening(product: Product, old: Any, reset_stock: bool) -> StockAdjustment |
     )
 
 
-def _count_actions(deltas: Any) -> list[Any]:
-    """One Update a brand or category whose counts move: {(key items, map name): {id: delta}}."""
-    actions = []
-    for (key_items, counts), by_id in sorted(deltas.items()):
-        key = dict(key_items)
-        moving = {i: d for i, d in sorted(by_id.items()) if d}
-        if not moving:
-            continue
-        names = {"#m": counts, **{f"#k{n}": i for n, i in enumerate(moving)}}
-        values = {":z": 0, **{f":d{n}": d for n, d in enumerate(moving.values())}}
-        expression = "SET " + ", ".join(
-            f"#m.#k{n} = if_not_exists(#m.#k{n}, :z) + :d{n}" for n in range(len(moving))
-        )
-        actions.append(update(key, expression, values, names=names))
-    return actions
-
-
-def _membership_deltas(pairs: Any) -> dict[str, Any]:
-    """{(key items, map): {id: delta}} for products leaving (-1) and joining (+1) brand/category pairs."""
-    deltas = {}
-    for (brand_id, category_id), delta in pairs:
-        for key, counts, other in (
-            (keys.brand_key(brand_id), "categoryCounts", category_id),
-            (keys.category_key(category_id), "brandCounts", brand_id),
-        ):
-            by_id = deltas.setdefault((tuple(key.items()), counts), {})
-            by_id[other] = by_id.get(other, 0) + delta
-    return deltas
-
-
-def _moves(product: Product, old: Any) -> list[Any]:
-    """The count changes a product's write makes: [((brand, category), +1 or -1), ...]."""
-    new = (product.brand_id, product.category_id)
-    if old is None:
-        return [(new, 1)]
-    before = (old["brandId"], old["categoryId"])
-    return [] if before == new else [(before, -1), (new, 1)]
-
-
 def _groups(products: Sequence[Product], existing: Any) -> Iterator[list[Product]]:
     """Products in transactions: at most TRANSACTION_ACTIONS actions (two a product: its write and
     room for its opening stock change, which a re-read may bring; one a brand or category whose
@@ -232,7 +201,7 @@ def _groups(products: Sequence[Product], existing: Any) -> Iterator[list[Product
     group, pairs, size = [], set(), 0
     for product in sorted(products, key=lambda p: (p.brand_id, p.category_id, p.product_id)):
         old = existing.get(product.product_id)
-        touched = {(m[0][0], m[0][1]) for m in _moves(product, old)}
+        touched = {(m[0][0], m[0][1]) for m in moves(as_stored(product, old), old)}
         new_pairs = pairs | touched
         counters = len({b for b, _ in new_pairs}) + len({c for _, c in new_pairs})
         item_size = len(repr(product.to_item())) + OPENING_BYTES
@@ -253,12 +222,12 @@ def _write_group(group: Any, existing: Any, reset_stock: bool, result: Any) -> N
         for product_id in spread:  # its stock back on its item, where the import's conditions see it
             stock_gather(product_id=product_id)
         existing.update(_read_products(spread, result) if spread else {})
-        moves = [m for p in group for m in _moves(p, existing.get(p.product_id))]
+        moved = [m for p in group for m in moves(as_stored(p, existing.get(p.product_id)), existing.get(p.product_id))]
         # Product actions first: a refusal's index i is group[i].
         actions = [_product_action(p, existing.get(p.product_id), reset_stock) for p in group]
         openings = [o for p in group if (o := _opening(p, existing.get(p.product_id), reset_stock))]
         actions += [put(o.to_item(), if_absent=True) for o in openings]
-        actions += _count_actions(_membership_deltas(moves))
+        actions += count_actions(membership_deltas(moved))
         # A reset that brings units to a product shoppers wait for marks their alerts due, as a receipt does.
         due = [alert_due_action(p.product_id, p.stock_level - _stored_level(old)) for p in group
                if reset_stock and (old := existing.get(p.product_id)) and marks_due(
@@ -278,65 +247,6 @@ def _write_group(group: Any, existing: Any, reset_stock: bool, result: Any) -> N
                     existing[pid] = fresh[pid]
         pause(attempt, first=0.05, most=2.0)
     raise CatalogUnavailable("Other writes kept changing the products being imported; the import stopped part way")
-
-
-def _shown(product_or_item: Any) -> tuple[str, str, str, Decimal, str] | tuple[Any, Any, Any, Decimal, Any]:
-    """What a product's term items show and are keyed by."""
-    if isinstance(product_or_item, Product):
-        p = product_or_item
-        return (p.name, p.brand_id, p.category_id, p.price, p.image)
-    i = product_or_item
-    price = Decimal(str(i.get("price", 0))).quantize(Decimal("0.01"))
-    return (i.get("name", ""), i.get("brandId"), i.get("categoryId"), price, i.get("image", ""))
-
-
-def _term_changes(products: Sequence[Product], before: Any) -> tuple[list[Any], list[Any], dict[str, Any]]:
-    """(items to put, keys to delete, {term: count delta}) for the products whose name, price,
-    image, brand or category changed (`before`: what each product was, None if new)."""
-    puts, deletes, deltas = [], [], {}
-    for product in products:
-        old = before.get(product.product_id)
-        if old is not None and _shown(old) == _shown(product):
-            continue
-        puts.extend(product.term_items())
-        new_terms = text.terms(product.name)
-        old_terms = set() if old is None else text.terms(old.get("name", ""))
-        old_name = text.normalise_name(old.get("name", "")) if old is not None else None
-        for term in old_terms:
-            # The item's key carries the name: a renamed product's old items all go.
-            if term not in new_terms or old_name != product.normalised_name:
-                deletes.append(keys.term_key(term, product_id=product.product_id, normalised_name=old_name))
-        for term in new_terms - old_terms:
-            deltas[term] = deltas.get(term, 0) + 1
-        for term in old_terms - new_terms:
-            deltas[term] = deltas.get(term, 0) - 1
-    return puts, deletes, {t: d for t, d in deltas.items() if d}
-
-
-def add_term_counts(deltas: Any, *, on_request: Any = None, progress: Any = None) -> None:
-    """Move each term's two count items by its delta: one UpdateItem ADD each (atomic, so
-    concurrent writers add up; no transaction, as a count item is independent of the others),
-    several at once (client.in_parallel)."""
-    def send(job: Any) -> None:
-        key, delta = job
-        with translate_errors():
-            client().update_item(
-                TableName=table_name(), Key=serialize({"PK": key["PK"], "SK": key["SK"]}),
-                UpdateExpression="SET #t = :t, ByPrice1PK = :ipk, ByPrice1SK = :isk ADD #c :d",
-                ExpressionAttributeNames={"#t": "type", "#c": "count"},
-                ExpressionAttributeValues=serialize(
-                    {":t": "TERM_COUNT", ":ipk": key["ByPrice1PK"], ":isk": key["ByPrice1SK"], ":d": delta}
-                ),
-            )
-
-    def done(job: Any) -> None:
-        if on_request:
-            on_request("UpdateItem")
-        if progress:
-            progress(1)
-
-    jobs = [(key, delta) for term, delta in sorted(deltas.items()) for key in keys.term_count_keys(term)]
-    in_parallel(jobs, send, done=done)
 
 
 def write(
@@ -364,7 +274,7 @@ def write(
         before.update({p.product_id: existing[p.product_id] for p in group if p.product_id in existing})
         if progress:
             progress(len(group))
-    puts, deletes, deltas = _term_changes(products, before)
+    puts, deletes, deltas = term_changes([as_stored(p, before.get(p.product_id)) for p in products], before)
     stage("search terms", len(puts) + len(deletes))
     batch_write(puts=puts, deletes=deletes, on_request=result.count, progress=progress)
     stage("term counts", 2 * len(deltas))

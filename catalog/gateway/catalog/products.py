@@ -199,7 +199,7 @@ def search_words(query: str) -> tuple[Any, Any]:
 
 
 def products_search(
-    *, query: str, sort: str | None = None, after: str | None = None, limit: int | None = None
+    *, query: str, sort: str | None = None, after: str | None = None, limit: int | None = None, levels: bool = True
 ) -> Page[Product]:
     """Products whose name has every word of `query` as a word or a word's start (accents and
     case ignored). One Query on TERM#<term> (the longest word) in name or price order; when other
@@ -248,8 +248,9 @@ def products_search(
     next_key = found[-1] if more else (None if exhausted else resume)
     if filtering or total is None:  # several words, or a term no product has (no count item)
         total = len(found) if exhausted and after is None else None
-    return with_stock_levels(Page(
+    page = Page(
         items=[Product.from_item(i) for i in found],
         next_cursor=key_range.encode(next_key) if next_key else None,
         total=total,
-    ))
+    )
+    return with_stock_levels(page) if levels else page  # `levels`: False for lists that show no stock
