@@ -53,3 +53,9 @@ def test_the_route_is_there_only_when_the_app_keeps_the_files(settings):
     assert media_files.urlpatterns() == []  # another server serves them
     settings.MEDIA_URL, settings.MEDIA_STORAGE = "/media/", "s3"
     assert media_files.urlpatterns() == []
+
+
+@pytest.mark.parametrize("method", ["put", "delete"])
+def test_only_get_and_head_are_taken_for_any_name_under_media(media_root, client, method):
+    for path in ["/media/pictures/7/0123456789abcdef0123456789abcdef/480x360.webp", "/media/secret.txt"]:
+        assert getattr(client, method)(path).status_code == 405
