@@ -14,6 +14,7 @@ from .. import keys
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import serialize
+from ..dynamo.conditions import Attr, Condition
 from ..dynamo.threads import in_parallel
 from ..dynamo.transact import update
 from . import text
@@ -30,14 +31,13 @@ def as_stored(product: Product, old: Any) -> Product:
     return dataclasses.replace(product, published=listed(old)) if old is not None else product
 
 
-def as_read_condition(old: Any) -> tuple[str, dict[str, Any]]:
-    """A write's condition (and its values) that the product is still shown, or still hidden, and at the
-    version read (staff edits and imports move it on)."""
-    condition = "attribute_not_exists(published)" if listed(old) else "published = :hidden"
-    values: dict[str, Any] = {} if listed(old) else {":hidden": False}
+def as_read_condition(old: Any) -> Condition:
+    """A write's condition that the product is still shown, or still hidden, and at the version read (staff
+    edits and imports move it on)."""
+    shown = Attr("published").not_exists() if listed(old) else Attr("published").eq(False)
     if old.get("version") is None:
-        return f"{condition} AND attribute_not_exists(version)", values
-    return f"{condition} AND version = :over", {**values, ":over": int(old["version"])}
+        return shown & Attr("version").not_exists()
+    return shown & Attr("version").eq(int(old["version"]))
 
 
 def count_actions(deltas: Any) -> list[Any]:

@@ -20,6 +20,7 @@ from ..dynamo.batches import batch_write
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, read, table_name
 from ..dynamo.codec import deserialize, serialize
+from ..dynamo.conditions import Attr, expression
 from ..dynamo.pages import KeyRange, Page, query_page
 from ..dynamo.transact import TRANSACTION_ACTIONS, put, transact_write, update
 from ..errors import CatalogError, CatalogUnavailable, InvalidInput, NotFound
@@ -282,14 +283,14 @@ def products_hidden(*, brand_id: str | None = None, after: str | None = None,
 
 def _name_put(key: dict[str, Any], kind: str, id_name: str, entity_id: str, name: str, counts: str,
               *, create: bool) -> None:
-    condition = "attribute_not_exists(PK)" if create else "attribute_exists(PK)"
+    condition = Attr("PK").not_exists() if create else Attr("PK").exists()
     try:
         with translate_errors():
             client().update_item(
-                TableName=table_name(), Key=serialize(key), ConditionExpression=condition,
+                TableName=table_name(), Key=serialize(key),
                 UpdateExpression="SET #t = :t, #i = :i, #n = :n, #c = if_not_exists(#c, :empty)",
-                ExpressionAttributeNames={"#t": "type", "#i": id_name, "#n": "name", "#c": counts},
-                ExpressionAttributeValues=serialize({":t": kind, ":i": entity_id, ":n": name, ":empty": {}}),
+                **expression(condition=condition, names={"#t": "type", "#i": id_name, "#n": "name", "#c": counts},
+                             values={":t": kind, ":i": entity_id, ":n": name, ":empty": {}}),
             )
     except ClientError as exc:
         if error_code(exc) != "ConditionalCheckFailedException":

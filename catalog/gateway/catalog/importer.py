@@ -19,6 +19,7 @@ from ..dynamo.batches import batch_get, batch_write
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
 from ..dynamo.codec import serialize
+from ..dynamo.conditions import Attr, Condition, all_of, expression
 from ..dynamo.transact import TRANSACTION_ACTIONS, put, update
 from ..errors import CatalogUnavailable
 from ..stock.buckets import stock_gather
@@ -82,15 +83,11 @@ def _read_products(product_ids: Iterable[str], result: Any) -> dict[str, Any]:
 def _put_names(brands: Any, categories: Any, also_brand_ids: Any, also_category_ids: Any, result: Any) -> None:
     """Brand and category items: their names set, their count maps kept (created empty if new).
     Brands and categories only referenced get an empty map if they have none (UpdateItem each)."""
-    def send(key: dict[str, Any], expression: str, names: Any, values: Any, condition: str | None = None) -> None:
-        params = dict(
-            TableName=table_name(), Key=serialize(key), UpdateExpression=expression,
-            ExpressionAttributeNames=names, ExpressionAttributeValues=serialize(values),
-        )
-        if condition:
-            params["ConditionExpression"] = condition
+    def send(key: dict[str, Any], update_expression: str, names: Any, values: Any,
+             condition: Condition | None = None) -> None:
         with translate_errors():
-            client().update_item(**params)
+            client().update_item(TableName=table_name(), Key=serialize(key), UpdateExpression=update_expression,
+                                 **expression(condition=condition, names=names, values=values))
         result.count("UpdateItem")
 
     named = [(keys.brand_key(b.brand_id), "BRAND", "brandId", b.brand_id, b.name, "categoryCounts") for b in brands]
@@ -108,7 +105,7 @@ def _put_names(brands: Any, categories: Any, also_brand_ids: Any, also_category_
     referenced += [(keys.category_key(c), "brandCounts") for c in sorted(also_category_ids)]
     for key, counts in referenced:
         send(key, "SET #c = if_not_exists(#c, :empty)", {"#c": counts}, {":empty": {}},
-             condition="attribute_exists(PK)")
+             condition=Attr("PK").exists())
 
 
 def _stored_level(old: Any) -> int:
@@ -130,33 +127,23 @@ def _product_action(product: Product, old: Any, reset_stock: bool) -> dict[str, 
         stock_buckets=product.stock_buckets or int(old.get("stockBuckets", 1)),
     )
     item = product.to_item()
-    # Gathered (its stockLevel the total; buckets.stock_gather ran before if it was spread).
-    condition = ("attribute_exists(PK) AND attribute_not_exists(stockSpread) AND brandId = :ob AND "
-                 f"categoryId = :oc AND #n = :on AND {as_read_condition(old)[0]}")
-    values = {":ob": old["brandId"], ":oc": old["categoryId"], ":on": old.get("name", ""), **as_read_condition(old)[1]}
-    # The level read: a reset's opening change is the difference to it, so it must still hold.
-    if old.get("stockLevel") is None:
-        condition += " AND attribute_not_exists(stockLevel)"
-    else:
-        condition += " AND stockLevel = :ol"
-        values[":ol"] = stored_level
+    # Gathered (its stockLevel the total; buckets.stock_gather ran before if it was spread), in the place, under the
+    # name and at the level read: a reset's opening change is the difference to that level, so it must still hold.
+    condition = all_of(
+        Attr("PK").exists(), Attr("stockSpread").not_exists(), Attr("brandId").eq(old["brandId"]),
+        Attr("categoryId").eq(old["categoryId"]), Attr("name").eq(old.get("name", "")), as_read_condition(old),
+        Attr("stockLevel").not_exists() if old.get("stockLevel") is None else Attr("stockLevel").eq(stored_level),
+    )
     if not reset_stock:
-        condition += " AND " + (
-            "attribute_not_exists(reorderPoint)" if stored_reorder is None else "reorderPoint = :orp"
-        )
-        if stored_reorder is not None:
-            values[":orp"] = stored_reorder
+        condition &= (Attr("reorderPoint").not_exists() if stored_reorder is None
+                      else Attr("reorderPoint").eq(stored_reorder))
     if reset_stock:  # a Put: it keeps the alerts waiting as read, and only if they still are
         if old.get(keys.ALERTS_WAITING) is None:
-            condition += f" AND attribute_not_exists({keys.ALERTS_WAITING})"
+            condition &= Attr(keys.ALERTS_WAITING).not_exists()
         else:
-            item[keys.ALERTS_WAITING] = values[":ow"] = old[keys.ALERTS_WAITING]
-            condition += f" AND {keys.ALERTS_WAITING} = :ow"
-        action = put({**item, "version": int(old.get("version") or 0) + 1})
-        action["Put"]["ConditionExpression"] = condition
-        action["Put"]["ExpressionAttributeNames"] = {"#n": "name"}
-        action["Put"]["ExpressionAttributeValues"] = serialize(values)
-        return action
+            item[keys.ALERTS_WAITING] = old[keys.ALERTS_WAITING]
+            condition &= Attr(keys.ALERTS_WAITING).eq(old[keys.ALERTS_WAITING])
+        return put({**item, "version": int(old.get("version") or 0) + 1}, condition=condition)
     key = {"PK": item.pop("PK"), "SK": item.pop("SK")}
     item.pop("stockLevel")
     item["version"] = int(old.get("version") or 0) + 1  # moved on: the staff editor writes over what it showed
@@ -165,16 +152,13 @@ def _product_action(product: Product, old: Any, reset_stock: bool) -> dict[str, 
     removed = ([] if product.image else ["image"]) + [
         name for name in (*keys.REORDER_ATTRIBUTES, "stockBuckets") if name not in item
     ]
+    # The update's own placeholders (#a, :u, #r) are apart from those of the condition (#n0, :v0, ...).
     names = {f"#a{i}": name for i, name in enumerate(item)}
-    names["#n"] = "name"
-    expression = "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(item)))
+    setting = "SET " + ", ".join(f"#a{i} = :u{i}" for i in range(len(item)))
     if removed:
         names.update({f"#r{i}": name for i, name in enumerate(removed)})
-        expression += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(removed)))
-    return update(
-        key, expression, {**{f":v{i}": v for i, v in enumerate(item.values())}, **values},
-        condition=condition, names=names,
-    )
+        setting += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(removed)))
+    return update(key, setting, {f":u{i}": v for i, v in enumerate(item.values())}, condition=condition, names=names)
 
 
 def _opening(product: Product, old: Any, reset_stock: bool) -> StockAdjustment | None:
