@@ -2,7 +2,7 @@
 
 Every environment variable the project reads is named here, and only here (storefront/env.py reads
 them: the environment, then the file DJANGO_RUN_ENV_FILE names); `.env.example` lists them all. The bigger values are
-built by storefront/cache_config.py, logging_config.py and security_headers.py.
+built by storefront/cache_config.py, logging_config.py, rate_limits.py and security_headers.py.
 """
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -13,6 +13,7 @@ from storefront.env import RUN_ENV as RUN_ENV  # settings too: the file `make ru
 from storefront.env import RUN_ENV_FILE as RUN_ENV_FILE
 from storefront.logging_config import log_format, logging_config
 from storefront.media import media_origin, media_storage
+from storefront.rate_limits import account_rate_limits, alert_rate_limits
 from storefront.security_headers import content_security_policy, image_hosts, payment_origins, permissions_policy
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
@@ -214,23 +215,16 @@ ACCOUNT_SESSION_REMEMBER = True  # the usual session cookie (SESSION_COOKIE_AGE)
 ACCOUNT_LOGOUT_REDIRECT_URL = "home"
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "Fromatoz: "
 ACCOUNT_USERNAME_BLACKLIST = ["admin", "staff", "support", "fromatoz", "root"]
-# Throttling (allauth's rate limits, the one mechanism; they count in Django's default cache): failed
-# sign-ins per client address and per account (a good sign-in gives back its own try; a password reset
-# or an emailed sign-in code lets the owner in while strangers keep failing), second-factor codes,
-# reset and confirmation mails. "N/period/per": see allauth's docs.
-ACCOUNT_RATE_LIMITS = {
-    "login_failed": env("ACCOUNT_RATE_LIMIT_LOGIN_FAILED", "10/m/ip,5/5m/key"),
-    # Mails to an address ("key": the address typed), whoever asks: password resets, sign-in codes, and
-    # confirmation codes (which also carry the "account already exists" mail of a sign-up with a taken
-    # address). Over a limit the request is refused alike for every address, known or not.
-    "reset_password": env("ACCOUNT_RATE_LIMIT_RESET_PASSWORD", "20/m/ip,5/h/key"),
-    "request_login_code": env("ACCOUNT_RATE_LIMIT_REQUEST_LOGIN_CODE", "20/m/ip,3/m/key,5/h/key"),
-    "confirm_email": env("ACCOUNT_RATE_LIMIT_CONFIRM_EMAIL", "1/10s/key,5/h/key"),
-}
-# ... and every account mail to one inbox, whatever `+tag` its address carries (victim+1@, victim+2@ are
-# one inbox; allauth's limits above count each address apart): past it the mail is not sent (shop/adapter.py).
+# Throttling: allauth's rate limits, "N/period/per", counted in Django's default cache (storefront/rate_limits.py
+# says what each counts): failed sign-ins, mails to an address, and every account mail to one inbox.
 ACCOUNT_MAILS_PER_MAILBOX = env_int("ACCOUNT_MAILS_PER_MAILBOX", 10, minimum=1)
-ACCOUNT_RATE_LIMITS["account_mail"] = f"{ACCOUNT_MAILS_PER_MAILBOX}/h/key"
+ACCOUNT_RATE_LIMITS = account_rate_limits(
+    login_failed=env("ACCOUNT_RATE_LIMIT_LOGIN_FAILED", "10/m/ip,5/5m/key"),
+    reset_password=env("ACCOUNT_RATE_LIMIT_RESET_PASSWORD", "20/m/ip,5/h/key"),
+    request_login_code=env("ACCOUNT_RATE_LIMIT_REQUEST_LOGIN_CODE", "20/m/ip,3/m/key,5/h/key"),
+    confirm_email=env("ACCOUNT_RATE_LIMIT_CONFIRM_EMAIL", "1/10s/key,5/h/key"),
+    mails_per_mailbox=ACCOUNT_MAILS_PER_MAILBOX,
+)
 # A password reset or sign-in code asked for an address with no account sends nothing (the page says the same).
 ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = False
 # The client address: REMOTE_ADDR; behind N proxies of yours (TRUSTED_PROXY_COUNT=N), the address the
@@ -350,15 +344,8 @@ STOCK_ALERT_ASKS_PER_IP = env_int("STOCK_ALERT_ASKS_PER_IP", 20)
 STOCK_ALERT_ASKS_PER_EMAIL = env_int("STOCK_ALERT_ASKS_PER_EMAIL", 5)
 STOCK_ALERT_ASKS_PER_USER = env_int("STOCK_ALERT_ASKS_PER_USER", 20)
 
-
-def _hourly(**amounts):
-    """allauth's rate limit text ("N/h/per", comma-separated) of the non-zero `amounts` per ip, key or user."""
-    return ",".join(f"{amount}/h/{per}" for per, amount in amounts.items() if amount)
-
-
-ACCOUNT_RATE_LIMITS["stock_alert"] = _hourly(ip=STOCK_ALERT_ASKS_PER_IP)  # guests and signed-in shoppers alike
-ACCOUNT_RATE_LIMITS["stock_alert_email"] = _hourly(key=STOCK_ALERT_ASKS_PER_EMAIL)
-ACCOUNT_RATE_LIMITS["stock_alert_user"] = _hourly(user=STOCK_ALERT_ASKS_PER_USER)
+ACCOUNT_RATE_LIMITS |= alert_rate_limits(
+    per_ip=STOCK_ALERT_ASKS_PER_IP, per_email=STOCK_ALERT_ASKS_PER_EMAIL, per_user=STOCK_ALERT_ASKS_PER_USER)
 
 # --- Timed holds (catalog/gateway/stock/holds.py; run_stock_jobs releases those that ended) -----
 # Opening the checkout holds the cart's units for this many seconds; 0 turns holds off (the shop sells
