@@ -12,7 +12,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from catalog import gateway
 from catalog.gateway import client as dynamo
-from tests.helpers import THROTTLED, Scripted
+from tests.scripted_dynamodb import THROTTLED, Scripted
 from tests.shop.test_views import add, checkout_form
 from tests.storefront.test_deploy import PRODUCTION, run
 
