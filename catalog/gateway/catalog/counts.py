@@ -28,7 +28,7 @@ class Drift:
 
 
 def _brand_products_by_category(brand_id: str, on_request: Any) -> dict[Any, int]:
-    counts = {}
+    counts: dict[Any, int] = {}
     params = KeyRange(index=keys.GSI1, partition=keys.brand_gsi_pk(brand_id)).params()
     params["ProjectionExpression"] = "categoryId"
     while True:
@@ -55,11 +55,11 @@ def counts_recount(*, repair: bool = True) -> tuple[list[Any], int]:
     categories = query_all(KeyRange(partition=keys.CATEGORIES_PK))
     requests[0] += 2
     actual_by_brand = {b["brandId"]: _brand_products_by_category(b["brandId"], one) for b in brands}
-    actual_by_category = {}
+    actual_by_category: dict[Any, dict[Any, int]] = {}
     for bid, by_category in actual_by_brand.items():
         for cid, n in by_category.items():
             actual_by_category.setdefault(cid, {})[bid] = n
-    drifts = []
+    drifts: list[Drift] = []
     plan = [
         ("brand", b["brandId"], keys.brand_key(b["brandId"]), "categoryCounts", b.get("categoryCounts"),
          actual_by_brand.get(b["brandId"], {}))

@@ -237,8 +237,8 @@ def _reference(raw: Any, key: str, path: str, known: Any, what: str, problems: l
 
 def _product_builder(
     brand_ids: Iterable[str], category_ids: Iterable[str]
-) -> Callable[[Any, str, str, list[str]], Product | None]:
-    def product(raw: Any, path: str, product_id: str, problems: list[str]) -> Product | None:
+) -> Callable[[Any, str, str | None, list[str]], Product | None]:
+    def product(raw: Any, path: str, product_id: str | None, problems: list[str]) -> Product | None:
         before = len(problems)
         name = _name(raw.get("name"), f"{path}.name", problems, named=f'product "{product_id}"')
         brand_id = _reference(raw, "brandId", path, brand_ids, "brand", problems)
@@ -254,6 +254,9 @@ def _product_builder(
         stock_buckets = _stock_buckets(raw.get("stockBuckets"), f"{path}.stockBuckets", problems)
         if len(problems) > before:
             return None
+        # Each check that gives None has said why in `problems`: none of these is None here.
+        assert product_id is not None and name is not None and price is not None
+        assert attributes is not None and image is not None
         return Product(
             product_id=product_id, name=name, brand_id=brand_id, category_id=category_id,
             price=price, stock_level=stock, description=description.strip(), attributes=attributes,
@@ -299,6 +302,6 @@ def referenced_ids(data: Any, entity: Any, id_key: str) -> set[Any] | set[Any | 
     """IDs that products reference but the file does not define (these must be in the table)."""
     if not isinstance(data, dict) or not isinstance(data.get("products"), list):
         return set()
-    entities = data.get(entity) if isinstance(data.get(entity), list) else []
-    defined = {b.get(id_key) for b in entities if isinstance(b, dict)}
+    entities = data.get(entity)
+    defined = {b.get(id_key) for b in entities if isinstance(b, dict)} if isinstance(entities, list) else set()
     return {p.get(id_key) for p in data["products"] if isinstance(p, dict)} - defined

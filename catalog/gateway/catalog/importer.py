@@ -164,16 +164,17 @@ def _product_action(product: Product, old: Any, reset_stock: bool) -> dict[str, 
 def _opening(product: Product, old: Any, reset_stock: bool) -> StockAdjustment | None:
     """The opening stock change written with a product whose level the import sets (a new product's
     level; with `reset_stock`, the difference to the level stored), or None when no level moves."""
+    level = product.stock_level or 0  # an import file's level (0 when it leaves it out)
     if old is None:
-        delta, note = product.stock_level, ""
+        delta, note = level, ""
     elif reset_stock:
-        delta, note = product.stock_level - _stored_level(old), "Level reset by import_catalog --reset-stock"
+        delta, note = level - _stored_level(old), "Level reset by import_catalog --reset-stock"
     else:
         return None
     if not delta:
         return None
     return opening_adjustment(
-        product_id=product.product_id, delta=delta, resulting_level=product.stock_level, note=note,
+        product_id=product.product_id, delta=delta, resulting_level=level, note=note,
     )
 
 
@@ -182,7 +183,9 @@ def _groups(products: Sequence[Product], existing: Any) -> Iterator[list[Product
     room for its opening stock change, which a re-read may bring; one a brand or category whose
     counts move) and TRANSACTION_BYTES. Sorted by brand and category, so a group touches few
     count items."""
-    group, pairs, size = [], set(), 0
+    group: list[Product] = []
+    pairs: set[tuple[str, str]] = set()
+    size = 0
     for product in sorted(products, key=lambda p: (p.brand_id, p.category_id, p.product_id)):
         old = existing.get(product.product_id)
         touched = {(m[0][0], m[0][1]) for m in moves(as_stored(product, old), old)}
@@ -269,7 +272,8 @@ def write(
 
 def import_catalog(data: Any, *, reset_stock: bool = False, progress: Any = None, stage: Any = None) -> ImportResult:
     """Validate `data` (a parsed catalog file) against itself and the table, then write it."""
-    known_brands = known_categories = frozenset()
+    known_brands: set[str] = set()
+    known_categories: set[str] = set()
     if referenced_ids(data, "brands", "brandId"):
         known_brands = {b.brand_id for b in brands_all()}
     if referenced_ids(data, "categories", "categoryId"):

@@ -65,7 +65,7 @@ def product_get(*, product_id: str, consistent: bool = False) -> Product:
 def bucket_levels(products: Iterable[Product | tuple[str, int]], *, consistent: bool = False) -> dict[str, Any]:
     """{product_id: (level of bucket 0, 1, ...)} of the products (Product or (product_id, K) pairs)
     whose stock is spread over buckets: one BatchGetItem (100 keys a request) for all of them."""
-    wanted = [(p.product_id, p.stock_buckets) if isinstance(p, Product) else p for p in products]
+    wanted = [(p.product_id, p.stock_buckets or 1) if isinstance(p, Product) else p for p in products]
     if not wanted:
         return {}
     items = batch_get([keys.bucket_key(pid, k) for pid, count in wanted for k in range(count)], consistent=consistent)
@@ -220,7 +220,8 @@ def products_search(
         key_range = KeyRange(index=keys.BY_PRICE["brand"], partition=partition, forward=sort == "price")
     filtering = any(w != term for w in words)
     start = key_range.start_key(after) if after is not None else None
-    found, total, exhausted, resume = [], None, False, None
+    found: list[dict[str, Any]] = []
+    total, exhausted, resume = None, False, None
     for request in range(MAX_SEARCH_REQUESTS if filtering else 1):
         params = key_range.params(limit=(size + 1) * FILTER_READ_FACTOR if filtering else size + 2)
         if start is not None:
