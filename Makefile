@@ -55,17 +55,17 @@ bench-deps:
 	@scripts/install-system-deps.sh bench
 
 bench: bench-deps setup dynamodb-local $(VENV)/.bench-installed
-	$(PY) bench/run.py $(if $(QUICK),--quick,)
+	$(PY) -m bench.run $(if $(QUICK),--quick,)
 
 # Capacity model: consumed capacity of every operation on its own DynamoDB Local, fed into traffic mixes.
-# Report in var/capacity/ (capacity.json, capacity.md); `python bench/capacity.py --help`.
+# Report in var/capacity/ (capacity.json, capacity.md); `python -m bench.capacity --help`.
 capacity: setup dynamodb-local $(VENV)/.bench-installed
-	$(PY) bench/capacity.py
+	$(PY) -m bench.capacity
 
 # A/B: the pages of REF and of the working tree in alternating rounds (pyperf compare_to, wrk); var/bench/compare.md.
 bench-compare: bench-deps setup dynamodb-local $(VENV)/.bench-installed
 	@test -n "$(REF)" || { echo "usage: make bench-compare REF=<commit>"; exit 2; }
-	$(PY) bench/compare.py --ref $(REF) $(COMPARE_ARGS)
+	$(PY) -m bench.compare --ref $(REF) $(COMPARE_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """Capacity model: `make capacity` (docs/scale.md).
 
 Measures the consumed capacity of every operation (bench/capacity_ops.py) on a DynamoDB Local of its own, feeds
@@ -15,9 +14,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if __package__ in (None, ""):
-    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-    sys.path.insert(0, str(ROOT))
 
 
 def parse_args(argv=None):
@@ -178,10 +174,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    if __package__ in (None, ""):
-        import runpy
-
-        sys.modules.pop("bench.capacity", None)
-        runpy.run_module("bench.capacity", run_name="__main__")
-        sys.exit(0)
     sys.exit(main())

@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """A/B page benchmark: `make bench-compare REF=<commit>`.
 
 REF's tree (`git archive` into var/bench-compare/ref) and this working tree time every page in-process with
@@ -18,9 +17,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if __package__ in (None, ""):
-    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-    sys.path.insert(0, str(ROOT))
 
 
 def parse_args(argv=None):
@@ -91,10 +87,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    if __package__ in (None, ""):
-        import runpy
-
-        sys.modules.pop("bench.compare", None)
-        runpy.run_module("bench.compare", run_name="__main__")
-        sys.exit(0)
     sys.exit(main())

@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """Storefront benchmarks: `make bench` (full) or `make bench QUICK=1`, on a DynamoDB Local of their own
 (docs/benchmarks.md): two generated catalogs; each page's DynamoDB requests (bench/pages.py) and pyperf's
 in-process timings (bench/inproc.py); wrk over gunicorn beside the stall probe (bench/load.py, bench/stalls.py);
@@ -19,9 +18,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-if __package__ in (None, ""):
-    sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-    sys.path.insert(0, str(ROOT))
 
 QUICK = {"sizes": [300, 3000], "duration": 3, "flat_rounds": 2, "flat_duration": 1, "start_stock": 60,
          "pyperf": ["-p", "1", "-n", "10", "-w", "2", "-l", "4"], "checkouts": 10}
@@ -283,10 +279,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    if __package__ in (None, ""):
-        import runpy
-
-        sys.modules.pop("bench.run", None)
-        runpy.run_module("bench.run", run_name="__main__")
-        sys.exit(0)
     sys.exit(main())
