@@ -7,13 +7,12 @@ it into the traffic mixes (bench/capacity_model.py) and writes var/capacity/capa
 
 import argparse
 import json
-import os
 import secrets
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from .run import ROOT, log, served_settings
 
 
 def parse_args(argv=None):
@@ -32,10 +31,6 @@ def parse_args(argv=None):
     add("--holds", type=int, default=0, metavar="SECONDS", help="STOCK_HOLD_SECONDS while measuring (0: holds off)")
     add("--out", type=Path, default=ROOT / "var" / "capacity", help="where the report goes")
     return parser.parse_args(argv)
-
-
-def log(message):
-    print(f"[{time.strftime('%H:%M:%S', time.gmtime())}] {message}", flush=True)
 
 
 def measure(log=log):
@@ -139,26 +134,10 @@ def main(argv=None):
         saved = json.loads(args.costs.read_text())
         costs, meta = saved["costs"], {**saved["meta"], "remodelled": meta["date"]}
     else:
-        from tools import dynamodb_local
-
-        log("starting DynamoDB Local (in memory)")
-        with open(args.out / "dynamodb-local.log", "wb") as ddb_log:
-            process, url = dynamodb_local.start(log=ddb_log)
-            try:
-                os.environ.update({  # DEBUG: static files without collectstatic; costs do not depend on it
-                    "DJANGO_SETTINGS_MODULE": "storefront.settings", "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-                    "DJANGO_DEBUG": "1", "DYNAMODB_ENDPOINT_URL": url, "DJANGO_LOG_LEVEL": "WARNING",
-                    "DJANGO_SQLITE_PATH": str(args.out / "db.sqlite3"), "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-                    "STOCK_HOLD_SECONDS": str(args.holds),
-                })
-                (args.out / "db.sqlite3").unlink(missing_ok=True)
-                import django
-
-                django.setup()
-                log("measuring every operation (ReturnConsumedCapacity=INDEXES)")
-                costs = measure()
-            finally:
-                dynamodb_local.stop(process)
+        # Orders without a card payment: the model counts DynamoDB's units, and Stripe's requests are not those.
+        with served_settings(args.out, "capacity-", STOCK_HOLD_SECONDS=str(args.holds), SHOP_PAYMENTS="off"):
+            log("measuring every operation (ReturnConsumedCapacity=INDEXES)")
+            costs = measure()
         from .capacity_meter import schema_indexes
 
         meta["indexes"] = list(schema_indexes())

@@ -2,8 +2,8 @@
 
 Hooked on the app's botocore client: a read is charged what DynamoDB Local reports (a BatchGetItem replayed
 key by key); a write (each action of a transaction too) is replayed alone on a shadow table holding the item
-as it was, and charged what Local reports there, twice when transactional. `item_size` and
-`index_entry_size` are DynamoDB's documented size rules, for the tests.
+as it was, and charged what Local reports there, twice when transactional. `item_size` is DynamoDB's
+documented size rule (tests/bench/test_capacity.py checks the measured charges against those rules).
 """
 
 import copy
@@ -236,22 +236,4 @@ def _value_size(value):
 def item_size(item):
     """Bytes of a wire-format item: attribute names plus values."""
     return sum(len(name.encode()) + _value_size(value) for name, value in item.items())
-
-
-def index_entry_size(item, index, table="x"):
-    """Bytes of the item's entry in `index`: the table's key, the index key, the projected
-    attributes, and 100 bytes of overhead; None when the item is not in the index (sparse)."""
-    hash_key, range_key, projection = schema_indexes(table)[index]
-    if hash_key not in item or (range_key and range_key not in item):
-        return None
-    names = {a for a in table_keys(table) if a} | {hash_key} | ({range_key} if range_key else set())
-    if projection["ProjectionType"] == "ALL":
-        names = set(item)
-    elif projection["ProjectionType"] == "INCLUDE":
-        names |= set(projection.get("NonKeyAttributes", []))
-    return item_size({k: v for k, v in item.items() if k in names}) + 100
-
-
-def write_units(size_bytes, *, transactional=False):
-    return math.ceil(max(size_bytes, 1) / 1024) * (2 if transactional else 1)
 

@@ -5,7 +5,6 @@ what it is per. Partition keys become the roles the traffic model spreads over a
 any other key stays as it is: every request that touches it touches the same partition.
 """
 
-import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -25,8 +24,8 @@ from catalog.gateway.validate import utc_now
 from .capacity_meter import CapacityMeter
 from .capacity_model import HOT_BUCKETS
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY, make_catalog
-from .flows import give_second_factor, record_second_factor
-from .pages import django_client, next_url
+from .flows import ADDRESS, django_client, give_second_factor, hidden_field
+from .pages import next_url
 
 CATALOG_SIZE = 80  # products 1-60 are brand 1 in category 1 (bench/catalog_data.py): full pages and a Load more
 LINE_COUNTS = (1, 2, 5)
@@ -64,11 +63,8 @@ class Context:
 
     def client(self, user=None, *, warm=False):
         """A client signed in as `user`; `warm`: it has been to the home page."""
-        client = django_client()
-        if user is not None:
-            client.force_login(user)
-        if user is not None and user.is_staff:
-            record_second_factor(client, user, self.staff_app)  # staff pages ask for a factor used in the session
+        # Staff pages ask for a second factor used in the session.
+        client = django_client(user, self.staff_app if user is not None and user.is_staff else None)
         if warm:
             _ok(client.get("/"), "home page")
         return client
@@ -164,12 +160,9 @@ def _checkout_get(client, measure):
         _checkout_page(client)
 
 
-ADDRESS = {"name": "Bench Shopper", "street": "Bench Street 1", "postcode": "10115", "city": "Berlin", "country": "DE"}
-
-
 def _checkout_form(client):
     page = _checkout_page(client).content.decode()
-    hidden = {name: re.search(rf'name="{name}" value="([^"]+)"', page).group(1) for name in ("order_id", "token")}
+    hidden = {name: hidden_field(page, name) for name in ("order_id", "token")}
     return {**ADDRESS, **hidden}
 
 

@@ -9,35 +9,28 @@ staff.catalog_csv.export_row, Python's csv) and prints the seconds, the rows, th
 Not part of `make test` or `make bench`; docs/catalog-editor.md keeps the figure."""
 import csv
 import io
-import os
 import sys
 import time
 
+from .run import ROOT, served_settings, use_table
+
 
 def main(products):
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "storefront.test_settings")
-    import django
+    out = ROOT / "var" / "bench"
+    out.mkdir(parents=True, exist_ok=True)
+    with served_settings(out, "export-"):  # its own DynamoDB Local (in memory), Django set up
+        from catalog import gateway
+        from catalog.gateway.catalog.entities import Product
+        from catalog.gateway.catalog.import_file import validate
+        from catalog.gateway.dynamo.batches import batch_write
+        from catalog.gateway.dynamo.testing import count_requests
+        from catalog.gateway.table import table_ensure
+        from staff.catalog_csv import HEADER, export_row
 
-    django.setup()
-    from django.conf import settings
+        from .catalog_data import make_catalog
 
-    from catalog import gateway
-    from catalog.gateway import client as dynamo
-    from catalog.gateway.catalog.entities import Product
-    from catalog.gateway.catalog.import_file import validate
-    from catalog.gateway.dynamo.batches import batch_write
-    from catalog.gateway.dynamo.testing import count_requests
-    from catalog.gateway.table import table_ensure
-    from staff.catalog_csv import HEADER, export_row
-    from tools import dynamodb_local
-
-    from .catalog_data import make_catalog
-
-    process, url = dynamodb_local.start()
-    try:
-        settings.DYNAMODB_ENDPOINT_URL, settings.DYNAMODB_TABLE = url, "export-bench"
-        dynamo.reset_client()
-        table_ensure(settings.DYNAMODB_TABLE)
+        use_table("export-bench")
+        table_ensure("export-bench")
         data = make_catalog(products)
         started = time.perf_counter()
         brands, categories, _ = validate({**data, "products": []})
@@ -49,8 +42,8 @@ def main(products):
             items.append(Product.to_item(product))
         batch_write(puts=items)
         print(f"seeded {products:,} products in {time.perf_counter() - started:.0f} s", flush=True)
-        out = io.StringIO()
-        writer = csv.writer(out)
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
         with count_requests() as counter:
             started = time.perf_counter()
             writer.writerow(HEADER)
@@ -61,10 +54,8 @@ def main(products):
                     rows += 1
             seconds = time.perf_counter() - started
         operations = {op: counter.operations.count(op) for op in sorted(set(counter.operations))}
-        print(f"exported {rows:,} rows, {len(out.getvalue()) / 1e6:.1f} MB in {seconds:.1f} s "
+        print(f"exported {rows:,} rows, {len(buffer.getvalue()) / 1e6:.1f} MB in {seconds:.1f} s "
               f"({rows / seconds:,.0f} rows/s); requests {operations}", flush=True)
-    finally:
-        dynamodb_local.stop(process)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """Many buyers at once on one product, each taking 1 until the stock runs out; exact or not (docs/benchmarks.md).
 
 A buyer (BUYERS) places an order ("checkout") or writes the stock alone ("stock_decrease"); at most the

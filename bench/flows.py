@@ -1,11 +1,32 @@
-"""A signed-in staff session with its second factor on record, as a real staff sign-in leaves it
-(tests/helpers.py `sign_in_staff` uses it)."""
+"""The bench's shoppers and staff: Django test clients on the bench's host, signed in (staff with a second
+factor on record, as a real staff sign-in leaves it; tests/helpers.py `sign_in_staff` uses it), and the
+checkout form's address and hidden fields."""
 
 import base64
+import re
 import secrets
 import time
 
 from django.conf import settings
+from django.test import Client
+
+ADDRESS = {"name": "Bench Shopper", "street": "Hauptstraße 1", "postcode": "10115", "city": "Berlin", "country": "DE"}
+
+
+def django_client(user=None, app=None):
+    """A client on the host the bench serves on (the test client's "testserver" is not an allowed host),
+    signed in as `user` if given (staff: with `app`, their second factor, used in the session)."""
+    client = Client(HTTP_HOST="127.0.0.1")
+    if user is not None:
+        client.force_login(user)
+    if app is not None:
+        record_second_factor(client, user, app)
+    return client
+
+
+def hidden_field(html, name):
+    """The value of a form's field `name` in a page (the CSRF token, the checkout's order_id and token)."""
+    return re.search(rf'name="{name}" value="([^"]+)"', html).group(1)
 
 
 def give_second_factor(user):

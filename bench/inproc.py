@@ -1,4 +1,3 @@
-#!/usr/bin/env python
 """In-process page timings with pyperf (its worker processes, warm-ups, calibration and JSON).
 
 Run with the working directory at the root of the tree to measure (this tree's, or REF's for

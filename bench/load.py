@@ -40,25 +40,6 @@ def gunicorn_flags(root=ROOT):
     }
 
 
-def _stat_fields(pid):
-    """The fields of /proc/<pid>/stat after the command name, from the process's state on; None if none."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-
-
-def child_pids(pid):
-    """The processes whose parent is `pid` (gunicorn's workers, for its master)."""
-    children = []
-    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        fields = _stat_fields(entry) if entry.isdigit() else None
-        if fields and fields[1] == str(pid):  # state, then the parent's pid
-            children.append(int(entry))
-    return children
-
-
 def collectstatic(env, root=ROOT):
     subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"], cwd=root, env=env, check=True

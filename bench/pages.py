@@ -7,11 +7,11 @@ import time
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
-from django.test import Client
 
 from catalog.gateway.dynamo.testing import count_requests
 
 from .catalog_data import FEATURED_BRAND, FEATURED_CATEGORY
+from .flows import django_client
 
 
 @dataclass(frozen=True)
@@ -53,11 +53,6 @@ def ids(first_brand_page_html):
         "product": "1",
         "next_url": next_url(first_brand_page_html),
     }
-
-
-def django_client():
-    # The host the bench serves on; the test client's own "testserver" is not an allowed host.
-    return Client(HTTP_HOST="127.0.0.1")
 
 
 def render(client, page, page_ids):

@@ -1,31 +1,26 @@
 """Checkouts over HTTP, unpaid beside paid (localstripe): p50/p99 of the POST, the requests an order costs."""
-import re
 import statistics
 
 import requests
 from django.contrib.auth import get_user_model
-from django.test import Client, override_settings
+from django.test import override_settings
 
 from catalog.gateway.dynamo.testing import count_requests
 from payments import stripe_api
 from tools import stripe_local
 
+from .flows import ADDRESS, django_client, hidden_field
 from .load import Server
 
-ADDRESS = {"name": "Bench Buyer", "street": "Hauptstraße 1", "postcode": "10115", "city": "Berlin", "country": "DE"}
-
-
-def _field(html, name):
-    return re.search(rf'name="{name}" value="([^"]+)"', html).group(1)
 
 def _checkout(browser, base, mode, n, get, post):
     """Buyer `n`'s checkout form with one unit in the cart (paid: with a card token, as Stripe.js gives it)."""
     product = str(n % 40 + 1)
     page = get(browser, f"{base}/products/{product}/")
-    post(browser, f"{base}/cart/add/", {"csrfmiddlewaretoken": _field(page, "csrfmiddlewaretoken"),
+    post(browser, f"{base}/cart/add/", {"csrfmiddlewaretoken": hidden_field(page, "csrfmiddlewaretoken"),
                                         "product_id": product, "quantity": "1"})
     page = get(browser, f"{base}/checkout/")
-    form = {name: _field(page, name) for name in ("csrfmiddlewaretoken", "order_id", "token")} | ADDRESS
+    form = {name: hidden_field(page, name) for name in ("csrfmiddlewaretoken", "order_id", "token")} | ADDRESS
     if mode == "stripe":
         card = {"number": "4242424242424242", "exp_month": 12, "exp_year": 2034, "cvc": "123"}
         form["stripe_token"] = stripe_api.client().v1.tokens.create(params={"card": card}).id
@@ -34,10 +29,7 @@ def _checkout(browser, base, mode, n, get, post):
 
 def _buyer(n, mode):
     name = f"bench-{mode}-{n}"
-    user = get_user_model().objects.create_user(name, email=f"{name}@example.com", password=None)
-    client = Client(HTTP_HOST="127.0.0.1")
-    client.force_login(user)
-    return client
+    return django_client(get_user_model().objects.create_user(name, email=f"{name}@example.com", password=None))
 
 
 def run(server_env, table, *, orders, out, log):

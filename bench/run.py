@@ -238,9 +238,10 @@ def bench(args, *, server_env=None):
 
 
 @contextmanager
-def served_settings(out, name=""):
+def served_settings(out, name="", **variables):
     """A DynamoDB Local of its own (in memory) and Django set up as the bench's servers run (DEBUG off, a
-    SQLite database in `out`); yields the environment for the processes the bench starts."""
+    SQLite database in `out`, and the environment `variables`); yields the environment for the processes the
+    bench starts."""
     from tools import dynamodb_local
 
     log("starting DynamoDB Local")
@@ -249,7 +250,8 @@ def served_settings(out, name=""):
         try:
             env = {**os.environ, "DJANGO_SETTINGS_MODULE": "storefront.settings",
                    "DJANGO_SECRET_KEY": secrets.token_urlsafe(50), "DYNAMODB_ENDPOINT_URL": url,
-                   "DATABASE_URL": f"sqlite:///{out / f'{name}db.sqlite3'}", "DJANGO_LOG_LEVEL": "WARNING"}
+                   "DATABASE_URL": f"sqlite:///{out / f'{name}db.sqlite3'}", "DJANGO_LOG_LEVEL": "WARNING",
+                   **variables}
             env.pop("DJANGO_DEBUG", None)
             os.environ.clear()
             os.environ.update(env)

@@ -1,11 +1,12 @@
 """The capacity model (`make capacity`): its measured costs match the items the code writes, and the
 report is written from them."""
 import json
+import math
 
 import pytest
 
 from bench import capacity, capacity_model
-from bench.capacity_meter import CapacityMeter, index_entry_size, item_size, schema_indexes, write_units
+from bench.capacity_meter import CapacityMeter, item_size, schema_indexes, table_keys
 from bench.capacity_ops import measure_all
 from catalog import gateway
 from catalog.gateway import client as dynamo
@@ -27,6 +28,26 @@ def _charged(meter):
 
 def _wire(item):
     return codec.serialize(item)
+
+
+# DynamoDB's documented size rules (developer guide, "Item sizes and formats"), what the measured charges
+# are checked against.
+def index_entry_size(item, index, table="x"):
+    """Bytes of the item's entry in `index`: the table's key, the index key, the projected
+    attributes, and 100 bytes of overhead; None when the item is not in the index (sparse)."""
+    hash_key, range_key, projection = schema_indexes(table)[index]
+    if hash_key not in item or (range_key and range_key not in item):
+        return None
+    names = {a for a in table_keys(table) if a} | {hash_key} | ({range_key} if range_key else set())
+    if projection["ProjectionType"] == "ALL":
+        names = set(item)
+    elif projection["ProjectionType"] == "INCLUDE":
+        names |= set(projection.get("NonKeyAttributes", []))
+    return item_size({k: v for k, v in item.items() if k in names}) + 100
+
+
+def write_units(size_bytes, *, transactional=False):
+    return math.ceil(max(size_bytes, 1) / 1024) * (2 if transactional else 1)
 
 
 def _expected_writes(items, before=()):

@@ -11,9 +11,10 @@ import subprocess
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import psutil
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench.load import child_pids, gunicorn_flags
+from bench.load import gunicorn_flags
 from tests.helpers import REPO
 from tests.storefront.test_deploy import PRODUCTION
 
@@ -69,7 +70,7 @@ class Gunicorn:
     def wait_workers(self, count, other_than=()):
         deadline = time.monotonic() + 30
         while True:
-            workers = [pid for pid in child_pids(self.process.pid) if pid not in other_than]
+            workers = [c.pid for c in psutil.Process(self.process.pid).children() if c.pid not in other_than]
             if len(workers) >= count and self.get("/metrics")[0] == 200:  # not a /healthz: those are counted
                 return workers
             assert time.monotonic() < deadline, "gunicorn's workers did not start"
