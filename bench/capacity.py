@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from .run import ROOT, log, served_settings
+from .run import ROOT, log, served_settings, use_table
 
 
 def parse_args(argv=None):
@@ -35,20 +35,12 @@ def parse_args(argv=None):
 
 def measure(log=log):
     """Per-operation costs on the current DynamoDB, in a table of their own."""
-    from django.conf import settings
-    from django.core.management import call_command
-
-    from catalog import names
-    from catalog.gateway import client as dynamo
     from catalog.gateway.table import table_delete, table_ensure
 
     from .capacity_ops import measure_all
 
-    call_command("migrate", verbosity=0, interactive=False)
     table = f"capacity-{secrets.token_hex(4)}"
-    settings.DYNAMODB_TABLE = table
-    dynamo.reset_client()
-    names.forget()
+    use_table(table)
     table_ensure(table)
     try:
         return measure_all(log=log)
