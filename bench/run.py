@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections import Counter
 from contextlib import ExitStack, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -190,6 +191,29 @@ def load_pages(tables, args, server_env):
     return {str(largest): load}, flat, probe
 
 
+def export_rows(size, log):
+    """The staff CSV export's rows (/staff/catalog/export.csv) as the view makes them, timed on `size` products."""
+    import csv
+    import io
+
+    from catalog import gateway
+    from catalog.gateway.dynamo.testing import count_requests
+    from staff.catalog_csv import HEADER, export_row
+
+    buffer, rows, started = io.StringIO(), 0, time.perf_counter()
+    writer = csv.writer(buffer)
+    with count_requests() as counter:
+        writer.writerow(HEADER)
+        for page in gateway.products_every(brand_ids=[b.brand_id for b in gateway.brands_all()]):
+            for product in page:
+                writer.writerow(export_row(product))
+                rows += 1
+    seconds = time.perf_counter() - started
+    log(f"CSV export of {size:,} products: {rows:,} rows, {buffer.tell() / 1e6:.1f} MB in {seconds:.1f} s")
+    return {"products": size, "rows": rows, "megabytes": round(buffer.tell() / 1e6, 1), "seconds": round(seconds, 1),
+            "requests": dict(Counter(counter.operations))}
+
+
 def bench(args, *, server_env=None):
     """Everything but starting DynamoDB Local and Django (tests/bench run this on their own)."""
     from . import contention, results
@@ -215,6 +239,8 @@ def bench(args, *, server_env=None):
             if size == largest or args.no_load or server_env is None:
                 log(f"in-process renders{' and raw requests' if size == largest else ''} on {size:,} products (pyperf)")
                 out["inproc"][str(size)] = medians_ms(inproc(size, table, page_ids, args, raw=size == largest))
+        use_table(tables[largest])
+        out["export"] = export_rows(largest, log)
         if server_env is not None and not args.no_load:
             if not wrk_available():
                 raise SystemExit("wrk is missing: `make bench-deps` installs it (apt-get install wrk)")

@@ -43,6 +43,7 @@ def test_bench_core_writes_results_with_every_key(bench_env, tmp_path):
     assert results["flatness"]["brand"]["ratio"] > 0  # without HTTP: the in-process renders of both catalogs
     assert (tmp_path / "inproc-90.json").exists()  # pyperf's own file: `python -m pyperf stats` reads it
     assert set(results["contention"]) == {"checkout", "stock_decrease"}
+    assert results["export"]["rows"] == 90  # the staff CSV export, every product of the larger catalog once
     for buyer, by_count in results["contention"].items():
         for buyers in ("2", "4"):
             c = by_count[buyers]
