@@ -170,3 +170,18 @@ def test_brands_are_created_renamed_and_counted(catalog, editor_client):
 def test_a_renamed_brand_shows_in_the_shop(catalog, editor_client, client):
     editor_client.post("/staff/catalog/brands/", {"entity_id": "10", "name": "Acme Corp", "create": ""})
     assert "Acme Corp" in client.get("/brands/10/").content.decode()
+
+
+def test_the_same_file_uploaded_again_after_an_edit_is_applied_again(catalog, editor_client):
+    rows = changes_file(0)
+    first = token_in(upload(editor_client, rows))
+    editor_client.post("/staff/catalog/import/", {"confirm": first})
+    current = gateway.product_get(product_id="1")
+    gateway.product_update(product_id="1", version=current.version, who="ann", changes={"name": "Model 3 III"})
+    preview = upload(editor_client, rows)
+    assert "0 new, 1 changed, 4 unchanged" in preview.content.decode()
+    second = token_in(preview)
+    assert second != first
+    applied = editor_client.post("/staff/catalog/import/", {"confirm": second})
+    assert "This change was applied already" not in applied.content.decode()
+    assert gateway.product_get(product_id="1").name == "Model 3 II"
