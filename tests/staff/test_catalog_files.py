@@ -185,3 +185,15 @@ def test_the_same_file_uploaded_again_after_an_edit_is_applied_again(catalog, ed
     applied = editor_client.post("/staff/catalog/import/", {"confirm": second})
     assert "This change was applied already" not in applied.content.decode()
     assert gateway.product_get(product_id="1").name == "Model 3 II"
+
+
+@pytest.mark.parametrize("cell, message", [({"published": ""}, "published: &#x27;&#x27; is not yes or no"),
+                                           ({"stock_level": "²"}, "stock_level: &#x27;²&#x27; is not a whole number"),
+                                           ({"stock_level": "٣"}, "stock_level: &#x27;٣&#x27; is not a whole number"),
+                                           ({"price": "²"}, "line 2: price")])
+def test_an_empty_published_cell_or_a_strange_digit_is_a_problem_of_its_line(catalog, editor_client, cell, message):
+    row = {"product_id": "c1", "name": "Charger", "brand_id": "10", "category_id": "10", "price": "5.00",
+           "published": "yes", "stock_level": "3"} | cell
+    with count_requests() as counter:
+        response = upload(editor_client, [row])
+    assert response.status_code == 400 and message in response.content.decode() and counter.operations == []
