@@ -202,6 +202,24 @@ def test_a_picture_is_stored_and_shown(catalog, editor_client, settings, tmp_pat
     assert ".webp" in shop.get("/products/1/").content.decode()
 
 
+@pytest.mark.parametrize("product_id, status", [("1", 409), ("nope", 404)])
+def test_a_picture_is_not_stored_when_the_product_is_not_saved(catalog, editor_client, settings, tmp_path,
+                                                               product_id, status):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.helpers import picture_bytes
+
+    settings.STORAGES = {**settings.STORAGES, "media": {"BACKEND": "django.core.files.storage.FileSystemStorage",
+                                                       "OPTIONS": {"location": str(tmp_path)}}}
+    product = gateway.product_get(product_id="1")
+    gateway.product_update(product_id="1", version=product.version, who="ann", changes={"name": "Model 3 II"})
+    upload = SimpleUploadedFile("car.jpg", picture_bytes(), content_type="image/jpeg")
+    response = editor_client.post(EDIT_URL.format(product_id), {**form_of(product), "image": upload})
+    assert response.status_code == status
+    assert list(tmp_path.rglob("*.webp")) == []
+    assert gateway.product_get(product_id="1").image == product.image
+
+
 # --- hide and show --------------------------------------------------------------------------
 
 def test_a_hidden_product_is_gone_for_shoppers_and_back_when_shown(catalog, editor_client, shopper):
