@@ -249,6 +249,18 @@ def test_a_cart_says_a_hidden_product_is_no_longer_available(catalog, editor_cli
     assert "Acme Roadster <strong>is no longer available</strong>" in shop.get("/cart/").content.decode()
 
 
+def test_a_hidden_product_cannot_be_added_to_a_cart(catalog, editor_client, shopper):
+    shop = Client()  # a shopper's browser beside the editor's
+    shop.force_login(shopper)
+    save(editor_client, "8", published=None)
+    response = shop.post("/cart/add/", {"product_id": "8", "quantity": "1"}, headers={"HX-Request": "true"})
+    assert response.status_code == 409 and "Acme Roadster is no longer available." in response.content.decode()
+    response = shop.post("/cart/add/", {"product_id": "8", "quantity": "1"})
+    assert response.status_code == 302 and response["Location"] == "/cart/"
+    page = shop.get("/cart/").content.decode()
+    assert "Acme Roadster is no longer available." in page and "Acme Roadster <strong>" not in page
+
+
 def test_a_warehouse_member_still_sees_a_hidden_products_stock(catalog, editor_client, client, django_user_model):
     save(editor_client, "8", published=None)
     sign_in_staff(client, warehouse_staff(django_user_model.objects.create_user("wes", is_staff=True)))

@@ -15,6 +15,7 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from .. import keys
+from ..alerts.marks import alert_due_action
 from ..dynamo.backoff import pause
 from ..dynamo.batches import batch_write
 from ..dynamo.boundary import error_code, translate_errors
@@ -250,7 +251,7 @@ def product_update(*, product_id: str, version: int, who: str, changes: Mapping[
             stock_gather(product_id=product_id)
             continue
         core = [_product_update(new, old, version, "price" in changed),
-                put(_record(product_id, who, changed).to_item()), *_counted(new, old)]
+                put(_record(product_id, who, changed).to_item()), *_counted(new, old), *_shown_again(current, new)]
         refusal = _send(core, new, old, on_request)
         if refusal is None:
             return dataclasses.replace(new, version=version + 1)
@@ -260,6 +261,15 @@ def product_update(*, product_id: str, version: int, who: str, changes: Mapping[
             raise InvalidInput("Its brand or category no longer exists.")
         pause(attempt, first=0.05, most=1.0)
     raise CatalogUnavailable("Other writes kept the product from being saved; try again")
+
+
+def _shown_again(current: Product, new: Product) -> list[Any]:
+    """A hidden product shown again while alerts wait for it: its due item gains as many units as alerts wait
+    (the job claims no more than are in stock then), as a receipt would mark it; the job claimed nothing while
+    it was hidden (alerts/claiming.py)."""
+    if current.published or not new.published or current.alerts_waiting <= 0:
+        return []
+    return [alert_due_action(new.product_id, current.alerts_waiting)]
 
 
 def product_history(*, product_id: str, after: str | None = None, limit: int | None = None) -> Page[ProductEdit]:
