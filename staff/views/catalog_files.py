@@ -14,7 +14,7 @@ from django.shortcuts import render
 
 from catalog import gateway, names
 
-from ..catalog_csv import HEADER, CsvInvalid, export_row, read_upload
+from ..catalog_csv import HEADER, MAX_LINES, CsvInvalid, export_row, read_upload
 from ..catalog_forms import PriceChangeForm, UploadForm
 from ..decorators import READ, READ_AND_POST, staff_view
 from ..downloads import csv_response
@@ -111,8 +111,13 @@ def catalog_prices(request):
     if not form.is_valid():
         return render(request, template, context, status=400)
     data = form.cleaned_data
-    plan = gateway.plan_price_change(percent=data["percent"], brand_id=data["brand"] or None,
-                                     category_id=data["category"] or None)
+    try:
+        plan = gateway.plan_price_change(percent=data["percent"], brand_id=data["brand"] or None,
+                                         category_id=data["category"] or None, most=MAX_LINES)
+    except gateway.InvalidInput:
+        context["problems"] = [f"This choice has more than {MAX_LINES:,} products, the most one change takes: "
+                               "choose a smaller brand or category, or change prices with a CSV file."]
+        return render(request, template, context, status=400)
     fingerprint = ":".join(f"{p.product_id}@{p.before.version}" for p in plan) + f":{data['percent']}"
     token = _keep_plan(request, "prices", plan, hashlib.sha256(fingerprint.encode()).hexdigest())
     context["percent"] = data["percent"]

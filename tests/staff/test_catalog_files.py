@@ -197,3 +197,15 @@ def test_an_empty_published_cell_or_a_strange_digit_is_a_problem_of_its_line(cat
     with count_requests() as counter:
         response = upload(editor_client, [row])
     assert response.status_code == 400 and message in response.content.decode() and counter.operations == []
+
+
+def test_a_price_change_of_more_products_than_an_import_takes_is_refused(catalog, editor_client, monkeypatch):
+    from staff.views import catalog_files
+
+    monkeypatch.setattr(catalog_files, "MAX_LINES", 2)
+    monkeypatch.setattr(bulk, "EXPORT_PAGE", 2)
+    with count_requests() as counter:
+        response = editor_client.post("/staff/catalog/prices/", {"brand": "10", "percent": "10"})
+    assert response.status_code == 400 and "more than 2 products" in response.content.decode()
+    assert counter.operations == ["Query", "Query"]  # two pages of the list, none of the products' items
+    assert gateway.product_get(product_id="7").price == Decimal("29.90")

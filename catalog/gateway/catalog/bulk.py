@@ -17,6 +17,7 @@ from ..dynamo.batches import batch_get
 from ..dynamo.codec import deserialize
 from ..dynamo.pages import KeyRange, read_query
 from ..dynamo.threads import BATCH_WRITERS, in_parallel
+from ..errors import InvalidInput
 from ..validate import check_id
 from .editor import ProductChanged, ProductExists, changed_fields, product_create, product_update, same
 from .entities import CENT, Product
@@ -87,9 +88,10 @@ def plan_products(*, products: Sequence[Product], keep: Mapping[str, Iterable[st
 
 
 def plan_price_change(*, percent: Decimal, brand_id: str | None = None, category_id: str | None = None,
-                      on_request: Any = None) -> list[Planned]:
+                      most: int | None = None, on_request: Any = None) -> list[Planned]:
     """Every shown product of a brand or a category with its price moved by `percent` (rounded to the cent,
-    at least 0): its list read page by page (one Query each), then its items (BatchGetItem)."""
+    at least 0): its list read page by page (one Query each), then its items (BatchGetItem). More than `most`
+    products: InvalidInput, once the list has more (before their items are read)."""
     count = on_request or (lambda *args: None)
     products: list[Product] = []
     after = None
@@ -98,6 +100,8 @@ def plan_price_change(*, percent: Decimal, brand_id: str | None = None, category
                 else products_by_category(category_id=str(category_id), after=after, limit=EXPORT_PAGE))
         count("Query")
         products += page.items
+        if most is not None and len(products) > most:
+            raise InvalidInput(f"more than {most} products")
         after = page.next_cursor
         if after is None:
             break
