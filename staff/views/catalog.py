@@ -35,7 +35,7 @@ def catalog_list(request):
         brand, category, q, hidden = choice["brand"] or None, choice["category"] or None, choice["q"], choice["hidden"]
         after = context["after"]
         if hidden:
-            page = gateway.products_hidden(brand_id=brand, after=after)
+            page = gateway.products_hidden(brand_id=brand, category_id=category, after=after)
         elif q:
             page = gateway.products_search(query=q, sort="name", after=after, levels=False)
         elif brand:

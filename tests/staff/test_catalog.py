@@ -286,3 +286,14 @@ def test_on_dynamodb_local_edit_hide_and_show_through_the_shops_pages(local_cata
     assert "Acme Speedster" in shop.get("/brands/10/?sort=price").content.decode()
     assert "Acme Speedster" in shop.get("/search/?q=speed").content.decode()
     assert shop.get("/products/8/").status_code == 200
+
+
+def test_the_hidden_list_honours_the_brand_and_category_chosen(catalog, editor_client):
+    save(editor_client, "8", published=None)  # Acme Roadster: Acme, cars
+    save(editor_client, "7", published=None)  # Acme's charger
+    both = editor_client.get("/staff/catalog/?hidden=on&brand=10").content.decode()
+    assert "Acme Roadster" in both and gateway.product_get(product_id="7").name in both
+    with count_requests() as counter:
+        cars = editor_client.get("/staff/catalog/?hidden=on&brand=10&category=1").content.decode()
+    assert "Acme Roadster" in cars and gateway.product_get(product_id="7").name not in cars
+    assert counter.operations.count("Query") == 1

@@ -286,13 +286,18 @@ def product_history(*, product_id: str, after: str | None = None, limit: int | N
     return query_page(key_range, size=page_size(limit), after=after, build=ProductEdit.from_item)
 
 
-def products_hidden(*, brand_id: str | None = None, after: str | None = None,
+def products_hidden(*, brand_id: str | None = None, category_id: str | None = None, after: str | None = None,
                     limit: int | None = None) -> Page[Product]:
-    """Hidden products (all, or a brand's), by brand, category and ID: one Query a page (GSI1's HIDDEN)."""
+    """Hidden products (all, a brand's, or a brand's in a category: the index sorts by brand first), by brand,
+    category and ID: one Query a page (GSI1's HIDDEN)."""
+    prefix = None
     if brand_id is not None:
-        check_id("Brand", brand_id)
-    key_range = KeyRange(index=keys.GSI1, partition=keys.HIDDEN_PK,
-                         prefix=f"{keys.brand_gsi_pk(brand_id)}#" if brand_id is not None else None)
+        prefix = f"{keys.brand_gsi_pk(check_id('Brand', brand_id))}#"
+        if category_id is not None:
+            prefix += f"{keys.category_gsi_pk(check_id('Category', category_id))}#"
+    elif category_id is not None:
+        raise InvalidInput("Hidden products are listed by brand first: a category needs its brand")
+    key_range = KeyRange(index=keys.GSI1, partition=keys.HIDDEN_PK, prefix=prefix)
     return query_page(key_range, size=page_size(limit), after=after,
                       build=lambda i: dataclasses.replace(Product.from_item(i), published=False))
 
