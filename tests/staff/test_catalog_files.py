@@ -209,3 +209,9 @@ def test_a_price_change_of_more_products_than_an_import_takes_is_refused(catalog
     assert response.status_code == 400 and "more than 2 products" in response.content.decode()
     assert counter.operations == ["Query", "Query"]  # two pages of the list, none of the products' items
     assert gateway.product_get(product_id="7").price == Decimal("29.90")
+
+
+def test_an_oversized_upload_is_refused_before_it_is_read(catalog, editor_client):
+    response = editor_client.post("/staff/catalog/import/", {"file": SimpleUploadedFile("c.csv", b"x")},
+                                  CONTENT_LENGTH=str(25 * 1024 * 1024))
+    assert response.status_code == 413 and "at most 20 MB" in response.content.decode()
