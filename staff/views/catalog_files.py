@@ -69,6 +69,8 @@ def _confirm(request, template, context):
             applied = gateway.plan_apply(plan=kept["plan"], who=request.user.get_username())
     finally:
         cache.delete(f"{_plan_key(token)}:applying")
+    if applied.failed:  # the plan stays: confirming again writes the products that failed
+        return render(request, template, {**context, "applied": applied, "token": token})
     cache.set(f"{_plan_key(token)}:applied", applied, PLAN_SECONDS)
     cache.delete(_plan_key(token))
     return render(request, template, {**context, "applied": applied})

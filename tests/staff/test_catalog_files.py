@@ -215,3 +215,35 @@ def test_an_oversized_upload_is_refused_before_it_is_read(catalog, editor_client
     response = editor_client.post("/staff/catalog/import/", {"file": SimpleUploadedFile("c.csv", b"x")},
                                   CONTENT_LENGTH=str(25 * 1024 * 1024))
     assert response.status_code == 413 and "at most 20 MB" in response.content.decode()
+
+
+def test_a_product_that_fails_is_listed_and_applied_by_confirming_again(catalog, editor_client, monkeypatch):
+    from catalog.gateway.catalog import editor
+
+    preview = upload(editor_client, changes_file(2))
+    token, real = token_in(preview), editor.product_update
+
+    def down_for_product_2(**kwargs):
+        if kwargs["product_id"] == "2":
+            raise gateway.CatalogUnavailable("DynamoDB cannot be reached")
+        return real(**kwargs)
+
+    monkeypatch.setattr(bulk, "product_update", down_for_product_2)
+    first = editor_client.post("/staff/catalog/import/", {"confirm": token})
+    html = first.content.decode()
+    assert first.status_code == 200 and "2 new, 4 changed" in html and "Not written" in html
+    assert gateway.product_get(product_id="2").name == "Model Y" and gateway.product_get(product_id="1").name == \
+        "Model 3 II"
+    monkeypatch.undo()
+    again = editor_client.post("/staff/catalog/import/", {"confirm": token_in(first)}).content.decode()
+    assert "0 new, 1 changed, 6 already as planned" in again and "Not written" not in again
+    assert gateway.product_get(product_id="2").name == "Model Y II"
+
+
+def test_a_product_someone_else_created_since_the_preview_is_a_conflict(catalog, editor_client):
+    preview = upload(editor_client, changes_file(1))
+    gateway.product_create(product=gateway.Product(product_id="c0", name="Theirs", brand_id="10", category_id="10",
+                                                   price=Decimal("9.00"), stock_level=0), who="ann")
+    applied = editor_client.post("/staff/catalog/import/", {"confirm": token_in(preview)}).content.decode()
+    assert "Changed by someone else since the preview, so left as they are: c0" in applied
+    assert gateway.product_get(product_id="c0").name == "Theirs"
