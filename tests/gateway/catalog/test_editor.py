@@ -288,3 +288,13 @@ def test_the_next_edit_finishes_pending_terms_first(catalog, monkeypatch):
     assert searched("word11abcdefgh") == [] and searched("plain") == ["6"]
     assert term_count("wo") == 0 and term_count("word0abcdefg") == 0 and term_count("plain") == 1
     assert term_count("jet") == 1
+
+
+@pytest.mark.dynamodb_local
+def test_on_dynamodb_local_a_long_names_pending_terms_are_written_once(local_catalog):
+    name = " ".join(f"word{n}abcdefgh" for n in range(12))  # 132 terms: the TERMS_PENDING item and its chunks
+    update("6", name=name)
+    assert items_in_partition(keys.TERMS_PENDING_PK) == []
+    assert searched("word11abcdefgh") == ["6"] and term_count("wo") == 1 and term_count("jet") == 0
+    update("6", name="Plain jet")
+    assert searched("word11abcdefgh") == [] and term_count("wo") == 0 and term_count("jet") == 1
