@@ -13,6 +13,7 @@ uploaded bytes (not guessable from the picture alone, never the file's name); th
 uploaded again is the same files.
 """
 import io
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from django import forms
@@ -79,23 +80,39 @@ class PictureField(forms.FileField):
         return upload
 
 
-def picture_store(*, product_id: str, upload) -> str:
-    """Checks `upload` as PictureField does (ValidationError if refused: nothing is stored), stores
-    its sizes in storages["media"] and returns the value for the product item's `image`."""
+@dataclass(frozen=True)
+class Picture:
+    """A checked upload, not stored yet: `image` is the product item's value it will have once stored."""
+
+    image: str
+    clean: Image.Image = field(repr=False, compare=False)
+
+    def store(self) -> str:
+        """Its sizes stored in storages["media"]; returns `image`."""
+        storage = storages["media"]
+        for name, box in stored_names(self.image.removeprefix(PREFIX)):
+            # The media storages overwrite (storefront/media.py): the same name is the same picture. One
+            # that keeps the file there and saves under another name made a copy, dropped again.
+            saved = storage.save(name, ContentFile(_encoded(self.clean, box)))
+            if saved != name:
+                storage.delete(saved)
+        return self.image
+
+
+def picture_checked(*, product_id: str, upload) -> Picture:
+    """Checks `upload` as PictureField does (ValidationError if refused) and names it, storing nothing: a
+    product is written with `.image` first, the files stored (`.store()`) only once that write succeeded."""
     if not valid_id(product_id):
         raise ValueError(f"not a product ID: {product_id!r}")
     data, image = _decoded(upload)
     key = salted_hmac("catalog.pictures", data, algorithm="sha256").hexdigest()[:32]
-    base = f"{FOLDER}/{product_id}/{key}"
-    picture = _clean(image)
-    storage = storages["media"]
-    for name, box in stored_names(base):
-        # The media storages overwrite (storefront/media.py): the same name is the same picture. One
-        # that keeps the file there and saves under another name made a copy, dropped again.
-        saved = storage.save(name, ContentFile(_encoded(picture, box)))
-        if saved != name:
-            storage.delete(saved)
-    return PREFIX + base
+    return Picture(image=f"{PREFIX}{FOLDER}/{product_id}/{key}", clean=_clean(image))
+
+
+def picture_store(*, product_id: str, upload) -> str:
+    """Checks `upload` as PictureField does (ValidationError if refused: nothing is stored), stores
+    its sizes in storages["media"] and returns the value for the product item's `image`."""
+    return picture_checked(product_id=product_id, upload=upload).store()
 
 
 def stored_names(base):

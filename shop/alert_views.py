@@ -5,6 +5,7 @@ from allauth.core import ratelimit
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.csrf import csrf_exempt
@@ -55,10 +56,12 @@ def _answer(request, product, *, message="", error="", status=200, waiting=None)
 @vary_on_headers("HX-Request")
 def notify(request, product_id):
     """POST /products/<product_id>/notify/ (`email`; ignored when signed in): ask for an email when the
-    product is back. 404 unknown product, 400 bad email, 409 in stock or too many alerts, 429 asked too
+    product is back. 404 unknown or hidden product, 400 bad email, 409 in stock or too many alerts, 429 asked too
     often (per client address, per account: STOCK_ALERT_ASKS_PER_*), nothing saved then; an email address
     entered too often (STOCK_ALERT_ASKS_PER_EMAIL) is answered as usual and nothing is saved or sent."""
     product = gateway.product_get(product_id=product_id, consistent=True)
+    if not product.published:
+        raise Http404("No such product")  # hidden by staff, as its page is
     if request.user.is_authenticated:
         email, customer_id = request.user.email, request.user.customer_key_id
         if not email:

@@ -34,7 +34,9 @@ class Addition:
 
 def addition(*, product, quantity, in_cart, lines_in_cart):
     """Adding `quantity` of `product` to a cart that has `in_cart` of it and `lines_in_cart`
-    different products: how many are added, or why none are."""
+    different products: how many are added, or why none are (a product staff hid: none)."""
+    if not product.published:
+        return Addition(error=f"{product.name} is no longer available.")
     if not availability.can_buy(product.stock_level, in_cart + quantity):
         return Addition(
             error=availability.shortage(product.name, product.stock_level)

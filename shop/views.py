@@ -104,6 +104,8 @@ def _added(request, product, *, message=None, error=None, status=200):
         messages.error(request, error)
     else:
         messages.success(request, message)
+    if product is not None and not product.published:  # hidden: its page is a 404 for shoppers
+        return redirect(reverse("cart"))
     return redirect(reverse("product", args=[product.product_id]))
 
 

@@ -5,7 +5,7 @@ Columns: product_id, name, brand_id, category_id, price, published (yes/no), des
 object, {"seats": 5}), and on upload an optional stock_level (a new product's opening level; an existing
 product's stock stays with the warehouse pages). An upload may leave out the columns published, description
 and attributes: an existing product keeps its own, a new one is shown, without description or
-attributes; an empty cell of a column there is an empty value."""
+attributes; an empty cell of description or attributes is an empty value, an empty published cell an error."""
 import csv
 import dataclasses
 import io
@@ -56,6 +56,16 @@ def _published(text, line, problems):
         return False
     problems.append(f"line {line}: published: {text!r} is not yes or no")
     return None
+
+
+def _stock_level(text, line, problems):
+    """A new product's opening level: empty is 0; else ASCII digits only ("²" and "٣" are digits to Python)."""
+    if not text:
+        return 0
+    if text.isascii() and text.isdigit():
+        return int(text)
+    problems.append(f"line {line}: stock_level: {text!r} is not a whole number >= 0")
+    return 0
 
 
 def _attributes(text, line, problems):
@@ -111,10 +121,8 @@ def read_upload(upload, *, brand_ids, category_ids):
                "categoryId": row.get("category_id"), "price": row.get("price"),
                "description": row.get("description", ""),
                "attributes": _attributes(row.get("attributes", ""), number, problems),
-               "stockLevel": int(row["stock_level"]) if row.get("stock_level", "").isdigit() else 0}
-        if row.get("stock_level") and not row["stock_level"].isdigit():
-            problems.append(f"line {number}: stock_level: {row['stock_level']!r} is not a whole number >= 0")
-        published = _published(row["published"], number, problems) if row.get("published") else True
+               "stockLevel": _stock_level(row.get("stock_level", ""), number, problems)}
+        published = _published(row["published"], number, problems) if "published" in columns else True
         if row.get("product_id") in seen:
             problems.append(f"line {number}: product_id: {row['product_id']!r} is on an earlier line too")
         seen.add(row.get("product_id"))

@@ -69,6 +69,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "staff.upload_limit.UploadLimitMiddleware",  # an oversized staff upload: 413 before CSRF reads the body
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "shop.account_sessions.StaffSessionMiddleware",  # staff sessions end STAFF_SESSION_SECONDS after sign-in

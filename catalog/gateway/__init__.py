@@ -50,6 +50,7 @@ from .catalog.editor import (
 )
 from .catalog.entities import Brand, Category, Product
 from .catalog.import_file import MAX_ATTRIBUTES, check_product
+from .catalog.pending_terms import terms_pending_all
 from .catalog.products import (
     brands_all,
     categories_all,
@@ -142,6 +143,7 @@ __all__ = [
     "table_name", "tallying", "fold", "has_control_characters",
     "holds_all", "holds_enabled", "holds_release", "holds_release_ended", "holds_released", "holds_take",
     "units_held",
+    "terms_pending_all",  # an edit's search terms left pending (run_stock_jobs)
     "FAILED", "MAX_EMAIL", "AlertRefused", "alert_ask", "alert_cancel", "alert_confirm", "alert_counts", "alert_get",
     "alert_give_up", "alert_lease", "alert_mark_sent", "alerts_claim", "alerts_due", "alerts_of_owner",
     "alerts_outbox",

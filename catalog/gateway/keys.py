@@ -126,7 +126,6 @@ def product_sort_keys(
         out |= _index_keys(BY_NAME[scope], partition, by_name) | _index_keys(BY_PRICE[scope], partition, by_price)
     return out
 
-
 def term_pk(term: str) -> str:
     return f"{TERM_PREFIX}{term}"
 
@@ -141,11 +140,11 @@ def term_count_keys(term: str) -> list[Any]:
     return [{"PK": term_pk(term), "SK": sk, **_index_keys(BY_PRICE["brand"], term_pk(term), sk)}
             for sk in (TERM_COUNT_LOW, TERM_COUNT_HIGH)]
 
-
 # --- the catalog editor (docs/catalog-editor.md) ---------------------------------------------
 # A hidden product's only list entry is GSI1's HIDDEN partition, by brand and category (no shopper's list reads
-# it); each staff change of a product is a record under the product (EDIT#<time>#<id>, newest last).
-HIDDEN_PK, EDIT_PREFIX = "HIDDEN", "EDIT#"
+# it); each staff change of a product is a record under the product (EDIT#<time>#<id>, newest last); an edit's
+# search terms that did not fit its transaction are tasks on a TERMS_PENDING item (catalog/pending_terms.py).
+HIDDEN_PK, EDIT_PREFIX, TERMS_PENDING_PK = "HIDDEN", "EDIT#", "TERMS_PENDING"
 
 
 def hidden_index_keys(*, product_id: str, brand_id: str, category_id: str) -> dict[str, Any]:
@@ -153,6 +152,9 @@ def hidden_index_keys(*, product_id: str, brand_id: str, category_id: str) -> di
 
 def product_edit_key(product_id: str, *, at: Any, edit_id: str) -> dict[str, Any]:
     return {"PK": product_pk(product_id), "SK": f"{EDIT_PREFIX}{at}#{edit_id}"}
+
+def terms_pending_key(product_id: str) -> dict[str, Any]:
+    return {"PK": TERMS_PENDING_PK, "SK": f"P#{product_id}"}
 
 def brand_gsi_pk(brand_id: str) -> str:
     return f"B#{brand_id}"

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 
 from catalog import gateway, names
 from catalog.gateway import InvalidInput, ProductChanged, ProductExists
-from catalog.pictures import picture_store
+from catalog.pictures import picture_checked
 from storefront.http import optional_param, partial_template, query_string
 
 from ..catalog_forms import CatalogListForm, NewProductForm, ProductForm, attribute_formset
@@ -35,7 +35,7 @@ def catalog_list(request):
         brand, category, q, hidden = choice["brand"] or None, choice["category"] or None, choice["q"], choice["hidden"]
         after = context["after"]
         if hidden:
-            page = gateway.products_hidden(brand_id=brand, after=after)
+            page = gateway.products_hidden(brand_id=brand, category_id=category, after=after)
         elif q:
             page = gateway.products_search(query=q, sort="name", after=after, levels=False)
         elif brand:
@@ -61,12 +61,13 @@ def _product_context(form, attributes, product=None, **extra):
 
 
 def _picture(form, product_id):
-    """The uploaded picture stored (its `image` value), or None; a refusal is the form's error."""
+    """The uploaded picture checked and named (a Picture, stored only once the product is written), or None;
+    a refusal is the form's error."""
     upload = form.cleaned_data.get("image")
     if not upload:
         return None
     try:
-        return picture_store(product_id=product_id, upload=upload)
+        return picture_checked(product_id=product_id, upload=upload)
     except ValidationError as error:
         form.add_error("image", error)
         return None
@@ -81,9 +82,10 @@ def catalog_product_new(request):
         return render(request, "staff/catalog/product_new.html", _product_context(form, attributes))
     if form.is_valid():
         product = form.cleaned_data["product"]
-        image = _picture(form, product.product_id)
+        picture = _picture(form, product.product_id)
         if not form.errors:
-            product = dataclasses.replace(product, image=image or "", published=form.cleaned_data["published"])
+            product = dataclasses.replace(product, image=picture.image if picture else "",
+                                          published=form.cleaned_data["published"])
             try:
                 gateway.product_create(product=product, who=_who(request))
             except ProductExists:
@@ -91,6 +93,8 @@ def catalog_product_new(request):
             except InvalidInput as exc:
                 form.add_error(None, str(exc))
             else:
+                if picture:
+                    picture.store()
                 messages.success(request, f"{product.name} was created.")
                 return redirect("staff_catalog_product", product_id=product.product_id)
     return render(request, "staff/catalog/product_new.html", _product_context(form, attributes), status=400)
@@ -120,9 +124,9 @@ def catalog_product(request, product_id):
         changes = {"name": new.name, "brand_id": new.brand_id, "category_id": new.category_id, "price": new.price,
                    "description": new.description, "attributes": new.attributes,
                    "published": form.cleaned_data["published"]}
-        image = _picture(form, product_id)
-        if image:
-            changes["image"] = image
+        picture = _picture(form, product_id)
+        if picture:
+            changes["image"] = picture.image
         if not form.errors:
             try:
                 gateway.product_update(product_id=product_id, version=form.cleaned_data["version"],
@@ -132,6 +136,8 @@ def catalog_product(request, product_id):
             except InvalidInput as exc:
                 form.add_error(None, str(exc))
             else:
+                if picture:
+                    picture.store()
                 messages.success(request, "Saved.")
                 return redirect("staff_catalog_product", product_id=product_id)
     product = gateway.product_get(product_id=product_id)  # the page around the form (an unknown ID: 404)

@@ -1,9 +1,12 @@
 """Many products at once (catalog editors only): every product as CSV (streamed), a CSV of new and changed
 products, and a price change by percent for a brand or a category. An upload or a price change is first a
 preview of exactly what will change (nothing written; any line in error: nothing can be applied); its
-confirm button posts `confirm`, the token of that preview, kept server-side in the cache (CATALOG_PLAN_SECONDS).
-Applying writes each product over the version previewed, so confirming twice writes once."""
+confirm button posts `confirm`, a random token of that one preview, its plan kept server-side in the cache
+(PLAN_SECONDS) with the user and the fingerprint of what was previewed. Applying writes each product over the
+version previewed, and the token is marked applied, so confirming twice writes once; uploading the same file
+again is a new preview with a new token."""
 import hashlib
+import secrets
 
 from django.conf import settings
 from django.core.cache import cache
@@ -11,7 +14,7 @@ from django.shortcuts import render
 
 from catalog import gateway, names
 
-from ..catalog_csv import HEADER, CsvInvalid, export_row, read_upload
+from ..catalog_csv import HEADER, MAX_LINES, CsvInvalid, export_row, read_upload
 from ..catalog_forms import PriceChangeForm, UploadForm
 from ..decorators import READ, READ_AND_POST, staff_view
 from ..downloads import csv_response
@@ -34,8 +37,9 @@ def _plan_key(token):
 
 
 def _keep_plan(request, kind, plan, fingerprint):
-    token = hashlib.sha256(f"{request.user.pk}:{kind}:{fingerprint}".encode()).hexdigest()
-    cache.set(_plan_key(token), {"user": request.user.pk, "kind": kind, "plan": plan}, PLAN_SECONDS)
+    token = secrets.token_hex(32)  # one preview's: the same file uploaded again is previewed (and applied) anew
+    cache.set(_plan_key(token), {"user": request.user.pk, "kind": kind, "plan": plan, "fingerprint": fingerprint},
+              PLAN_SECONDS)
     return token
 
 
@@ -57,8 +61,16 @@ def _confirm(request, template, context):
     if kept is None or kept["user"] != request.user.pk:
         context["problems"] = ["This preview has expired: upload the file or ask for the change again."]
         return render(request, template, context, status=400)
-    with gateway.request_budget(seconds=max(APPLY_SECONDS, settings.DYNAMODB_WRITE_BUDGET)):
-        applied = gateway.plan_apply(plan=kept["plan"], who=request.user.get_username())
+    if not cache.add(f"{_plan_key(token)}:applying", True, APPLY_SECONDS):  # a second click while applying
+        context["problems"] = ["This change is being applied: reload this page in a minute."]
+        return render(request, template, context, status=409)
+    try:
+        with gateway.request_budget(seconds=max(APPLY_SECONDS, settings.DYNAMODB_WRITE_BUDGET)):
+            applied = gateway.plan_apply(plan=kept["plan"], who=request.user.get_username())
+    finally:
+        cache.delete(f"{_plan_key(token)}:applying")
+    if applied.failed:  # the plan stays: confirming again writes the products that failed
+        return render(request, template, {**context, "applied": applied, "token": token})
     cache.set(f"{_plan_key(token)}:applied", applied, PLAN_SECONDS)
     cache.delete(_plan_key(token))
     return render(request, template, {**context, "applied": applied})
@@ -101,8 +113,13 @@ def catalog_prices(request):
     if not form.is_valid():
         return render(request, template, context, status=400)
     data = form.cleaned_data
-    plan = gateway.plan_price_change(percent=data["percent"], brand_id=data["brand"] or None,
-                                     category_id=data["category"] or None)
+    try:
+        plan = gateway.plan_price_change(percent=data["percent"], brand_id=data["brand"] or None,
+                                         category_id=data["category"] or None, most=MAX_LINES)
+    except gateway.InvalidInput:
+        context["problems"] = [f"This choice has more than {MAX_LINES:,} products, the most one change takes: "
+                               "choose a smaller brand or category, or change prices with a CSV file."]
+        return render(request, template, context, status=400)
     fingerprint = ":".join(f"{p.product_id}@{p.before.version}" for p in plan) + f":{data['percent']}"
     token = _keep_plan(request, "prices", plan, hashlib.sha256(fingerprint.encode()).hexdigest())
     context["percent"] = data["percent"]

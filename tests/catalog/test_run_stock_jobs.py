@@ -12,6 +12,7 @@ from shop.stock_alerts import PassSummary
 def no_holds_ended(monkeypatch):
     """The pass's hold release (timed holds) finds nothing unless a test says otherwise."""
     monkeypatch.setattr(run_stock_jobs, "holds_release_ended", lambda: ReleaseSummary(holds=0, units=0))
+    monkeypatch.setattr(run_stock_jobs, "terms_pending_all", lambda: 0)  # no table here
 
 
 def test_one_pass_reports_what_it_sent(monkeypatch, capsys):

@@ -320,3 +320,12 @@ def test_a_signed_in_shopper_asks_at_most_20_times_an_hour(two_sold_out, client,
     response = ask(client, "8", ip="10.0.2.99", headers=HX)
     assert response.status_code == 429 and TOO_OFTEN in response.content.decode()
     assert alert_count(product_id="8") == 0 and alert_count(product_id=SOLD_OUT) == 1
+
+
+def test_a_hidden_product_takes_no_alert(catalog, client, shopper):
+    product = gateway.product_get(product_id=SOLD_OUT)
+    gateway.product_update(product_id=SOLD_OUT, version=product.version, who="eve", changes={"published": False})
+    assert client.post(f"/products/{SOLD_OUT}/notify/", {"email": "guest@example.com"}).status_code == 404
+    client.force_login(shopper)
+    assert client.post(f"/products/{SOLD_OUT}/notify/", headers=HX).status_code == 404
+    assert alert_count(product_id=SOLD_OUT) == 0 and mail.outbox == []

@@ -202,6 +202,24 @@ def test_a_picture_is_stored_and_shown(catalog, editor_client, settings, tmp_pat
     assert ".webp" in shop.get("/products/1/").content.decode()
 
 
+@pytest.mark.parametrize("product_id, status", [("1", 409), ("nope", 404)])
+def test_a_picture_is_not_stored_when_the_product_is_not_saved(catalog, editor_client, settings, tmp_path,
+                                                               product_id, status):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from tests.helpers import picture_bytes
+
+    settings.STORAGES = {**settings.STORAGES, "media": {"BACKEND": "django.core.files.storage.FileSystemStorage",
+                                                       "OPTIONS": {"location": str(tmp_path)}}}
+    product = gateway.product_get(product_id="1")
+    gateway.product_update(product_id="1", version=product.version, who="ann", changes={"name": "Model 3 II"})
+    upload = SimpleUploadedFile("car.jpg", picture_bytes(), content_type="image/jpeg")
+    response = editor_client.post(EDIT_URL.format(product_id), {**form_of(product), "image": upload})
+    assert response.status_code == status
+    assert list(tmp_path.rglob("*.webp")) == []
+    assert gateway.product_get(product_id="1").image == product.image
+
+
 # --- hide and show --------------------------------------------------------------------------
 
 def test_a_hidden_product_is_gone_for_shoppers_and_back_when_shown(catalog, editor_client, shopper):
@@ -231,6 +249,18 @@ def test_a_cart_says_a_hidden_product_is_no_longer_available(catalog, editor_cli
     assert "Acme Roadster <strong>is no longer available</strong>" in shop.get("/cart/").content.decode()
 
 
+def test_a_hidden_product_cannot_be_added_to_a_cart(catalog, editor_client, shopper):
+    shop = Client()  # a shopper's browser beside the editor's
+    shop.force_login(shopper)
+    save(editor_client, "8", published=None)
+    response = shop.post("/cart/add/", {"product_id": "8", "quantity": "1"}, headers={"HX-Request": "true"})
+    assert response.status_code == 409 and "Acme Roadster is no longer available." in response.content.decode()
+    response = shop.post("/cart/add/", {"product_id": "8", "quantity": "1"})
+    assert response.status_code == 302 and response["Location"] == "/cart/"
+    page = shop.get("/cart/").content.decode()
+    assert "Acme Roadster is no longer available." in page and "Acme Roadster <strong>" not in page
+
+
 def test_a_warehouse_member_still_sees_a_hidden_products_stock(catalog, editor_client, client, django_user_model):
     save(editor_client, "8", published=None)
     sign_in_staff(client, warehouse_staff(django_user_model.objects.create_user("wes", is_staff=True)))
@@ -256,3 +286,14 @@ def test_on_dynamodb_local_edit_hide_and_show_through_the_shops_pages(local_cata
     assert "Acme Speedster" in shop.get("/brands/10/?sort=price").content.decode()
     assert "Acme Speedster" in shop.get("/search/?q=speed").content.decode()
     assert shop.get("/products/8/").status_code == 200
+
+
+def test_the_hidden_list_honours_the_brand_and_category_chosen(catalog, editor_client):
+    save(editor_client, "8", published=None)  # Acme Roadster: Acme, cars
+    save(editor_client, "7", published=None)  # Acme's charger
+    both = editor_client.get("/staff/catalog/?hidden=on&brand=10").content.decode()
+    assert "Acme Roadster" in both and gateway.product_get(product_id="7").name in both
+    with count_requests() as counter:
+        cars = editor_client.get("/staff/catalog/?hidden=on&brand=10&category=1").content.decode()
+    assert "Acme Roadster" in cars and gateway.product_get(product_id="7").name not in cars
+    assert counter.operations.count("Query") == 1

@@ -170,3 +170,80 @@ def test_brands_are_created_renamed_and_counted(catalog, editor_client):
 def test_a_renamed_brand_shows_in_the_shop(catalog, editor_client, client):
     editor_client.post("/staff/catalog/brands/", {"entity_id": "10", "name": "Acme Corp", "create": ""})
     assert "Acme Corp" in client.get("/brands/10/").content.decode()
+
+
+def test_the_same_file_uploaded_again_after_an_edit_is_applied_again(catalog, editor_client):
+    rows = changes_file(0)
+    first = token_in(upload(editor_client, rows))
+    editor_client.post("/staff/catalog/import/", {"confirm": first})
+    current = gateway.product_get(product_id="1")
+    gateway.product_update(product_id="1", version=current.version, who="ann", changes={"name": "Model 3 III"})
+    preview = upload(editor_client, rows)
+    assert "0 new, 1 changed, 4 unchanged" in preview.content.decode()
+    second = token_in(preview)
+    assert second != first
+    applied = editor_client.post("/staff/catalog/import/", {"confirm": second})
+    assert "This change was applied already" not in applied.content.decode()
+    assert gateway.product_get(product_id="1").name == "Model 3 II"
+
+
+@pytest.mark.parametrize("cell, message", [({"published": ""}, "published: &#x27;&#x27; is not yes or no"),
+                                           ({"stock_level": "²"}, "stock_level: &#x27;²&#x27; is not a whole number"),
+                                           ({"stock_level": "٣"}, "stock_level: &#x27;٣&#x27; is not a whole number"),
+                                           ({"price": "²"}, "line 2: price")])
+def test_an_empty_published_cell_or_a_strange_digit_is_a_problem_of_its_line(catalog, editor_client, cell, message):
+    row = {"product_id": "c1", "name": "Charger", "brand_id": "10", "category_id": "10", "price": "5.00",
+           "published": "yes", "stock_level": "3"} | cell
+    with count_requests() as counter:
+        response = upload(editor_client, [row])
+    assert response.status_code == 400 and message in response.content.decode() and counter.operations == []
+
+
+def test_a_price_change_of_more_products_than_an_import_takes_is_refused(catalog, editor_client, monkeypatch):
+    from staff.views import catalog_files
+
+    monkeypatch.setattr(catalog_files, "MAX_LINES", 2)
+    monkeypatch.setattr(bulk, "EXPORT_PAGE", 2)
+    with count_requests() as counter:
+        response = editor_client.post("/staff/catalog/prices/", {"brand": "10", "percent": "10"})
+    assert response.status_code == 400 and "more than 2 products" in response.content.decode()
+    assert counter.operations == ["Query", "Query"]  # two pages of the list, none of the products' items
+    assert gateway.product_get(product_id="7").price == Decimal("29.90")
+
+
+def test_an_oversized_upload_is_refused_before_it_is_read(catalog, editor_client):
+    response = editor_client.post("/staff/catalog/import/", {"file": SimpleUploadedFile("c.csv", b"x")},
+                                  CONTENT_LENGTH=str(25 * 1024 * 1024))
+    assert response.status_code == 413 and "at most 20 MB" in response.content.decode()
+
+
+def test_a_product_that_fails_is_listed_and_applied_by_confirming_again(catalog, editor_client, monkeypatch):
+    from catalog.gateway.catalog import editor
+
+    preview = upload(editor_client, changes_file(2))
+    token, real = token_in(preview), editor.product_update
+
+    def down_for_product_2(**kwargs):
+        if kwargs["product_id"] == "2":
+            raise gateway.CatalogUnavailable("DynamoDB cannot be reached")
+        return real(**kwargs)
+
+    monkeypatch.setattr(bulk, "product_update", down_for_product_2)
+    first = editor_client.post("/staff/catalog/import/", {"confirm": token})
+    html = first.content.decode()
+    assert first.status_code == 200 and "2 new, 4 changed" in html and "Not written" in html
+    assert gateway.product_get(product_id="2").name == "Model Y" and gateway.product_get(product_id="1").name == \
+        "Model 3 II"
+    monkeypatch.undo()
+    again = editor_client.post("/staff/catalog/import/", {"confirm": token_in(first)}).content.decode()
+    assert "0 new, 1 changed, 6 already as planned" in again and "Not written" not in again
+    assert gateway.product_get(product_id="2").name == "Model Y II"
+
+
+def test_a_product_someone_else_created_since_the_preview_is_a_conflict(catalog, editor_client):
+    preview = upload(editor_client, changes_file(1))
+    gateway.product_create(product=gateway.Product(product_id="c0", name="Theirs", brand_id="10", category_id="10",
+                                                   price=Decimal("9.00"), stock_level=0), who="ann")
+    applied = editor_client.post("/staff/catalog/import/", {"confirm": token_in(preview)}).content.decode()
+    assert "Changed by someone else since the preview, so left as they are: c0" in applied
+    assert gateway.product_get(product_id="c0").name == "Theirs"

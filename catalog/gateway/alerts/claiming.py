@@ -81,11 +81,11 @@ def alerts_claim(*, product_id: str, margin: int) -> int:
     due = _due_get(product_id)
     if due is None:
         return 0
+    level = _level_on_sale(product_id) if due.units > 0 or due.allowance > 0 else 0
+    if level is None:  # hidden by staff: nothing claimed; showing it again with stock marks it due anew
+        _due_delete(product_id, Attr("units").eq(due.units) if due.units > 0 else _spent())
+        return 0
     if due.units > 0:
-        try:
-            level = product_get(product_id=product_id, consistent=True).stock_level or 0
-        except NotFound:
-            level = 0
         grant = min(due.units, level) + margin if level > 0 else 0
         if not _conditional_update(
             keys.alert_due_key(product_id), "SET allowance = if_not_exists(allowance, :zero) + :grant ADD units :neg",
@@ -110,16 +110,34 @@ def alerts_claim(*, product_id: str, margin: int) -> int:
         if due is None or refused > CLAIM_REFUSALS:
             return claimed
     # Spent, or nobody waits: done with these units (unless more came in: the next pass).
+    _due_delete(product_id, _spent())
+    return claimed
+
+
+def _spent() -> Condition:
+    return Attr("units").not_exists() | Attr("units").lte(0)
+
+
+def _due_delete(product_id: str, condition: Condition) -> None:
+    """The product's due item deleted if `condition` holds (else units came in meanwhile: the next pass)."""
     with translate_errors():
         try:
             client().delete_item(
                 TableName=table_name(), Key=serialize(keys.alert_due_key(product_id)),
-                **conditions.expression(condition=Attr("units").not_exists() | Attr("units").lte(0)),
+                **conditions.expression(condition=condition),
             )
         except ClientError as exc:
             if error_code(exc) != "ConditionalCheckFailedException":
                 raise
-    return claimed
+
+
+def _level_on_sale(product_id: str) -> int | None:
+    """The product's stock level (0 for an unknown one), or None while staff hide it: one GetItem."""
+    try:
+        product = product_get(product_id=product_id, consistent=True)
+    except NotFound:
+        return 0
+    return (product.stock_level or 0) if product.published else None
 
 
 def _waiting(product_id: str, *, limit: int) -> list[Any]:

@@ -17,11 +17,12 @@ from ..dynamo.batches import batch_get
 from ..dynamo.codec import deserialize
 from ..dynamo.pages import KeyRange, read_query
 from ..dynamo.threads import BATCH_WRITERS, in_parallel
+from ..errors import CatalogError, InvalidInput
 from ..validate import check_id
 from .editor import ProductChanged, ProductExists, changed_fields, product_create, product_update, same
 from .entities import CENT, Product
 from .import_file import MAX_PRICE
-from .products import products_by_brand, products_by_category
+from .products import product_get, products_by_brand, products_by_category
 
 APPLY_WORKERS = BATCH_WRITERS  # products written at once when a plan is applied
 EXPORT_PAGE = 100  # products a Query reads, then one BatchGetItem of their items (the list indexes lack
@@ -87,9 +88,10 @@ def plan_products(*, products: Sequence[Product], keep: Mapping[str, Iterable[st
 
 
 def plan_price_change(*, percent: Decimal, brand_id: str | None = None, category_id: str | None = None,
-                      on_request: Any = None) -> list[Planned]:
+                      most: int | None = None, on_request: Any = None) -> list[Planned]:
     """Every shown product of a brand or a category with its price moved by `percent` (rounded to the cent,
-    at least 0): its list read page by page (one Query each), then its items (BatchGetItem)."""
+    at least 0): its list read page by page (one Query each), then its items (BatchGetItem). More than `most`
+    products: InvalidInput, once the list has more (before their items are read)."""
     count = on_request or (lambda *args: None)
     products: list[Product] = []
     after = None
@@ -98,6 +100,8 @@ def plan_price_change(*, percent: Decimal, brand_id: str | None = None, category
                 else products_by_category(category_id=str(category_id), after=after, limit=EXPORT_PAGE))
         count("Query")
         products += page.items
+        if most is not None and len(products) > most:
+            raise InvalidInput(f"more than {most} products")
         after = page.next_cursor
         if after is None:
             break
@@ -116,12 +120,15 @@ class Applied:
     created: int = 0
     changed: int = 0
     done_before: int = 0  # already as planned (a plan applied again)
-    conflicts: list = field(default_factory=list)  # product IDs someone else changed since the plan
+    conflicts: list = field(default_factory=list)  # product IDs someone else changed (or created) since the plan
+    failed: list = field(default_factory=list)  # product IDs not written (DynamoDB busy or down): apply again
 
 
 def plan_apply(*, plan: Sequence[Planned], who: str, on_request: Any = None) -> Applied:
     """Write each planned change over the version it was planned from (several at once). A product that
-    moved on since is left as it is: counted as done if it is already as planned, else a conflict."""
+    moved on (or was created) since is left as it is: counted as done if it is already as planned, else a
+    conflict. One that could not be written (DynamoDB busy, unreachable, out of budget) is listed as failed and
+    the rest go on: applying the plan again writes those (the others are then as planned)."""
     result = Applied()
 
     def write(entry: Planned) -> str:
@@ -136,7 +143,9 @@ def plan_apply(*, plan: Sequence[Planned], who: str, on_request: Any = None) -> 
         except ProductChanged as exc:
             current = exc.current
         except ProductExists:
-            return "done_before"
+            current = product_get(product_id=entry.product_id, consistent=True)
+        except CatalogError:
+            return "failed"
         as_planned = all(same(getattr(current, name), after) for name, (_, after) in entry.changes.items())
         return "done_before" if as_planned else "conflict"
 
@@ -147,8 +156,8 @@ def plan_apply(*, plan: Sequence[Planned], who: str, on_request: Any = None) -> 
 
     in_parallel([p for p in plan if p.changes], send, workers=APPLY_WORKERS)
     for product_id, outcome in sorted(outcomes.items()):
-        if outcome == "conflict":
-            result.conflicts.append(product_id)
+        if outcome in ("conflict", "failed"):
+            (result.conflicts if outcome == "conflict" else result.failed).append(product_id)
         else:
             setattr(result, outcome, getattr(result, outcome) + 1)
     return result

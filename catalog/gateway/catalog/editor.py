@@ -7,6 +7,7 @@ editor's save in between refuses it with ProductChanged, which carries the produ
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -15,8 +16,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from .. import keys
+from ..alerts.marks import alert_due_action
 from ..dynamo.backoff import pause
-from ..dynamo.batches import batch_write
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, read, table_name
 from ..dynamo.codec import deserialize, serialize
@@ -27,14 +28,16 @@ from ..errors import CatalogError, CatalogUnavailable, InvalidInput, NotFound
 from ..stock.buckets import stock_gather
 from ..stock.stock import opening_adjustment
 from ..validate import check_id, new_token, page_size, utc_now
-from .changes import add_term_counts, count_actions, membership_deltas, moves, term_changes
+from .changes import count_actions, membership_deltas, moves, term_changes
 from .entities import Product, plain_value
+from .pending_terms import none_pending, pending_put, terms_finish
 
 # What staff may change, as (Product field, item attribute).
 EDITABLE = (("name", "name"), ("brand_id", "brandId"), ("category_id", "categoryId"), ("price", "price"),
             ("description", "description"), ("attributes", "attributes"), ("image", "image"),
             ("published", "published"))
 ATTEMPTS = 5  # a transaction another one was in the way of is sent again, this many times at most
+log = logging.getLogger(__name__)
 LIST_KEY_ATTRIBUTES = tuple(f"{prefix}{part}" for prefix in keys.LIST_INDEXES for part in ("PK", "SK"))
 
 
@@ -127,29 +130,34 @@ def _term_actions(product: Product, old: Any) -> tuple[list[Any], list[Any], lis
         counts
 
 
-def _send(core: list[Any], product: Product, old: Any, on_request: Any) -> Any:
-    """One transaction: `core` (the product's write first, then its record, counts, opening stock) and the
-    search term writes, all in it when they fit TRANSACTION_ACTIONS; else the term items that do not fit are
-    written right after (BatchWriteItem, idempotent) and the term counts moved (UpdateItem ADD).
-    Returns the Refusal, or None once written."""
+def _send(core: list[Any], product: Product, old: Any, on_request: Any, *, version: int) -> Any:
+    """One transaction: `core` (the product's write first, then its record, counts, opening stock), the search
+    term writes, all in it when they fit TRANSACTION_ACTIONS, and last the check that no earlier edit's terms
+    are pending; else what does not fit becomes the tasks of a TERMS_PENDING item written last in it
+    (pending_terms.py), done right after. An earlier edit's pending terms are done first.
+    `version`: the product's once written. Returns the Refusal, or None once written."""
     puts, deletes, counts = _term_actions(product, old)
     terms = puts + deletes + counts
-    if len(core) + len(terms) <= TRANSACTION_ACTIONS:
-        refusal = transact_write(core + terms, request_token=new_token()[:36])
+    for _ in range(ATTEMPTS):
+        if len(core) + len(terms) < TRANSACTION_ACTIONS:
+            actions = core + terms + [none_pending(product.product_id)]
+        else:
+            room = TRANSACTION_ACTIONS - len(core) - 1
+            _, _, deltas = term_changes([product], {product.product_id: old} if old is not None else {})
+            actions = core + (puts + deletes)[:room] + [
+                pending_put(product.product_id, version, (puts + deletes)[room:], deltas)]
+        refusal = transact_write(actions, request_token=new_token()[:36])
         on_request("TransactWriteItems")
+        if refusal is not None and refusal.failed(len(actions) - 1):
+            terms_finish(product_id=product.product_id, on_request=on_request)  # an earlier edit's
+            continue
+        if refusal is None and "Put" in actions[-1]:
+            try:
+                terms_finish(product_id=product.product_id, on_request=on_request)
+            except CatalogUnavailable:  # the edit stands; run_stock_jobs (or the next edit) finishes its terms
+                log.warning("search terms of product %s left pending", product.product_id, exc_info=True)
         return refusal
-    room = TRANSACTION_ACTIONS - len(core)
-    in_transaction = (puts + deletes)[:room]
-    refusal = transact_write(core + in_transaction, request_token=new_token()[:36])
-    on_request("TransactWriteItems")
-    if refusal is not None:
-        return refusal
-    _, _, deltas = term_changes([product], {product.product_id: old} if old is not None else {})
-    rest_puts = [deserialize(a["Put"]["Item"]) for a in (puts + deletes)[room:] if "Put" in a]
-    rest_deletes = [deserialize(a["Delete"]["Key"]) for a in (puts + deletes)[room:] if "Delete" in a]
-    batch_write(puts=rest_puts, deletes=rest_deletes, on_request=on_request)
-    add_term_counts(deltas, on_request=on_request)
-    return None
+    raise CatalogUnavailable("Other writes kept the product from being saved; try again")
 
 
 def _counted(product: Product, old: Any) -> list[Any]:
@@ -179,7 +187,7 @@ def product_create(*, product: Product, who: str, on_request: Any = None) -> Pro
         core.append(put(opening.to_item(), if_absent=True))
     core += _counted(product, None)
     for attempt in range(ATTEMPTS):
-        refusal = _send(core, product, None, on_request)
+        refusal = _send(core, product, None, on_request, version=1)
         if refusal is None:
             return product
         if refusal.failed(0):
@@ -251,8 +259,8 @@ def product_update(*, product_id: str, version: int, who: str, changes: Mapping[
             stock_gather(product_id=product_id)
             continue
         core = [_product_update(new, old, version, "price" in changed),
-                put(_record(product_id, who, changed).to_item()), *_counted(new, old)]
-        refusal = _send(core, new, old, on_request)
+                put(_record(product_id, who, changed).to_item()), *_counted(new, old), *_shown_again(current, new)]
+        refusal = _send(core, new, old, on_request, version=version + 1)
         if refusal is None:
             return dataclasses.replace(new, version=version + 1)
         if refusal.failed(0):
@@ -263,6 +271,15 @@ def product_update(*, product_id: str, version: int, who: str, changes: Mapping[
     raise CatalogUnavailable("Other writes kept the product from being saved; try again")
 
 
+def _shown_again(current: Product, new: Product) -> list[Any]:
+    """A hidden product shown again while alerts wait for it: its due item gains as many units as alerts wait
+    (the job claims no more than are in stock then), as a receipt would mark it; the job claimed nothing while
+    it was hidden (alerts/claiming.py)."""
+    if current.published or not new.published or current.alerts_waiting <= 0:
+        return []
+    return [alert_due_action(new.product_id, current.alerts_waiting)]
+
+
 def product_history(*, product_id: str, after: str | None = None, limit: int | None = None) -> Page[ProductEdit]:
     """A product's recorded changes, newest first: one Query a page."""
     check_id("Product", product_id)
@@ -270,13 +287,18 @@ def product_history(*, product_id: str, after: str | None = None, limit: int | N
     return query_page(key_range, size=page_size(limit), after=after, build=ProductEdit.from_item)
 
 
-def products_hidden(*, brand_id: str | None = None, after: str | None = None,
+def products_hidden(*, brand_id: str | None = None, category_id: str | None = None, after: str | None = None,
                     limit: int | None = None) -> Page[Product]:
-    """Hidden products (all, or a brand's), by brand, category and ID: one Query a page (GSI1's HIDDEN)."""
+    """Hidden products (all, a brand's, or a brand's in a category: the index sorts by brand first), by brand,
+    category and ID: one Query a page (GSI1's HIDDEN)."""
+    prefix = None
     if brand_id is not None:
-        check_id("Brand", brand_id)
-    key_range = KeyRange(index=keys.GSI1, partition=keys.HIDDEN_PK,
-                         prefix=f"{keys.brand_gsi_pk(brand_id)}#" if brand_id is not None else None)
+        prefix = f"{keys.brand_gsi_pk(check_id('Brand', brand_id))}#"
+        if category_id is not None:
+            prefix += f"{keys.category_gsi_pk(check_id('Category', category_id))}#"
+    elif category_id is not None:
+        raise InvalidInput("Hidden products are listed by brand first: a category needs its brand")
+    key_range = KeyRange(index=keys.GSI1, partition=keys.HIDDEN_PK, prefix=prefix)
     return query_page(key_range, size=page_size(limit), after=after,
                       build=lambda i: dataclasses.replace(Product.from_item(i), published=False))
 

@@ -5,7 +5,7 @@ import time
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.gateway import CatalogError, holds_release_ended
+from catalog.gateway import CatalogError, holds_release_ended, terms_pending_all
 from payments.reconcile import reconcile
 from shop.stock_alerts import send_due_alerts
 
@@ -55,6 +55,10 @@ class Command(BaseCommand):
         released = holds_release_ended()
         if released.holds or self.verbosity > 1:
             self.stdout.write(str(released))
+        # A staff edit's search terms it left pending (a crash between its transactions) written.
+        terms = terms_pending_all()
+        if terms or self.verbosity > 1:
+            self.stdout.write(f"{terms} pending search term task(s) done")
         summary = send_due_alerts()
         if summary.claimed or summary.sent or summary.failed or self.verbosity > 1:
             self.stdout.write(str(summary))

@@ -233,3 +233,31 @@ def test_a_confirm_waits_out_another_transaction_on_the_product(catalog, monkeyp
     monkeypatch.setattr(backoff, "CONTENDED_WRITE_SECONDS", 0.05)
     assert asking.alert_confirm(owner=guest.owner, product_id=SOLD_OUT, alert_id=guest.alert_id).status == "waiting"
     assert alert_count(product_id=SOLD_OUT) == 1
+
+
+def hide(product_id, published):
+    product = gateway.product_get(product_id=product_id, consistent=True)
+    gateway.product_update(product_id=product_id, version=product.version, who="eve", changes={"published": published})
+
+
+def test_a_hidden_products_alerts_are_not_claimed_until_it_is_shown_again(catalog):
+    ask(3)
+    hide(SOLD_OUT, False)
+    receive(SOLD_OUT, 2)
+    assert due_pass(margin=0) == 0 and outbox() == []
+    assert due_pass(margin=0) == 0 and alert_count(product_id=SOLD_OUT) == 3  # the due item is gone
+    hide(SOLD_OUT, True)  # shown again, with its 2 units: its alerts are due as after a receipt
+    assert due_pass(margin=0) == 2 and len(outbox()) == 2 and alert_count(product_id=SOLD_OUT) == 1
+
+
+def test_an_allowance_left_over_is_not_claimed_once_the_product_is_hidden(catalog, monkeypatch):
+    ask(3)
+    receive(SOLD_OUT, 3)
+    monkeypatch.setattr(claiming, "CLAIM_BATCH", 1)
+    monkeypatch.setattr(claiming, "_claim", lambda *args: False)  # claiming refused: the allowance is left
+    monkeypatch.setattr(claiming, "CLAIM_REFUSALS", 0)
+    monkeypatch.setattr(claiming, "conflict_pause", lambda: None)
+    assert due_pass(margin=0) == 0
+    monkeypatch.undo()
+    hide(SOLD_OUT, False)
+    assert due_pass(margin=0) == 0 and outbox() == [] and alert_count(product_id=SOLD_OUT) == 3

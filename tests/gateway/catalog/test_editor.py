@@ -246,3 +246,55 @@ def test_on_dynamodb_local_two_editors_at_once_one_wins(local_catalog):
     winner_price = {"ann": Decimal("1.00"), "bob": Decimal("2.00")}[saved[0][1]]
     assert refused[0][1] == winner_price == gateway.product_get(product_id="4").price
     assert [e.who for e in gateway.product_history(product_id="4").items] == [saved[0][1]]
+
+
+def test_terms_left_pending_by_a_failure_between_transactions_are_finished_once(catalog, monkeypatch):
+    from catalog.gateway.catalog import pending_terms
+
+    name = " ".join(f"word{n}abcdefgh" for n in range(12))  # 132 terms: more than one transaction takes
+    real, sent = pending_terms.transact_write, []
+
+    def crash_after_one_chunk(actions, **kwargs):
+        if sent:
+            raise gateway.CatalogUnavailable("DynamoDB went away")
+        sent.append(actions)
+        return real(actions, **kwargs)
+
+    monkeypatch.setattr(pending_terms, "transact_write", crash_after_one_chunk)
+    update("6", name=name)  # the edit stands (logged); some of its terms are still tasks
+    monkeypatch.undo()
+    assert gateway.product_get(product_id="6").name == name
+    assert items_in_partition(keys.TERMS_PENDING_PK) != []
+    with count_requests() as counter:
+        done = pending_terms.terms_pending_all()
+    assert done > 0 and items_in_partition(keys.TERMS_PENDING_PK) == []
+    # the partition (Query), the item and the product (GetItem), a transaction a chunk, the emptied item deleted
+    assert counter.operations[:3] == ["Query", "GetItem", "GetItem"] and counter.operations[-1] == "DeleteItem"
+    assert pending_terms.terms_pending_all() == 0  # again: nothing more
+    assert searched("word11abcdefgh") == ["6"] and searched("jet") == []
+    assert term_count("word0abcdefg") == 1 and term_count("wo") == 1 and term_count("jet") == 0
+
+
+def test_the_next_edit_finishes_pending_terms_first(catalog, monkeypatch):
+    from catalog.gateway.catalog import editor
+
+    name = " ".join(f"word{n}abcdefgh" for n in range(12))
+    monkeypatch.setattr(editor, "terms_finish", lambda **kwargs: 0)  # the edit stops right after its transaction
+    update("6", name=name)
+    monkeypatch.undo()
+    assert term_count("wo") == 0  # its counts are among the tasks
+    update("6", name="Plain jet")
+    assert items_in_partition(keys.TERMS_PENDING_PK) == []
+    assert searched("word11abcdefgh") == [] and searched("plain") == ["6"]
+    assert term_count("wo") == 0 and term_count("word0abcdefg") == 0 and term_count("plain") == 1
+    assert term_count("jet") == 1
+
+
+@pytest.mark.dynamodb_local
+def test_on_dynamodb_local_a_long_names_pending_terms_are_written_once(local_catalog):
+    name = " ".join(f"word{n}abcdefgh" for n in range(12))  # 132 terms: the TERMS_PENDING item and its chunks
+    update("6", name=name)
+    assert items_in_partition(keys.TERMS_PENDING_PK) == []
+    assert searched("word11abcdefgh") == ["6"] and term_count("wo") == 1 and term_count("jet") == 0
+    update("6", name="Plain jet")
+    assert searched("word11abcdefgh") == [] and term_count("wo") == 0 and term_count("jet") == 1
