@@ -40,8 +40,9 @@ def as_read_condition(old: Any) -> Condition:
     return shown & Attr("version").eq(int(old["version"]))
 
 
-def count_actions(deltas: Any) -> list[Any]:
-    """One Update a brand or category whose counts move: {(key items, map name): {id: delta}}."""
+def count_actions(deltas: Any, *, condition: Condition | None = None) -> list[Any]:
+    """One Update a brand or category whose counts move: {(key items, map name): {id: delta}}; each only
+    while `condition` holds for its item (none: always)."""
     actions = []
     for (key_items, counts), by_id in sorted(deltas.items()):
         key = dict(key_items)
@@ -53,7 +54,7 @@ def count_actions(deltas: Any) -> list[Any]:
         expression = "SET " + ", ".join(
             f"#m.#k{n} = if_not_exists(#m.#k{n}, :z) + :d{n}" for n in range(len(moving))
         )
-        actions.append(update(key, expression, values, names=names))
+        actions.append(update(key, expression, values, names=names, condition=condition))
     return actions
 
 

@@ -17,11 +17,11 @@ from botocore.exceptions import ClientError
 
 from .. import keys
 from ..alerts.marks import alert_due_action
-from ..dynamo.backoff import pause
+from ..dynamo.backoff import AGAIN_NOW, Again, pause, retry_optimistic
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, read, table_name
 from ..dynamo.codec import deserialize, serialize
-from ..dynamo.conditions import Attr, expression
+from ..dynamo.conditions import Attr, all_of, expression
 from ..dynamo.pages import KeyRange, Page, query_page
 from ..dynamo.transact import TRANSACTION_ACTIONS, put, transact_write, update
 from ..errors import CatalogError, CatalogUnavailable, InvalidInput, NotFound
@@ -37,6 +37,12 @@ EDITABLE = (("name", "name"), ("brand_id", "brandId"), ("category_id", "category
             ("description", "description"), ("attributes", "attributes"), ("image", "image"),
             ("published", "published"))
 ATTEMPTS = 5  # a transaction another one was in the way of is sent again, this many times at most
+# Before each further try of an edit another write was in the way of: up to 50 ms, doubling, at most 1 s.
+AGAIN_EDIT = Again("AGAIN_EDIT", lambda n: pause(n - 1, first=0.05, most=1.0))
+
+
+def _busy() -> CatalogUnavailable:
+    return CatalogUnavailable("Other writes kept the product from being saved; try again")
 log = logging.getLogger(__name__)
 LIST_KEY_ATTRIBUTES = tuple(f"{prefix}{part}" for prefix in keys.LIST_INDEXES for part in ("PK", "SK"))
 
@@ -138,7 +144,8 @@ def _send(core: list[Any], product: Product, old: Any, on_request: Any, *, versi
     `version`: the product's once written. Returns the Refusal, or None once written."""
     puts, deletes, counts = _term_actions(product, old)
     terms = puts + deletes + counts
-    for _ in range(ATTEMPTS):
+
+    def attempt(_n: int) -> Any:
         if len(core) + len(terms) < TRANSACTION_ACTIONS:
             actions = core + terms + [none_pending(product.product_id)]
         else:
@@ -150,22 +157,20 @@ def _send(core: list[Any], product: Product, old: Any, on_request: Any, *, versi
         on_request("TransactWriteItems")
         if refusal is not None and refusal.failed(len(actions) - 1):
             terms_finish(product_id=product.product_id, on_request=on_request)  # an earlier edit's
-            continue
+            return AGAIN_NOW
         if refusal is None and "Put" in actions[-1]:
             try:
                 terms_finish(product_id=product.product_id, on_request=on_request)
             except CatalogUnavailable:  # the edit stands; run_stock_jobs (or the next edit) finishes its terms
                 log.warning("search terms of product %s left pending", product.product_id, exc_info=True)
         return refusal
-    raise CatalogUnavailable("Other writes kept the product from being saved; try again")
+
+    return retry_optimistic(attempt, busy=_busy(), tries=ATTEMPTS)
 
 
 def _counted(product: Product, old: Any) -> list[Any]:
     """The brand and category count updates of a product's write; each only on an existing brand or category."""
-    actions = count_actions(membership_deltas(moves(product, old)))
-    for action in actions:
-        action["Update"]["ConditionExpression"] = "attribute_exists(PK)"
-    return actions
+    return count_actions(membership_deltas(moves(product, old)), condition=Attr("PK").exists())
 
 
 def _no_count(on_request: Any) -> Any:
@@ -186,7 +191,8 @@ def product_create(*, product: Product, who: str, on_request: Any = None) -> Pro
                                      resulting_level=product.stock_level, who=who, note="Created by staff")
         core.append(put(opening.to_item(), if_absent=True))
     core += _counted(product, None)
-    for attempt in range(ATTEMPTS):
+
+    def attempt(_n: int) -> Product | Again:
         refusal = _send(core, product, None, on_request, version=1)
         if refusal is None:
             return product
@@ -194,8 +200,9 @@ def product_create(*, product: Product, who: str, on_request: Any = None) -> Pro
             raise ProductExists(product.product_id)
         if refusal.any_failed:
             raise InvalidInput("Its brand or category no longer exists.")
-        pause(attempt, first=0.05, most=1.0)
-    raise CatalogUnavailable("Other writes kept the product from being saved; try again")
+        return AGAIN_EDIT
+
+    return retry_optimistic(attempt, busy=_busy(), tries=ATTEMPTS)
 
 
 def _read_item(product_id: str, on_request: Any) -> dict[str, Any]:
@@ -225,13 +232,11 @@ def _product_update(new: Product, old: Any, version: int, spread_checked: bool) 
     else:
         values["published"] = False
     names = {f"#a{i}": a for i, a in enumerate(values)} | {f"#r{i}": a for i, a in enumerate(removed)}
-    names["#ver"] = "version"
-    expression = "SET " + ", ".join(f"#a{i} = :v{i}" for i in range(len(values)))
+    expression = "SET " + ", ".join(f"#a{i} = :a{i}" for i in range(len(values)))
     expression += " REMOVE " + ", ".join(f"#r{i}" for i in range(len(removed)))
-    condition = "attribute_exists(PK) AND " + ("attribute_not_exists(#ver)" if version == 0 else "#ver = :ver")
-    if spread_checked:
-        condition += " AND attribute_not_exists(stockSpread)"
-    bound = {f":v{i}": v for i, v in enumerate(values.values())} | ({":ver": version} if version else {})
+    as_read = Attr("version").not_exists() if version == 0 else Attr("version").eq(version)
+    condition = all_of(Attr("PK").exists(), as_read, Attr("stockSpread").not_exists() if spread_checked else None)
+    bound = {f":a{i}": v for i, v in enumerate(values.values())}
     return update(keys.product_key(new.product_id), expression, bound, condition=condition, names=names)
 
 
@@ -245,7 +250,8 @@ def product_update(*, product_id: str, version: int, who: str, changes: Mapping[
     unknown = set(changes) - {f for f, _ in EDITABLE}
     if unknown:
         raise InvalidInput(f"Not editable: {', '.join(sorted(unknown))}")
-    for attempt in range(ATTEMPTS):
+
+    def attempt(_n: int) -> Product | Again:
         old = _read_item(product_id, on_request)
         current = Product.from_item(old)
         if current.version != version:
@@ -257,18 +263,19 @@ def product_update(*, product_id: str, version: int, who: str, changes: Mapping[
         spread = "price" in changed and bool(old.get("stockSpread"))
         if spread:  # its buckets carry a copy of the price: its stock back on its item first (buckets.py)
             stock_gather(product_id=product_id)
-            continue
+            return AGAIN_NOW
         core = [_product_update(new, old, version, "price" in changed),
                 put(_record(product_id, who, changed).to_item()), *_counted(new, old), *_shown_again(current, new)]
         refusal = _send(core, new, old, on_request, version=version + 1)
         if refusal is None:
             return dataclasses.replace(new, version=version + 1)
         if refusal.failed(0):
-            continue  # read again: another version (ProductChanged) or its stock spread again
+            return AGAIN_NOW  # read again: another version (ProductChanged) or its stock spread again
         if refusal.any_failed:
             raise InvalidInput("Its brand or category no longer exists.")
-        pause(attempt, first=0.05, most=1.0)
-    raise CatalogUnavailable("Other writes kept the product from being saved; try again")
+        return AGAIN_EDIT
+
+    return retry_optimistic(attempt, busy=_busy(), tries=ATTEMPTS)
 
 
 def _shown_again(current: Product, new: Product) -> list[Any]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import keys
 from ..alerts.marks import alert_due_action, marks_due, transact_write_marking_due
-from ..dynamo.backoff import pause
+from ..dynamo.backoff import Again, pause, retry_optimistic
 from ..dynamo.batches import batch_get, batch_write
 from ..dynamo.boundary import translate_errors
 from ..dynamo.client import client, table_name
@@ -60,6 +60,9 @@ __all__ = ["DEMO_CATALOG", "ImportInvalid", "ImportResult", "add_term_counts", "
 TRANSACTION_BYTES = 3_000_000  # of DynamoDB's 4 MB a transaction
 OPENING_BYTES = 1_000  # at most, an opening stock change with its index keys
 GROUP_ATTEMPTS = 10
+# Before each further try of a group whose products another writer changed: up to 50 ms, doubling, at most 2 s.
+AGAIN_GROUP = Again("AGAIN_GROUP", lambda n: pause(n - 1, first=0.05, most=2.0))
+
 # What an existing product is read for: its place (counts), its name (search terms), what its
 # term items show (price, image, brand and category), and its stock level and reorder point (an
 # update keeps the level; the Reorder index keys follow from both), its stock buckets and whether its
@@ -204,7 +207,8 @@ def _groups(products: Sequence[Product], existing: Any) -> Iterator[list[Product
 def _write_group(group: Any, existing: Any, reset_stock: bool, result: Any) -> None:
     """One transaction for a group of products and their counts; products another writer changed
     meanwhile are read again and the transaction rebuilt. Updates `existing` with what was read."""
-    for attempt in range(GROUP_ATTEMPTS):
+
+    def attempt(_n: int) -> Again | None:
         spread = [p.product_id for p in group if (existing.get(p.product_id) or {}).get("stockSpread")]
         for product_id in spread:  # its stock back on its item, where the import's conditions see it
             stock_gather(product_id=product_id)
@@ -224,7 +228,7 @@ def _write_group(group: Any, existing: Any, reset_stock: bool, result: Any) -> N
         result.count("TransactWriteItems")
         if refusal is None:
             result.stock_entries += len(openings)
-            return
+            return None
         if refusal.any_failed:
             stale = [group[i].product_id for i in range(len(group)) if refusal.failed(i)]
             fresh = _read_products(stale, result)
@@ -232,8 +236,10 @@ def _write_group(group: Any, existing: Any, reset_stock: bool, result: Any) -> N
                 existing.pop(pid, None)
                 if pid in fresh:
                     existing[pid] = fresh[pid]
-        pause(attempt, first=0.05, most=2.0)
-    raise CatalogUnavailable("Other writes kept changing the products being imported; the import stopped part way")
+        return AGAIN_GROUP
+
+    busy = CatalogUnavailable("Other writes kept changing the products being imported; the import stopped part way")
+    retry_optimistic(attempt, busy=busy, tries=GROUP_ATTEMPTS)
 
 
 def write(

@@ -18,7 +18,7 @@ from ..dynamo.backoff import pause
 from ..dynamo.boundary import error_code, translate_errors
 from ..dynamo.client import client, read, table_name
 from ..dynamo.codec import deserialize, serialize
-from ..dynamo.conditions import Attr
+from ..dynamo.conditions import Attr, all_of, expression
 from ..dynamo.pages import KeyRange, query_all
 from ..dynamo.transact import Action, check, delete, put, transact_write, update
 from ..errors import CatalogUnavailable
@@ -79,12 +79,10 @@ def _task_actions(task: dict[str, Any], term_items: dict[str, Any] | None) -> li
 def _chunk(marker: dict[str, Any], names: list[str], term_items: dict[str, Any] | None) -> list[Action]:
     """One transaction: these tasks taken off the item (only if all are still on it) and done."""
     product_id, version = marker["productId"], int(marker["version"])
-    placeholders = {f"#n{n}": name for n, name in enumerate(names)}
-    taken = update(keys.terms_pending_key(product_id),
-                   "REMOVE " + ", ".join(f"tasks.#n{n}" for n in range(len(names))), {},
-                   condition=" AND ".join(f"attribute_exists(tasks.#n{n})" for n in range(len(names))),
-                   names=placeholders)
-    taken["Update"].pop("ExpressionAttributeValues")  # DynamoDB refuses an empty map
+    taken = update(keys.terms_pending_key(product_id),  # task names are t0, t1, ...: safe in an Attr path
+                   "REMOVE " + ", ".join(f"tasks.#t{n}" for n in range(len(names))), {},
+                   condition=all_of(*(Attr(f"tasks.{name}").exists() for name in names)),
+                   names={f"#t{n}": name for n, name in enumerate(names)})
     actions = [taken]
     for name in names:
         actions += _task_actions(marker["tasks"][name], term_items)
@@ -131,8 +129,7 @@ def _delete_empty(product_id: str, on_request: Any) -> None:
     try:
         with translate_errors():
             client().delete_item(TableName=table_name(), Key=serialize(keys.terms_pending_key(product_id)),
-                                 ConditionExpression="size(tasks) = :none",
-                                 ExpressionAttributeValues=serialize({":none": 0}))
+                                 **expression(condition=Attr("tasks").size().eq(0)))
     except ClientError as exc:
         if error_code(exc) != "ConditionalCheckFailedException":
             raise

@@ -38,38 +38,22 @@ def put(
 
 
 def update(
-    key: Item, update_expression: str, values: Item, *, condition: Condition | str | None = None,
+    key: Item, update_expression: str, values: Item, *, condition: Condition | None = None,
     names: dict[str, str] | None = None, return_old: bool = False
 ) -> Action:
     """An Update action (`values` plain Python, serialized here): the UpdateExpression `update_expression` with its
-    placeholders (`values`, `names`), conditional on `condition` (Attr: dynamo.conditions; or an expression
-    string whose placeholders are in `values` and `names`)."""
+    placeholders (`values`, `names`), conditional on `condition` (Attr: dynamo.conditions)."""
     action: dict[str, Any] = {"TableName": table_name(), "Key": serialize(key), "UpdateExpression": update_expression}
-    if condition is None or isinstance(condition, str):
-        action["ExpressionAttributeValues"] = serialize(values)
-        if condition:
-            action["ConditionExpression"] = condition
-        if names:
-            action["ExpressionAttributeNames"] = names
-    else:
-        action.update(expression(condition=condition, names=names, values=values))
+    action.update(expression(condition=condition, names=names, values=values))
     if return_old:
         action["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
     return {"Update": action}
 
 
-def delete(
-    key: Item, *, condition: Condition | str | None = None, values: Item | None = None, return_old: bool = False
-) -> Action:
-    """A Delete action, optionally conditional (Attr: dynamo.conditions; or an expression string with its
-    `values`, plain Python, serialized here)."""
+def delete(key: Item, *, condition: Condition | None = None, return_old: bool = False) -> Action:
+    """A Delete action, optionally conditional (Attr: dynamo.conditions)."""
     action: dict[str, Any] = {"TableName": table_name(), "Key": serialize(key)}
-    if condition is None or isinstance(condition, str):
-        if condition:
-            action["ConditionExpression"] = condition
-        if values:
-            action["ExpressionAttributeValues"] = serialize(values)
-    else:
+    if condition is not None:
         action.update(expression(condition=condition))
     if return_old:
         action["ReturnValuesOnConditionCheckFailure"] = "ALL_OLD"
@@ -101,14 +85,10 @@ class Refusal:
         return bool(THROTTLED.intersection(self.codes))
 
 
-def check(key: Item, *, condition: Condition | str, values: Item | None = None) -> Action:
+def check(key: Item, *, condition: Condition) -> Action:
     """A ConditionCheck action: the transaction goes through only if `condition` holds for the item (Attr:
-    dynamo.conditions; or an expression string with its `values`)."""
-    action: dict[str, Any] = {"TableName": table_name(), "Key": serialize(key)}
-    if isinstance(condition, str):
-        action.update(ConditionExpression=condition, ExpressionAttributeValues=serialize(values or {}))
-    else:
-        action.update(expression(condition=condition))
+    dynamo.conditions)."""
+    action: dict[str, Any] = {"TableName": table_name(), "Key": serialize(key), **expression(condition=condition)}
     return {"ConditionCheck": action}
 
 
